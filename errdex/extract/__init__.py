@@ -1,0 +1,187 @@
+"""Extraction: source files in, error sites out.
+
+One module per language (`rust.py`, `python.py`), each exposing an `Extractor`. What
+counts as raising an error (macros, methods, helper functions) is data: the built-in
+rules in `errdex/rules/<language>.toml`, extended by a repository's own `errdex.toml`
+through the same loader. This package never runs code from the indexed tree.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol
+
+from errdex.errors import ConfigError
+from errdex.models import (
+    Construction,
+    FileExtraction,
+    Language,
+    MessageDefinition,
+    Site,
+    SiteKind,
+)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One error-raising name of a language.
+
+    `form` says how it is written: "macro" (`bail!(...)`), "method" (`x.expect(...)`) or
+    "call" (`Error::msg(...)`, `warnings.warn(...)`, `self.fail(...)`). `name` is matched
+    against the last path segment for macros and methods, and against the full dotted
+    or `::` path (or its last segments) for calls.
+    """
+
+    name: str
+    form: str
+    kind: SiteKind
+    message_arg: int = 0  # which argument holds the message (format string first)
+    guard_arg: int | None = None  # the argument that must hold (`ensure!(cond, ...)`)
+    guard_op: str | None = None  # `assert_eq!`: "==" joins arguments 0 and 1
+    exception: str | None = None  # the exception/error type it produces, if fixed
+
+
+class Extractor(Protocol):
+    language: Language
+    extensions: tuple[str, ...]
+
+    def extract(self, path: str, source: bytes, rules: Sequence[Rule]) -> FileExtraction:
+        """Parse one file once and return everything it holds."""
+        ...
+
+
+_FORMS = {"macro", "method", "call"}
+
+
+def parse_rules(entries: Iterable[Mapping[str, Any]], origin: str) -> list[Rule]:
+    rules: list[Rule] = []
+    for i, entry in enumerate(entries):
+        try:
+            form = str(entry["form"])
+            if form not in _FORMS:
+                raise ValueError(f"form must be one of {sorted(_FORMS)}")
+            guard_arg = entry.get("guard_arg")
+            rules.append(
+                Rule(
+                    name=str(entry["name"]),
+                    form=form,
+                    kind=SiteKind(entry.get("kind", "raise")),
+                    message_arg=int(entry.get("message_arg", 0)),
+                    guard_arg=None if guard_arg is None else int(guard_arg),
+                    guard_op=entry.get("guard_op"),
+                    exception=entry.get("exception"),
+                )
+            )
+        except (KeyError, ValueError, TypeError) as exc:
+            raise ConfigError(f"{origin}: rule {i + 1} is invalid: {exc}") from None
+    return rules
+
+
+def load_rules(language: Language, repo_root: str | None = None) -> list[Rule]:
+    """Built-in rules for `language`, then the `[[<language>.rules]]` of the
+    repository's `errdex.toml` (if `repo_root` has one)."""
+    text = resources.files("errdex").joinpath("rules", f"{language.value}.toml").read_text()
+    rules = parse_rules(tomllib.loads(text).get("rules", []), f"built-in {language} rules")
+    if repo_root is not None:
+        config = Path(repo_root) / "errdex.toml"
+        if config.is_file():
+            try:
+                data = tomllib.loads(config.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+                raise ConfigError(f"{config}: {exc}") from None
+            section = data.get(language.value, {})
+            rules.extend(parse_rules(section.get("rules", []), str(config)))
+    return rules
+
+
+def extractor_for(language: Language) -> Extractor:
+    if language is Language.RUST:
+        from errdex.extract.rust import RustExtractor
+
+        return RustExtractor()
+    from errdex.extract.python import PythonExtractor
+
+    return PythonExtractor()
+
+
+def _common_prefix_len(a: str, b: str) -> int:
+    parts_a, parts_b = a.split("/"), b.split("/")
+    n = 0
+    for x, y in zip(parts_a, parts_b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _last_segments(type_path: str) -> tuple[str | None, str]:
+    parts = [p for p in type_path.replace("::", ".").split(".") if p]
+    name = parts[-1] if parts else type_path
+    owner = parts[-2] if len(parts) > 1 else None
+    return owner, name
+
+
+def resolve_constructions(extractions: Sequence[FileExtraction]) -> list[Site]:
+    """Turn constructions of types that own a message into sites of that message.
+
+    A construction `Error::Foo {..}` resolves to the definition named `Foo` whose owner
+    is `Error` when the path names an owner; among several, the one defined nearest in
+    the tree (longest shared directory prefix) wins, so each crate's `Error` stays its own.
+    """
+    by_name: dict[str, list[MessageDefinition]] = {}
+    for extraction in extractions:
+        for definition in extraction.definitions:
+            by_name.setdefault(definition.name, []).append(definition)
+    sites: list[Site] = []
+    for extraction in extractions:
+        for built in extraction.constructions:
+            owner, name = _last_segments(built.type_path)
+            candidates = [
+                d
+                for d in by_name.get(name, [])
+                if d.language is built.language
+                and (owner is None or d.owner is None or d.owner == owner or
+                     built.language is Language.PYTHON)
+            ]
+            if not candidates:
+                continue
+            best = max(candidates, key=lambda d: _common_prefix_len(d.path, built.path))
+            sites.append(_site_from(built, best))
+    return sites
+
+
+def _site_from(built: Construction, definition: MessageDefinition) -> Site:
+    literal_values = tuple(
+        (name, value) for name, value in built.field_values if _is_literal(value)
+    )
+    exception = (
+        f"{definition.owner}::{definition.name}"
+        if definition.language is Language.RUST and definition.owner
+        else definition.name
+    )
+    return Site(
+        language=built.language,
+        kind=SiteKind.ERROR_ENUM if built.language is Language.RUST else SiteKind.RAISE,
+        exception=exception,
+        template=definition.template,
+        path=built.path,
+        line=built.line,
+        end_line=built.end_line,
+        function=built.function,
+        guard=built.guard,
+        snippet=built.snippet,
+        bound=literal_values,
+        variant=definition.name,
+        variant_fields=definition.fields,
+    )
+
+
+def _is_literal(expression: str) -> bool:
+    text = expression.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        return True
+    return text.replace("_", "").replace(".", "", 1).lstrip("-").isdigit()

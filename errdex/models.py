@@ -1,0 +1,266 @@
+"""The plain, frozen data that flows between errdex's stages.
+
+Every stage (source, extract, store, analyze, match) takes and returns these types and
+nothing else, so no stage needs to know another's internals. Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Language(StrEnum):
+    RUST = "rust"
+    PYTHON = "python"
+
+
+class SiteKind(StrEnum):
+    """How an error leaves the code at a site."""
+
+    RAISE = "raise"  # Python `raise X(...)`
+    BAIL = "bail"  # Rust `bail!` / `anyhow!` / `ensure!` / `Err(...)` / `Error::msg`
+    PANIC = "panic"  # Rust `panic!`, `unreachable!`, `unimplemented!`, `todo!`
+    ASSERT = "assert"  # `assert!`-family with a message, Python `assert cond, msg`
+    EXPECT = "expect"  # Rust `.expect("...")`
+    CONTEXT = "context"  # Rust `.context(...)` / `.with_context(...)`
+    ERROR_ENUM = "error-enum"  # a constructed error variant/class whose type owns the text
+    WARN = "warn"  # Python `warnings.warn(...)`
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    """A hole in a message template, filled at run time."""
+
+    name: str  # a readable name, unique within its template: "k", "dtype", "arg0"
+    expression: str  # the source expression that fills it: "k_l.shape()", "" if unknown
+    spec: str = ""  # the format spec as written: ":?", "!r", "%d", ":>8"
+
+
+@dataclass(frozen=True)
+class Template:
+    """A message as literal text around placeholders.
+
+    `literals` always has exactly one more element than `placeholders`; literal i comes
+    before placeholder i. `message` is the text as written in the source.
+    """
+
+    message: str
+    literals: tuple[str, ...]
+    placeholders: tuple[Placeholder, ...] = ()
+
+    def __post_init__(self) -> None:
+        if len(self.literals) != len(self.placeholders) + 1:
+            raise ValueError("a template needs one more literal than placeholders")
+
+    @staticmethod
+    def literal(text: str) -> Template:
+        return Template(message=text, literals=(text,))
+
+    @property
+    def key(self) -> str:
+        """The normalized text that identifies the template: holes as `{}`."""
+        escaped = [part.replace("{", "{{").replace("}", "}}") for part in self.literals]
+        return "{}".join(escaped)
+
+    @property
+    def text(self) -> str:
+        """The normalized template with named placeholders: `shape mismatch k {k}`."""
+        out = [self.literals[0].replace("{", "{{").replace("}", "}}")]
+        for hole, lit in zip(self.placeholders, self.literals[1:], strict=True):
+            out.append("{" + hole.name + "}")
+            out.append(lit.replace("{", "{{").replace("}", "}}"))
+        return "".join(out)
+
+    @property
+    def literal_chars(self) -> int:
+        return sum(len(part.strip()) for part in self.literals)
+
+
+@dataclass(frozen=True)
+class Snippet:
+    start_line: int
+    code: str
+
+
+@dataclass(frozen=True)
+class Site:
+    """One place in the code that can produce an error message."""
+
+    language: Language
+    kind: SiteKind
+    exception: str | None  # "ValueError", "candle::Error", "Error::ShapeMismatchBinaryOp"
+    template: Template
+    path: str  # posix, relative to the snapshot root (as tracebacks print it)
+    line: int  # 1-based line of the raising expression
+    end_line: int
+    function: str | None  # qualified: "StreamingMultiheadAttention::forward", "pkg.m.C.f"
+    guard: str | None  # the condition that leads here, as written ("self.kv_repeat != 1")
+    snippet: Snippet
+    # Literal values the site passes for placeholders, e.g. {"op": "matmul"}.
+    bound: tuple[tuple[str, str], ...] = ()
+    # For error variants / exception classes: the type name and its fields in declared
+    # order, so a Debug form `Variant { a: .., b: .. }` can be matched back.
+    variant: str | None = None
+    variant_fields: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class MessageDefinition:
+    """A type whose own display text is the message (a thiserror variant, an exception
+    class that builds its message in `__init__`/`__str__`). Its sites are where it is
+    constructed, found in a second pass."""
+
+    language: Language
+    name: str  # the variant or class name: "ShapeMismatchBinaryOp", "ParseError"
+    owner: str | None  # the enum for a Rust variant ("Error"), the module for Python
+    template: Template
+    fields: tuple[str, ...]  # declared field names in order ("0", "1" for tuple variants)
+    path: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Construction:
+    """A place that builds a value of some type without giving a message of its own.
+    It becomes a Site if the type turns out to have a MessageDefinition."""
+
+    language: Language
+    type_path: str  # as written: "Error::ShapeMismatchBinaryOp", "errors.ParseError"
+    path: str
+    line: int
+    end_line: int
+    function: str | None
+    guard: str | None
+    snippet: Snippet
+    field_values: tuple[tuple[str, str], ...] = ()  # field -> expression as written
+    raised: bool = False  # Python: constructed inside `raise`
+
+
+@dataclass(frozen=True)
+class FileExtraction:
+    sites: tuple[Site, ...] = ()
+    definitions: tuple[MessageDefinition, ...] = ()
+    constructions: tuple[Construction, ...] = ()
+    dynamic_sites: int = 0  # error sites whose message has no literal text at all
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: str  # posix, relative to the snapshot root
+    absolute: str
+    language: Language
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the user named, resolved: a tree of files at a known version."""
+
+    repo: str  # "huggingface/candle", "pypi/packaging", "local/mydir"
+    commit: str | None  # full sha, or None for a plain directory
+    commit_date: str | None  # ISO 8601
+    version: str | None  # a release version where known ("24.1")
+    root: str  # absolute path of the tree on disk
+    url_base: str | None  # "https://github.com/o/r/blob/<ref>/" + path prefix, or None
+    files: tuple[SourceFile, ...] = ()
+    skipped: tuple[tuple[str, int], ...] = ()  # reason -> count
+
+    def url_for(self, path: str, line: int, end_line: int | None = None) -> str | None:
+        if self.url_base is None:
+            return None
+        anchor = f"#L{line}" if not end_line or end_line == line else f"#L{line}-L{end_line}"
+        return f"{self.url_base}{path}{anchor}"
+
+
+@dataclass(frozen=True)
+class ExampleFix:
+    before: str
+    after: str
+
+
+@dataclass(frozen=True)
+class Defensive:
+    strategy: str
+    validate: str
+    type_guard: str
+    try_catch: str
+
+
+@dataclass(frozen=True)
+class Explanation:
+    summary: str
+    what_it_means: str
+    solutions: tuple[str, ...]
+    example_fix: ExampleFix
+    defensive: Defensive
+    prevention: tuple[str, ...]
+    trigger: str
+    common_situations: tuple[str, ...]
+    source: str = "facts"  # "facts" | "llm"
+    model: str | None = None
+
+
+@dataclass(frozen=True)
+class Related:
+    id: str
+    message: str
+    reason: str  # "same function", "same file", "similar text"
+
+
+@dataclass(frozen=True)
+class FailureClass:
+    slug: str
+    title: str
+
+
+@dataclass(frozen=True)
+class Record:
+    """One distinct error of a repository: a template and every site that raises it."""
+
+    id: str
+    repo: str
+    commit: str | None
+    commit_date: str | None
+    version: str | None
+    language: Language
+    kind: SiteKind
+    exception: str | None
+    template: Template
+    sites: tuple[Site, ...]
+    site_urls: tuple[str | None, ...]  # parallel to `sites`
+    explanation: Explanation | None = None
+    related: tuple[Related, ...] = ()
+    failure_class: FailureClass | None = None
+
+
+def record_id(repo: str, template: Template) -> str:
+    """Stable across commits and line moves: only the repo and the template text count."""
+    digest = hashlib.sha256(f"{repo}\x00{template.key}".encode()).hexdigest()
+    return digest[:16]
+
+
+@dataclass(frozen=True)
+class Match:
+    """A record found in pasted text, with the values the text puts in its holes."""
+
+    record_id: str
+    score: float  # 0..1: how much of the matched text the template's literals explain
+    exact: bool  # every literal found in order (False: nearest record by word overlap)
+    values: tuple[tuple[str, str], ...]  # placeholder name -> text
+    span: tuple[int, int]  # character offsets in the input
+    why: str = ""
+    site_index: int | None = None  # the site a traceback frame points at, if any
+
+
+@dataclass(frozen=True)
+class IndexSummary:
+    repo: str
+    commit: str | None
+    files_read: int
+    skipped: tuple[tuple[str, int], ...]
+    sites_by_kind: tuple[tuple[str, int], ...]
+    records: int
+    dynamic_sites: int
+    seconds: float
+    extra: dict[str, int] = field(default_factory=dict)
