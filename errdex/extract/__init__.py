@@ -46,8 +46,11 @@ class Rule:
 
 
 class Extractor(Protocol):
-    language: Language
-    extensions: tuple[str, ...]
+    @property
+    def language(self) -> Language: ...
+
+    @property
+    def extensions(self) -> tuple[str, ...]: ...
 
     def extract(self, path: str, source: bytes, rules: Sequence[Rule]) -> FileExtraction:
         """Parse one file once and return everything it holds."""

@@ -1,0 +1,114 @@
+"""The failure class of a record: one shared taxonomy across libraries (shape mismatch,
+missing key, not implemented, ...), so pages of different libraries can point at each
+other and explain the family an error belongs to.
+
+The classes and their rules are data (`errdex/rules/classes.toml`); this module only
+loads and applies them. It reads nothing but the record.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from errdex.errors import ConfigError
+from errdex.facts import site_line
+from errdex.models import FailureClass, Record
+
+_SIGNALS = ("exceptions", "variants", "messages", "guards", "lines")
+
+
+@dataclass(frozen=True)
+class ClassRule:
+    slug: str
+    title: str
+    background: str
+    priority: int
+    exceptions: frozenset[str]
+    variants: tuple[re.Pattern[str], ...]
+    messages: tuple[re.Pattern[str], ...]
+    guards: tuple[re.Pattern[str], ...]
+    lines: tuple[re.Pattern[str], ...]
+
+
+def _rule(entry: dict[str, Any], index: int) -> ClassRule:
+    try:
+        compiled = {
+            key: tuple(re.compile(str(p)) for p in entry.get(key, []))
+            for key in _SIGNALS
+            if key != "exceptions"
+        }
+        return ClassRule(
+            slug=str(entry["slug"]),
+            title=str(entry["title"]),
+            background=" ".join(str(entry["background"]).split()),
+            priority=int(entry["priority"]),
+            exceptions=frozenset(str(e) for e in entry.get("exceptions", [])),
+            **compiled,
+        )
+    except (KeyError, ValueError, TypeError, re.error) as exc:
+        raise ConfigError(
+            f"built-in failure classes: class {index + 1} is invalid: {exc}"
+        ) from None
+
+
+@cache
+def rules() -> tuple[ClassRule, ...]:
+    """The classes, highest priority first."""
+    text = resources.files("errdex").joinpath("rules").joinpath("classes.toml").read_text()
+    loaded = [_rule(entry, i) for i, entry in enumerate(tomllib.loads(text).get("class", []))]
+    return tuple(sorted(loaded, key=lambda r: -r.priority))
+
+
+CLASSES: tuple[tuple[str, str, str], ...] = tuple(
+    (rule.slug, rule.title, rule.background) for rule in rules()
+)
+
+
+def _message_text(record: Record) -> str:
+    """The message without its holes, lower-cased: what the words of the error say."""
+    return " ".join(part.strip() for part in record.template.literals).lower()
+
+
+def _exception_names(record: Record) -> set[str]:
+    names = {record.exception or ""} | {site.exception or "" for site in record.sites}
+    names |= {site.variant or "" for site in record.sites}
+    out: set[str] = set()
+    for name in names - {""}:
+        out.add(name)
+        out.add(re.split(r"::|\.", name)[-1])
+    return out
+
+
+def _fits(rule: ClassRule, record: Record, message: str, exceptions: set[str]) -> bool:
+    if rule.exceptions & exceptions:
+        return True
+    if any(p.search(e) for p in rule.variants for e in exceptions):
+        return True
+    if any(p.search(message) for p in rule.messages):
+        return True
+    for site in record.sites:
+        if site.guard and any(p.search(site.guard) for p in rule.guards):
+            return True
+        if rule.lines and any(p.search(site_line(site)) for p in rule.lines):
+            return True
+    return False
+
+
+def classify(record: Record) -> FailureClass | None:
+    """The highest-priority class whose rules fit the record, or None."""
+    message = _message_text(record)
+    exceptions = _exception_names(record)
+    for rule in rules():
+        if _fits(rule, record, message, exceptions):
+            return FailureClass(slug=rule.slug, title=rule.title)
+    return None
+
+
+def background(slug: str) -> str | None:
+    """The background paragraph of a class, for its page section."""
+    return next((rule.background for rule in rules() if rule.slug == slug), None)

@@ -1,0 +1,552 @@
+"""The matching engine: pasted text in, the records it contains out, with the values the
+text puts in each template's holes.
+
+Built once from every template, immutable afterwards; matching never changes it. Each
+template is indexed by its rarest literal fragment in one Aho-Corasick automaton, and a
+candidate is verified by finding its literal pieces in order around the anchor with plain
+substring search (no regular expressions, so no backtracking). Every search window is
+bounded and the work per input is budgeted, so hostile input stays linear. Understanding
+the paste (prefixes, tracebacks, Rust Debug values) is `errdex.paste`'s job.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import ahocorasick
+
+from errdex.errors import EmptyInputError
+from errdex.models import Match, Template
+from errdex.paste import DebugHit, Doc, Frame, Group, Paste, parse_paste
+
+MIN_ANCHOR = 8  # an anchor fragment this long is "of decent length"
+SHORT_TEMPLATE = 4  # fewer literal non-space chars: must cover the whole message line
+MAX_HOLE = 20_000  # longest value a hole may take
+MAX_OCCURRENCES = 64  # anchor occurrences verified per anchor fragment per document
+APPROX_THRESHOLD = 0.5
+APPROX_MIN_WORDS = 3
+APPROX_MAX_GROUPS = 1_000  # messages that get a nearest-record lookup, per input
+APPROX_MAX_POSTINGS = 5_000  # a word in more templates than this only scores, never finds
+APPROX_CANDIDATES = 25
+EMPTY_PENALTY = 0.9  # score factor per empty hole
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
+_TOKEN = re.compile(r"\S+")
+_INT = re.compile(r"[+-]?\d[\d,_]*")
+_FLOAT = re.compile(r"[+-]?(?:\d[\d,_]*\.?\d*|\.\d+)(?:[eE][+-]?\d+)?%?|[+-]?(?:inf|nan)")
+_HEX = re.compile(r"[+-]?(?:0[xXob])?[0-9a-fA-F]+")
+_TYPE_CHECKS = {"int": _INT, "float": _FLOAT, "hex": _HEX}
+
+
+@dataclass(frozen=True)
+class MatchEntry:
+    record_id: str
+    repo: str
+    exception: str | None  # "ValueError", "Error::ShapeMismatchBinaryOp", None
+    template: Template
+    sites: tuple[tuple[str, int], ...]  # (path relative to the repo root, line), in order
+    variant: str | None = None  # Rust error variant whose #[error] text is the template
+    variant_fields: tuple[str, ...] = ()  # its fields in declared order
+    language: str = "python"  # "python" | "rust"
+
+
+@dataclass
+class MatchStats:
+    """The work one `match` call did, for tests and benchmarks that bound it."""
+
+    anchor_hits: int = 0  # automaton hits looked at
+    verifications: int = 0  # (candidate, anchor occurrence) pairs verified
+    scanned: int = 0  # characters inside search windows and hole checks
+    approximate: int = 0  # postings entries read by the nearest-record lookup
+    exhausted: bool = False  # the budget ran out: later text was not fully verified
+
+    @property
+    def work(self) -> int:
+        return self.anchor_hits + self.verifications + self.scanned + self.approximate
+
+
+@lru_cache(maxsize=4096)
+def _hole_type(spec: str) -> str:
+    """The value kind a format spec guarantees: int, float, hex, or any."""
+    s = spec.strip()
+    kind = s[-1:] if s.startswith("%") else s.rsplit(":", 1)[1][-1:] if ":" in s else ""
+    if kind in ("d", "i", "u"):
+        return "int"
+    if kind and kind in "eEfFgG%":
+        return "float"
+    if kind and kind in "xXob":
+        return "hex"
+    return "any"
+
+
+@lru_cache(maxsize=4096)
+def _empty_ok(spec: str) -> bool:
+    """`%s`/`{}` of an empty string prints nothing; `{:?}`, `!r`, `%d` never do."""
+    s = spec.strip()
+    kind = s[-1:] if s.startswith("%") else s.rsplit(":", 1)[1][-1:] if ":" in s else ""
+    return kind in ("", "s") and "!r" not in s and "!a" not in s
+
+
+@lru_cache(maxsize=4096)
+def _type_tail(name: str | None) -> str | None:
+    """`json.decoder.JSONDecodeError` and `Error::Io` compare by their last component."""
+    if not name:
+        return None
+    return re.split(r"[.:]+", name.strip())[-1] or None
+
+
+def _path_agrees(site: tuple[str, ...], frame: tuple[str, ...]) -> bool:
+    """Whole path components: the site's path is a suffix of the frame's, or they share
+    at least a directory and the file (`src/packaging/version.py` against
+    `.../site-packages/packaging/version.py`)."""
+    common = 0
+    for a, b in zip(reversed(site), reversed(frame), strict=False):
+        if a != b:
+            break
+        common += 1
+    return common > 0 and (common == len(site) or common >= 2)
+
+
+@lru_cache(maxsize=4096)
+def _components(path: str) -> tuple[str, ...]:
+    return tuple(part for part in path.replace("\\", "/").split("/") if part and part != ".")
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    literals: tuple[str, ...]
+    specs: tuple[str, ...]
+    types: tuple[str, ...]
+    empty_ok: tuple[bool, ...]
+    literal_length: int  # every literal character, spaces included
+    solid_chars: int  # literal non-space characters
+    words: frozenset[str]
+    exception: str | None
+    sites: tuple[tuple[tuple[str, ...], int], ...]
+
+
+@dataclass
+class _Found:
+    entry: int
+    exact: bool
+    values: tuple[tuple[str, str], ...]
+    span: tuple[int, int]
+    score: float
+    group: int
+    detail: str
+
+    rank: tuple[int | float, ...] = ()
+    why: str = ""
+    site_index: int | None = None
+
+
+def _fragments(literal: str, index: int) -> list[tuple[str, int, int]]:
+    """Word-ish substrings (runs of one to three tokens) of a literal, with offsets."""
+    spans = [m.span() for m in _TOKEN.finditer(literal)]
+    return [
+        (literal[spans[i][0] : spans[j][1]], index, spans[i][0])
+        for i in range(len(spans))
+        for j in range(i, min(i + 3, len(spans)))
+        if spans[j][1] - spans[i][0] >= MIN_ANCHOR
+    ]
+
+
+class Matcher:
+    """Every template compiled into one automaton plus a word index for near misses."""
+
+    def __init__(self, entries: Iterable[MatchEntry]) -> None:
+        self.entries: tuple[MatchEntry, ...] = tuple(entries)
+        self._compiled = tuple(self._compile(entry) for entry in self.entries)
+        self._keys: list[str] = []
+        self._postings: list[list[tuple[int, int, int]]] = []
+        self._automaton = self._build_automaton()
+        self._variants: dict[str, list[int]] = defaultdict(list)
+        for i, entry in enumerate(self.entries):
+            if entry.variant:
+                self._variants[entry.variant].append(i)
+        self._words: dict[str, list[int]] = defaultdict(list)
+        for i, compiled in enumerate(self._compiled):
+            for word in compiled.words:
+                self._words[word].append(i)
+        total = sum(1 for c in self._compiled if c.words) or 1
+        self._idf = {w: math.log(1 + total / len(ids)) for w, ids in self._words.items()}
+
+    @staticmethod
+    def _compile(entry: MatchEntry) -> _Compiled:
+        template = entry.template
+        specs = tuple(p.spec for p in template.placeholders)
+        words = frozenset(w.lower() for lit in template.literals for w in _WORD.findall(lit))
+        return _Compiled(
+            literals=template.literals,
+            specs=specs,
+            types=tuple(_hole_type(s) for s in specs),
+            empty_ok=tuple(_empty_ok(s) for s in specs),
+            literal_length=sum(len(lit) for lit in template.literals),
+            solid_chars=sum(len(part) for lit in template.literals for part in lit.split()),
+            words=words,
+            exception=_type_tail(entry.exception),
+            sites=tuple((_components(path), line) for path, line in entry.sites),
+        )
+
+    def _build_automaton(self) -> Any:
+        """Anchor each template at its rarest fragment (fewest templates share it, then
+        longest); a template with no fragment of MIN_ANCHOR chars at its longest literal."""
+        per_entry: list[list[tuple[str, int, int]]] = []
+        df: Counter[str] = Counter()
+        for compiled in self._compiled:
+            frags = [f for i, lit in enumerate(compiled.literals) for f in _fragments(lit, i)]
+            per_entry.append(frags)
+            df.update({f[0] for f in frags})
+        key_ids: dict[str, int] = {}
+        for entry_index, (compiled, frags) in enumerate(
+            zip(self._compiled, per_entry, strict=True)
+        ):
+            if frags:
+                anchor = min(frags, key=lambda f: (df[f[0]], -len(f[0])))
+            else:
+                longest = max(
+                    range(len(compiled.literals)), key=lambda i: len(compiled.literals[i].strip())
+                )
+                literal = compiled.literals[longest]
+                text = literal.strip()
+                if not text:
+                    continue  # no literal text at all: reachable only as a Debug variant
+                anchor = (text, longest, literal.index(text))
+            key, literal_index, offset = anchor
+            if key not in key_ids:
+                key_ids[key] = len(self._keys)
+                self._keys.append(key)
+                self._postings.append([])
+            self._postings[key_ids[key]].append((entry_index, literal_index, offset))
+        if not self._keys:
+            return None
+        automaton = ahocorasick.Automaton()
+        for key, key_id in key_ids.items():
+            automaton.add_word(key, key_id)
+        automaton.make_automaton()
+        return automaton
+
+    # --- matching ------------------------------------------------------------------------
+
+    def match(self, text: str, limit: int = 10) -> list[Match]:
+        """The records found in `text`, best first (see `match_with_stats`)."""
+        return self.match_with_stats(text, limit)[0]
+
+    def match_with_stats(self, text: str, limit: int = 10) -> tuple[list[Match], MatchStats]:
+        """Rank: exact matches first; then a site a traceback frame points at (path and
+        line, then path only); then the exception type agreeing with the text's `Type:`
+        prefix; then more literal characters; then fewer holes; then score. Each record
+        appears once, at its best occurrence."""
+        if not text or not text.strip():
+            raise EmptyInputError("nothing to explain: the input is blank")
+        stats = MatchStats()
+        paste = parse_paste(text)
+        budget = 40 * len(text) + 2_000_000
+        hit_cap = len(text) // 2 + 100_000
+        found: list[_Found] = []
+        for doc_index, doc in enumerate(paste.docs):
+            if stats.exhausted:
+                break
+            found.extend(self._exact(doc, doc_index, stats, budget, hit_cap))
+        for hit in paste.debug:
+            found.extend(self._variant(hit, paste))
+        matched_groups = {f.group for f in found}
+        found.extend(self._approximate(paste, matched_groups, stats))
+        best: dict[str, _Found] = {}
+        for item in found:
+            self._rank(item, paste)
+            record = self.entries[item.entry].record_id
+            if record not in best or item.rank < best[record].rank:
+                best[record] = item
+        ordered = sorted(best.values(), key=lambda f: f.rank)[: max(0, limit)]
+        matches = [
+            Match(
+                record_id=self.entries[f.entry].record_id,
+                score=round(min(1.0, max(0.0, f.score)), 4),
+                exact=f.exact,
+                values=f.values,
+                span=paste.docs[paste.groups[f.group].doc].span_to_original(*f.span),
+                why=f.why,
+                site_index=f.site_index,
+            )
+            for f in ordered
+        ]
+        return matches, stats
+
+    def _exact(
+        self, doc: Doc, doc_index: int, stats: MatchStats, budget: int, hit_cap: int
+    ) -> list[_Found]:
+        if self._automaton is None:
+            return []
+        out: list[_Found] = []
+        occurrences: Counter[int] = Counter()
+        seen: set[tuple[int, int]] = set()
+        for end, key_id in self._automaton.iter(doc.text):
+            stats.anchor_hits += 1
+            if stats.anchor_hits > hit_cap or stats.scanned > budget:
+                stats.exhausted = True
+                break
+            occurrences[key_id] += 1
+            if occurrences[key_id] > MAX_OCCURRENCES:
+                continue
+            anchor_start = end - len(self._keys[key_id]) + 1
+            for entry, literal_index, offset in self._postings[key_id]:
+                if stats.scanned > budget:
+                    stats.exhausted = True
+                    break
+                literal_start = anchor_start - offset
+                if literal_start < 0 or (entry, literal_start) in seen:
+                    continue
+                seen.add((entry, literal_start))
+                stats.verifications += 1
+                item = self._verify(entry, literal_index, literal_start, doc, stats)
+                if item is not None:
+                    out.append(item)
+        return out
+
+    def _verify(
+        self, entry: int, index: int, start: int, doc: Doc, stats: MatchStats
+    ) -> _Found | None:
+        """Find the template's literals around one anchor occurrence, in linear time."""
+        c = self._compiled[entry]
+        text, lits, n = doc.text, c.literals, len(c.literals)
+        stats.scanned += len(lits[index])
+        if not text.startswith(lits[index], start):
+            return None
+        starts = [0] * n
+        starts[index] = start
+        pos = start + len(lits[index])
+        for k in range(index + 1, n):
+            lit = lits[k]
+            if k == n - 1 and not lit:
+                break  # a trailing hole: runs to the end of the line
+            limit = min(len(text), pos + MAX_HOLE)
+            if "#?" not in c.specs[k - 1]:
+                newline = text.find("\n", pos, limit)
+                limit = newline if newline >= 0 else limit
+            stats.scanned += limit - pos + len(lit)
+            found = text.find(lit, pos, limit + len(lit))
+            if found < 0:
+                return None
+            starts[k], pos = found, found + len(lit)
+        right = start
+        for k in range(index - 1, -1, -1):
+            lit = lits[k]
+            if k == 0 and not lit:
+                break  # a leading hole: runs from the start of the line's message
+            low = max(0, right - MAX_HOLE)
+            if "#?" not in c.specs[k]:
+                newline = text.rfind("\n", low, right)
+                low = newline + 1 if newline >= 0 else low
+            low = max(0, low - len(lit))
+            stats.scanned += right - low
+            found = text.rfind(lit, low, right)
+            if found < 0:
+                return None
+            starts[k], right = found, found
+        return self._bind(entry, starts, doc, stats)
+
+    def _bind(self, entry: int, starts: list[int], doc: Doc, stats: MatchStats) -> _Found | None:
+        c = self._compiled[entry]
+        text, lits, n = doc.text, c.literals, len(c.literals)
+        bounds: list[tuple[int, int]] = []
+        for k in range(n - 1):
+            bounds.append((starts[k] + len(lits[k]), starts[k + 1]))
+        match_start, match_end = starts[0], starts[n - 1] + len(lits[n - 1])
+        if n > 1 and not lits[0]:
+            line = doc.line_at(starts[1])
+            match_start = line.content_start if line.content_start <= starts[1] else line.start
+            bounds[0] = (match_start, starts[1])
+        if n > 1 and not lits[-1]:
+            last = starts[n - 2] + len(lits[n - 2])
+            line = doc.line_at(last)
+            match_end = line.content_end if last <= line.content_end else max(last, line.end)
+            bounds[-1] = (last, match_end)
+        first_line, last_line = (
+            doc.line_at(match_start),
+            doc.line_at(max(match_start, match_end - 1)),
+        )
+        if first_line.group < 0:
+            return None  # inside a traceback frame, code line or header
+        if c.solid_chars < SHORT_TEMPLATE and not (
+            _blank(text, first_line.content_start, match_start)
+            and _blank(text, match_end, last_line.content_end)
+        ):
+            return None
+        values: list[tuple[str, str]] = []
+        empties = 0
+        for k, (lo, hi) in enumerate(bounds):
+            if hi - lo > MAX_HOLE or hi < lo:
+                return None
+            stats.scanned += hi - lo
+            value = text[lo:hi]
+            if (k == 0 and not lits[0]) or lits[k][-1:].isspace():
+                value = value.lstrip()
+            if (k == n - 2 and not lits[-1]) or lits[k + 1][:1].isspace():
+                value = value.rstrip()
+            if not value:
+                if not c.empty_ok[k]:
+                    return None
+                empties += 1
+            check = _TYPE_CHECKS.get(c.types[k])
+            if value and check is not None and not check.fullmatch(value.strip()):
+                return None
+            values.append((self.entries[entry].template.placeholders[k].name, value))
+        covered = max(1, last_line.content_end - first_line.content_start)
+        score = min(1.0, c.literal_length / covered) * EMPTY_PENALTY**empties
+        detail = "exact template" + (f" ({empties} empty hole(s))" if empties else "")
+        return _Found(
+            entry, True, tuple(values), (match_start, match_end), score, first_line.group, detail
+        )
+
+    def _variant(self, hit: DebugHit, paste: Paste) -> list[_Found]:
+        """A Rust Debug value `Variant { field: .. }` or `Variant(..)` against entries
+        whose template is that variant's #[error] text; fields bind holes by name."""
+        node = hit.value
+        out: list[_Found] = []
+        names = [key for key, _ in node.fields]
+        fields = dict(node.fields)
+        group = paste.groups[hit.group]
+        for entry_index in self._variants.get(node.name or "", ()):
+            entry = self.entries[entry_index]
+            if entry.variant_fields and (
+                len(names) != len(entry.variant_fields)
+                if node.kind == "variant"
+                else set(names) != set(entry.variant_fields)
+            ):
+                continue
+            values: list[tuple[str, str]] = []
+            placeholders = entry.template.placeholders
+            for p in placeholders:
+                key = p.name if p.name in fields else _field_of(p.expression)
+                if key in fields:
+                    values.append((p.name, fields[key].binding()))
+            if not values and node.kind == "variant" and len(names) == len(placeholders):
+                values = [
+                    (p.name, fields[k].binding()) for p, k in zip(placeholders, names, strict=True)
+                ]
+            size = max(1, group.end - group.start)
+            score = min(1.0, (node.end - node.start) / size)
+            detail = f"Rust Debug form of {node.name} ({len(values)} field(s) bound)"
+            out.append(
+                _Found(
+                    entry_index,
+                    True,
+                    tuple(values),
+                    (node.start, node.end),
+                    score,
+                    hit.group,
+                    detail,
+                )
+            )
+        return out
+
+    def _approximate(self, paste: Paste, matched: set[int], stats: MatchStats) -> list[_Found]:
+        """Nearest records for messages with no exact match, by literal word overlap.
+
+        score = sum of idf(w) over template words w that the message contains, divided by
+        the sum of idf(w) over all the template's words, with idf(w) = ln(1 + N/df(w)):
+        the share of the template's (rarity-weighted) wording the message repeats. 1.0
+        means every word of the template is there; a changed or dropped rare word costs
+        more than a changed "the". Only templates of APPROX_MIN_WORDS+ words, sharing at
+        least two words, and scoring APPROX_THRESHOLD or more are returned.
+        """
+        out: list[_Found] = []
+        budget = 20 * sum(len(doc.text) for doc in paste.docs) + 1_000_000
+        done: dict[str, list[tuple[int, float, str]]] = {}
+        for group in paste.groups:  # a message repeated later was already matched
+            if group.index in matched:
+                done[self._message(paste, group)] = []
+        for group in paste.groups:
+            if group.index in matched or group.debug or group.end <= group.start:
+                continue
+            message = self._message(paste, group)
+            if message not in done:
+                if len(done) > APPROX_MAX_GROUPS or stats.approximate > budget:
+                    break
+                done[message] = self._nearest(message, stats)
+            for i, score, detail in done[message]:
+                span = (group.start, group.end)
+                out.append(_Found(i, False, (), span, score, group.index, detail))
+        return out
+
+    @staticmethod
+    def _message(paste: Paste, group: Group) -> str:
+        doc = paste.docs[group.doc]
+        return doc.text[group.start : min(group.end, group.start + 2_000)]
+
+    def _nearest(self, message: str, stats: MatchStats) -> list[tuple[int, float, str]]:
+        words = {w.lower() for w in _WORD.findall(message)}
+        if len(words) < APPROX_MIN_WORDS:
+            return []
+        partial: Counter[int] = Counter()
+        for word in words:
+            ids = self._words.get(word, ())
+            if len(ids) > APPROX_MAX_POSTINGS:
+                continue
+            stats.approximate += len(ids)
+            for i in ids:
+                partial[i] += 1
+        out: list[tuple[int, float, str]] = []
+        for i, _ in heapq.nlargest(APPROX_CANDIDATES, partial.items(), key=lambda kv: kv[1]):
+            compiled = self._compiled[i]
+            shared = compiled.words & words
+            if len(compiled.words) < APPROX_MIN_WORDS or len(shared) < 2:
+                continue
+            total = sum(self._idf[w] for w in compiled.words)
+            score = sum(self._idf[w] for w in shared) / total
+            if score >= APPROX_THRESHOLD:
+                detail = (
+                    f"approximate: {len(shared)} of {len(compiled.words)} template words"
+                    f" ({score:.2f} idf-weighted)"
+                )
+                out.append((i, score, detail))
+        return out
+
+    def _rank(self, item: _Found, paste: Paste) -> None:
+        c = self._compiled[item.entry]
+        group: Group = paste.groups[item.group]
+        reasons = [item.detail]
+        frame_rank = 2
+        frame: Frame | None = group.frame
+        if frame is not None:
+            frame_path = _components(frame.path)
+            for i, (path, line) in enumerate(c.sites):
+                if _path_agrees(path, frame_path):
+                    if line == frame.line:
+                        frame_rank, item.site_index = 0, i
+                        break
+                    frame_rank = 1
+            where = f"{'/'.join(frame_path[-2:])}:{frame.line}"
+            if frame_rank == 0:
+                reasons.append(f"traceback frame {where}")
+            elif frame_rank == 1:
+                reasons.append(f"same file as frame {where}, other line")
+        text_type = _type_tail(group.exception)
+        agrees = text_type is not None and text_type == c.exception
+        if agrees:
+            reasons.append(f"exception type {text_type} agrees")
+        holes = len(c.specs)
+        if item.exact:
+            item.rank = (0, frame_rank, 0 if agrees else 1, -c.solid_chars, holes, -item.score)
+        else:
+            item.rank = (1, frame_rank, 0 if agrees else 1, -item.score, -c.solid_chars, holes)
+        item.why = "; ".join(reasons)
+
+
+def _blank(text: str, start: int, end: int) -> bool:
+    """Only whitespace between two offsets (short gaps only: a long one isn't blank)."""
+    return end <= start or (end - start <= 64 and not text[start:end].strip())
+
+
+def _field_of(expression: str) -> str:
+    """`self.lhs` / `&self.0` / `lhs` -> the field it reads."""
+    text = expression.strip().lstrip("&*").strip()
+    return text[5:] if text.startswith("self.") else text

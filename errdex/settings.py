@@ -1,0 +1,74 @@
+"""Settings, declared once as data: each has a name, an `ERRDEX_*` variable, a default
+and help. The CLI makes its flags from this list, and a command-line flag beats the
+environment, which beats the default. Nothing is read implicitly from the current
+directory.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from errdex.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    default: str | int | None
+    help: str
+    parse: Callable[[str], str | int] = str
+
+    @property
+    def env(self) -> str:
+        return "ERRDEX_" + self.name.upper()
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise ValueError("must not be negative")
+    return value
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("db", None, "the SQLite database file (default: errdex.sqlite in the user data "
+            "directory)"),
+    Setting("cache_dir", None, "where git URLs are cloned (default: the user cache directory)"),
+    Setting("max_file_bytes", 2_000_000, "skip source files larger than this", _positive_int),
+    Setting("workers", 0, "processes that parse files (0: one per core, at most 4)",
+            _positive_int),
+)
+BY_NAME = {setting.name: setting for setting in SETTINGS}
+
+
+def resolve(name: str, flag_value: str | int | None) -> str | int | None:
+    """The value of a setting: the flag, else the environment, else the default."""
+    setting = BY_NAME[name]
+    if flag_value is not None:
+        raw: str | int = flag_value
+    elif os.environ.get(setting.env):
+        raw = os.environ[setting.env]
+    else:
+        return setting.default
+    if isinstance(raw, int):
+        return raw
+    try:
+        return setting.parse(raw)
+    except ValueError as exc:
+        raise ConfigError(f"{setting.flag} / {setting.env}: invalid value {raw!r}: {exc}") from None
+
+
+def database_path(flag_value: str | None) -> Path:
+    value = resolve("db", flag_value)
+    if value:
+        return Path(str(value)).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("errdex")) / "errdex.sqlite"

@@ -1,0 +1,214 @@
+"""Where records live: one SQLite file (WAL, FTS5 for text search).
+
+A snapshot of a repository is written in one transaction, replacing the previous one, so
+readers see the old records or the new ones, never half. Each record is kept as its JSON
+contract plus the few columns that listing, searching and matching need.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from errdex.errors import NotFoundError, StoreError
+from errdex.match import MatchEntry
+from errdex.models import IndexSummary, Record, Snapshot
+from errdex.serialize import record_from_dict, record_to_dict, template_from_dict
+
+SCHEMA_VERSION = 1
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS snapshots (
+    repo TEXT PRIMARY KEY,
+    commit_sha TEXT,
+    commit_date TEXT,
+    version TEXT,
+    root TEXT NOT NULL,
+    indexed_at TEXT NOT NULL,
+    summary TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS records (
+    id TEXT PRIMARY KEY,
+    repo TEXT NOT NULL REFERENCES snapshots(repo),
+    language TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    exception TEXT,
+    message TEXT NOT NULL,
+    path TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    site_count INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    match_data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS records_by_repo ON records (repo, path, line);
+CREATE VIRTUAL TABLE IF NOT EXISTS records_text USING fts5 (
+    id UNINDEXED, repo UNINDEXED, message, tokenize = 'unicode61'
+);
+"""
+
+
+class SQLiteStore:
+    """The default store. Open for reading with `create=False`: a missing file is then
+    an error rather than a new empty database."""
+
+    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+        self.path = Path(path)
+        if str(path) != ":memory:":
+            if not create and not self.path.exists():
+                raise StoreError(f"no database at {self.path}: run `errdex index` first")
+            if self.path.is_dir():
+                raise StoreError(f"database path {self.path} is a directory")
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"cannot create {self.path.parent}: {exc.strerror}") from None
+        try:
+            self._conn = sqlite3.connect(str(path), timeout=30, check_same_thread=False)
+            self._conn.row_factory = sqlite3.Row
+            version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise StoreError(f"{self.path} was written by a newer errdex (schema {version})")
+            if create:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.executescript(SCHEMA)
+                self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            elif version == 0:
+                raise StoreError(f"{self.path} is not an errdex database")
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open database {self.path}: {exc}") from None
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> SQLiteStore:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        try:
+            yield self._conn
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot read database {self.path}: {exc}") from None
+
+    # -- writing ------------------------------------------------------------------------
+
+    def replace_snapshot(
+        self, snapshot: Snapshot, summary: IndexSummary, records: Sequence[Record]
+    ) -> None:
+        """All of a repository's records, swapped in one transaction."""
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        rows = []
+        for record in records:
+            data = record_to_dict(record)
+            first = record.sites[0]
+            match_data = {
+                "template": data["template"], "message": data["message"],
+                "placeholders": data["placeholders"],
+                "sites": [[s.path, s.line] for s in record.sites],
+                "variant": first.variant, "variant_fields": list(first.variant_fields),
+            }
+            rows.append((record.id, record.repo, record.language.value, record.kind.value,
+                         record.exception, record.template.message, first.path, first.line,
+                         len(record.sites), json.dumps(data, ensure_ascii=False),
+                         json.dumps(match_data, ensure_ascii=False)))
+        try:
+            with self._conn:
+                self._conn.execute("BEGIN IMMEDIATE")
+                self._conn.execute("DELETE FROM records_text WHERE repo = ?", (snapshot.repo,))
+                self._conn.execute("DELETE FROM records WHERE repo = ?", (snapshot.repo,))
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (snapshot.repo, snapshot.commit, snapshot.commit_date, snapshot.version,
+                     snapshot.root, now, json.dumps(asdict(summary))),
+                )
+                self._conn.executemany(
+                    "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
+                )
+                self._conn.executemany(
+                    "INSERT INTO records_text (id, repo, message) VALUES (?, ?, ?)",
+                    [(row[0], row[1], row[5]) for row in rows],
+                )
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot write database {self.path}: {exc}") from None
+
+    # -- reading ------------------------------------------------------------------------
+
+    def record_dict(self, record_id: str) -> dict[str, Any]:
+        with self._reading() as conn:
+            row = conn.execute("SELECT data FROM records WHERE id = ?", (record_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no error with id {record_id!r}")
+        data: dict[str, Any] = json.loads(row["data"])
+        return data
+
+    def record(self, record_id: str) -> Record:
+        return record_from_dict(self.record_dict(record_id))
+
+    def records(self, repo: str | None = None) -> list[dict[str, Any]]:
+        """Listing rows (no snippets), ordered by repository, path and line."""
+        query = ("SELECT id, repo, language, kind, exception, message, path, line, site_count "
+                 "FROM records")
+        args: tuple[str, ...] = ()
+        if repo is not None:
+            query += " WHERE repo = ?"
+            args = (repo,)
+        with self._reading() as conn:
+            rows = conn.execute(query + " ORDER BY repo, path, line", args).fetchall()
+        return [dict(row) for row in rows]
+
+    def repos(self) -> list[dict[str, Any]]:
+        with self._reading() as conn:
+            rows = conn.execute(
+                "SELECT s.repo, s.commit_sha, s.commit_date, s.version, s.indexed_at, "
+                "(SELECT count(*) FROM records r WHERE r.repo = s.repo) AS records "
+                "FROM snapshots s ORDER BY s.repo"
+            ).fetchall()
+        return [dict(row) for row in rows]
+
+    def has_repo(self, repo: str) -> bool:
+        with self._reading() as conn:
+            row = conn.execute("SELECT 1 FROM snapshots WHERE repo = ?", (repo,)).fetchone()
+        return row is not None
+
+    def search_text(self, words: str, limit: int = 20) -> list[dict[str, Any]]:
+        """Full-text search over messages; every word must appear."""
+        terms = [w for w in "".join(c if c.isalnum() or c == "_" else " " for c in words).split()]
+        if not terms:
+            return []
+        query = " ".join('"' + term + '"' for term in terms)
+        with self._reading() as conn:
+            rows = conn.execute(
+                "SELECT r.id, r.repo, r.kind, r.exception, r.message, r.path, r.line "
+                "FROM records_text t JOIN records r ON r.id = t.id "
+                "WHERE records_text MATCH ? ORDER BY bm25(records_text) LIMIT ?",
+                (query, limit),
+            ).fetchall()
+        return [dict(row) for row in rows]
+
+    def match_entries(self) -> list[MatchEntry]:
+        """What the matcher needs of every record, without the pages' prose."""
+        entries = []
+        with self._reading() as conn:
+            rows = conn.execute("SELECT id, repo, exception, language, match_data FROM records "
+                                "ORDER BY repo, path, line")
+            for row in rows:
+                data = json.loads(row["match_data"])
+                entries.append(MatchEntry(
+                    record_id=row["id"],
+                    repo=row["repo"],
+                    exception=row["exception"],
+                    template=template_from_dict(data),
+                    sites=tuple((path, line) for path, line in data["sites"]),
+                    variant=data["variant"],
+                    variant_fields=tuple(data["variant_fields"]),
+                    language=row["language"],
+                ))
+        return entries

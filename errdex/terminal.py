@@ -1,0 +1,153 @@
+"""How the CLI shows things on a terminal: records, matches, listings, summaries and
+progress. Plain text that reads well piped; colour only on a terminal, and never when
+NO_COLOR is set (FORCE_COLOR forces it).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from errdex.models import IndexSummary
+
+
+def use_color(stream: TextIO) -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return stream.isatty()
+
+
+class Style:
+    def __init__(self, color: bool) -> None:
+        self.color = color
+
+    def _wrap(self, code: str, text: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
+
+    def bold(self, text: str) -> str:
+        return self._wrap("1", text)
+
+    def dim(self, text: str) -> str:
+        return self._wrap("2", text)
+
+    def accent(self, text: str) -> str:
+        return self._wrap("36", text)
+
+
+class Progress:
+    """One self-overwriting status line on a terminal; silent when not a terminal."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.enabled = stream.isatty()
+        self._last = 0.0
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if not self.enabled or (done < total and now - self._last < 0.1):
+            return
+        self._last = now
+        self.stream.write(f"\r\x1b[K{stage}: {done}/{total}")
+        self.stream.flush()
+
+    def clear(self) -> None:
+        if self.enabled:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
+def summary_text(summary: IndexSummary, style: Style) -> str:
+    kinds = ", ".join(f"{kind} {count}" for kind, count in summary.sites_by_kind) or "none"
+    skipped = ", ".join(f"{reason} {count}" for reason, count in summary.skipped) or "none"
+    sites = sum(count for _, count in summary.sites_by_kind)
+    at = f" @ {summary.commit[:10]}" if summary.commit else ""
+    return "\n".join([
+        style.bold(f"{summary.repo}{at}"),
+        f"  files read   {summary.files_read}",
+        f"  skipped      {skipped}",
+        f"  sites        {sites} ({kinds})",
+        f"  no literal   {summary.dynamic_sites} sites raise a message with no fixed text",
+        f"  records      {summary.records}",
+        f"  time         {summary.seconds:.1f}s",
+    ])
+
+
+def _indent(text: str, prefix: str = "    ") -> str:
+    return "\n".join(prefix + line if line else line for line in text.splitlines())
+
+
+def record_text(record: dict[str, Any], style: Style, *, full: bool = True) -> str:
+    lines = [style.bold(record["message"])]
+    where = f"{record['repo']}"
+    if record.get("version"):
+        where += f" {record['version']}"
+    if record.get("commit"):
+        where += f" @ {record['commit'][:10]}"
+    kind = record["kind"] + (f" {record['exception']}" if record.get("exception") else "")
+    lines.append(style.dim(f"{where} · {kind} · id {record['id']}"))
+    explanation = record.get("explanation")
+    if explanation:
+        lines += ["", explanation["summary"]]
+    for site in record["sites"]:
+        function = f" in {site['function']}" if site.get("function") else ""
+        lines.append(f"  thrown at {style.accent(site['path'] + ':' + str(site['line']))}{function}")
+        if site.get("guard"):
+            lines.append(f"    when {site['guard']}")
+        if full and site.get("url"):
+            lines.append(style.dim(f"    {site['url']}"))
+    if full and explanation:
+        lines += ["", style.bold("What it means"), _indent(explanation["what_it_means"], "  ")]
+        lines += ["", style.bold("Solutions")]
+        lines += [f"  {i}. {s}" for i, s in enumerate(explanation["solutions"], 1)]
+        fix = explanation["example_fix"]
+        lines += ["", style.bold("Example fix"), "  before:", _indent(fix["before"]),
+                  "  after:", _indent(fix["after"])]
+        lines += ["", style.bold("When it happens"), _indent(explanation["trigger"], "  ")]
+        if explanation["prevention"]:
+            lines += ["", style.bold("Prevention")]
+            lines += [f"  - {p}" for p in explanation["prevention"]]
+    if full and record.get("failure_class"):
+        lines += ["", f"Failure class: {record['failure_class']['title']}"]
+    if full and record.get("related"):
+        lines += ["", style.bold("Related errors")]
+        lines += [f"  {r['id']}  {r['message']}  ({r['reason']})" for r in record["related"]]
+    return "\n".join(lines)
+
+
+def explain_text(result: dict[str, Any], style: Style) -> str:
+    blocks = []
+    for i, match in enumerate(result["matches"], 1):
+        record = match["record"]
+        label = "match" if match["exact"] else "closest (not exact)"
+        head = style.dim(f"[{i}] {label}, score {match['score']:.2f}")
+        block = [head, record_text(record, style, full=False)]
+        if match["values"]:
+            block.append("  your values: " + ", ".join(
+                f"{name} = {value}" for name, value in match["values"].items()))
+        explanation = record.get("explanation")
+        if explanation and explanation["solutions"]:
+            block.append("  try:")
+            block += [f"    - {s}" for s in explanation["solutions"][:3]]
+        block.append(style.dim(f"  more: errdex show {record['id']}"))
+        blocks.append("\n".join(block))
+    return "\n\n".join(blocks)
+
+
+def listing_text(rows: Sequence[dict[str, Any]], style: Style) -> str:
+    lines = []
+    for row in rows:
+        exception = f" {row['exception']}" if row.get("exception") else ""
+        more = f" (+{row['site_count'] - 1} more)" if row.get("site_count", 1) > 1 else ""
+        lines.append(f"{row['id']}  {style.dim(row['kind'] + exception)}  {row['message']}")
+        lines.append(style.dim(f"    {row['repo']} {row['path']}:{row['line']}{more}"))
+    return "\n".join(lines)
+
+
+def write(text: str, stream: TextIO = sys.stdout) -> None:
+    if text:
+        stream.write(text + "\n")

@@ -1,0 +1,73 @@
+"""End to end on real code: index the standard library and an installed package with
+errdex, raise real errors from them, and check that explaining the printed exception
+(and the whole traceback) lands on the record of the line that raised it."""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+
+import pytest
+
+from errdex.cli import main
+from errdex.explain import explain_text, load_matcher
+from errdex.match import Matcher
+from errdex.store import SQLiteStore
+from tests.e2e.cases import CASES
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[SQLiteStore, Matcher]:
+    db = tmp_path_factory.mktemp("e2e") / "errdex.sqlite"
+    assert main(["--db", str(db), "index", "py:stdlib", "py:packaging"]) == 0
+    store = SQLiteStore(db, create=False)
+    return store, load_matcher(store)
+
+
+def _raise(case: Callable[[], object]) -> BaseException:
+    try:
+        case()
+    except Exception as exc:
+        return exc
+    raise AssertionError("the case did not raise")
+
+
+def _top_site_hits(result: dict[str, object], frame: traceback.FrameSummary) -> bool:
+    matches = result["matches"]
+    assert isinstance(matches, list)
+    if not matches:
+        return False
+    sites = matches[0]["record"]["sites"]
+    return any(
+        frame.filename.endswith("/" + site["path"]) and site["line"] == frame.lineno
+        for site in sites
+    )
+
+
+def test_there_are_at_least_sixty_distinct_real_errors() -> None:
+    messages = {str(_raise(case)) for case in CASES.values()}
+    assert len(messages) >= 60
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_printed_exception_explains_to_the_raising_line(
+    name: str, indexed: tuple[SQLiteStore, Matcher]
+) -> None:
+    store, matcher = indexed
+    error = _raise(CASES[name])
+    frame = traceback.extract_tb(error.__traceback__)[-1]
+    printed = "".join(traceback.format_exception_only(type(error), error))
+    result = explain_text(store, matcher, printed)
+    assert _top_site_hits(result, frame), (printed, frame, result["matches"][:1])
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_full_traceback_explains_to_the_raising_line(
+    name: str, indexed: tuple[SQLiteStore, Matcher]
+) -> None:
+    store, matcher = indexed
+    error = _raise(CASES[name])
+    frame = traceback.extract_tb(error.__traceback__)[-1]
+    printed = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    result = explain_text(store, matcher, printed)
+    assert _top_site_hits(result, frame), (printed, frame, result["matches"][:1])

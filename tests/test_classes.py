@@ -1,0 +1,79 @@
+"""Failure classes: the family an error belongs to, read from its message, type, guard and
+raising line; None when nothing fits."""
+
+from __future__ import annotations
+
+import pytest
+
+from errdex.classes import CLASSES, background, classify
+from errdex.models import Language, Record, Site, SiteKind, Snippet, Template, record_id
+
+
+def make_record(
+    message: str,
+    exception: str | None = None,
+    guard: str | None = None,
+    line_text: str = "",
+    language: Language = Language.PYTHON,
+) -> Record:
+    template = Template.literal(message)
+    site = Site(
+        language, SiteKind.RAISE, exception, template, "m.py", 1, 1, "f", guard,
+        Snippet(1, line_text),
+    )  # fmt: skip
+    return Record(
+        record_id("o/r", template), "o/r", None, None, None, language, SiteKind.RAISE,
+        exception, template, (site,), (None,),
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("message", "exception", "guard", "line", "slug"),
+    [
+        ("shape mismatch k {:?} and v {:?}", None, None, "", "shape-mismatch"),
+        ("`k` and `v` head dims must match", None, None, "", "shape-mismatch"),
+        ("lhs and rhs", "Error::ShapeMismatchBinaryOp", None, "", "shape-mismatch"),
+        ("unexpected dtype {:?}, expected f32", None, None, "", "dtype-mismatch"),
+        ("tensors are on different devices", None, None, "", "device-mismatch"),
+        ("index {} out of range for length {}", None, None, "", "index-out-of-range"),
+        ("input rank ({}) must be >= weight rank ({})", None, None, "", "rank-dimension"),
+        ("cannot find tensor {name}", None, None, "", "missing-key"),
+        ("{}", "KeyError", None, "", "missing-key"),
+        ("config file {} does not exist", None, None, "", "missing-file"),
+        ("only kv-repeat = 1 is supported", None, None, "", "unsupported-operation"),
+        ("no cuda support for {op:?}", None, None, 'unimplemented!("no cuda")', "not-implemented"),
+        ("subclasses override this", "NotImplementedError", None, "", "not-implemented"),
+        ("invalid JSON at line {}", None, None, "", "parse-error"),
+        ("count must be an int", "TypeError", "not isinstance(count, int)", "", "type-error"),
+        ("request timed out after {}s", None, None, "", "timeout"),
+        ("permission denied writing {}", None, None, "", "permission"),
+        ("connection refused by {host}", None, None, "", "network"),
+        ("lock poisoned", None, None, "", "concurrency"),
+        ("file was written by version {}", None, None, "", "version-compatibility"),
+        ("loss is NaN", None, None, "", "numerical"),
+        ("reader is already closed", None, None, "", "invalid-state"),
+        ("n_heads must be positive", "ValueError", None, "", "invalid-argument"),
+        ("bad state", None, None, 'unreachable!("bad state")', "internal-invariant"),
+        ("unknown option {} in [tool.x]", None, None, "", "invalid-configuration"),
+        ("please install scipy: pip install scipy", "ImportError", None, "", "missing-dependency"),
+        ("x", None, "self.kv_repeat != cfg.kv_repeat", "", "invalid-configuration"),
+    ],
+)
+def test_classify(
+    message: str, exception: str | None, guard: str | None, line: str, slug: str
+) -> None:
+    found = classify(make_record(message, exception, guard, line))
+    assert found is not None and found.slug == slug
+
+
+@pytest.mark.parametrize("message", ["something went wrong", "oops", "{}"])
+def test_neutral_messages_have_no_class(message: str) -> None:
+    assert classify(make_record(message, "RuntimeError")) is None
+
+
+def test_the_taxonomy_is_complete_and_documented() -> None:
+    slugs = [slug for slug, _, _ in CLASSES]
+    assert len(slugs) == len(set(slugs)) >= 20
+    assert {"shape-mismatch", "missing-key", "not-implemented", "internal-invariant"} <= set(slugs)
+    for slug, title, text in CLASSES:
+        assert title and len(text) > 80 and background(slug) == text

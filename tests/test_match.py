@@ -1,0 +1,480 @@
+"""The matching engine against synthetic entries: what a user pasting an error sees."""
+
+from __future__ import annotations
+
+import json
+import re
+import traceback
+
+import pytest
+
+from errdex.errors import EmptyInputError
+from errdex.match import MatchEntry, Matcher
+from errdex.models import Match, Placeholder, Template
+
+_HOLE = re.compile(r"\{(\w+)(?:\|([^}]*))?\}")
+
+
+def tpl(text: str) -> Template:
+    """`shape mismatch k {k|:?}` -> literals and placeholders (name, spec after `|`)."""
+    literals: list[str] = []
+    holes: list[Placeholder] = []
+    pos = 0
+    for m in _HOLE.finditer(text):
+        literals.append(text[pos : m.start()])
+        holes.append(Placeholder(m.group(1), m.group(1), m.group(2) or ""))
+        pos = m.end()
+    literals.append(text[pos:])
+    return Template(text, tuple(literals), tuple(holes))
+
+
+def entry(
+    record_id: str,
+    text: str,
+    exception: str | None = None,
+    sites: tuple[tuple[str, int], ...] = (),
+    variant: str | None = None,
+    variant_fields: tuple[str, ...] = (),
+) -> MatchEntry:
+    return MatchEntry(
+        record_id=record_id,
+        repo="example/lib",
+        exception=exception,
+        template=tpl(text),
+        sites=sites,
+        variant=variant,
+        variant_fields=variant_fields,
+        language="rust" if variant else "python",
+    )
+
+
+SHAPE = entry("shape", "shape mismatch k {k|:?} and v {v|:?}")
+KV = entry("kv", "only kv-repeat = 1 is supported")
+BINARY = entry(
+    "binary",
+    "shape mismatch in {op}, lhs: {lhs|:?}, rhs: {rhs|:?}",
+    "Error::ShapeMismatchBinaryOp",
+    variant="ShapeMismatchBinaryOp",
+    variant_fields=("lhs", "rhs", "op"),
+)
+DTYPE = entry(
+    "dtype", "unexpected dtype {dtype|:?}", variant="UnexpectedDType", variant_fields=("0",)
+)
+LOADING = entry("loading", "cannot load weights from {path}")
+INVALID = entry("invalid", "invalid value {value|%d} for option {name|!r}", "ValueError")
+
+
+def by_id(matches: list[Match]) -> dict[str, Match]:
+    return {m.record_id: m for m in matches}
+
+
+@pytest.fixture(scope="module")
+def matcher() -> Matcher:
+    return Matcher([SHAPE, KV, BINARY, DTYPE, LOADING, INVALID])
+
+
+# --- one message ------------------------------------------------------------------------
+
+
+def test_binds_values_of_a_plain_message(matcher: Matcher) -> None:
+    text = "shape mismatch k [4, 16, 8, 64] and v [4, 32, 8, 64]"
+    [best, *_] = matcher.match(text)
+    assert best.record_id == "shape"
+    assert best.exact
+    assert best.values == (("k", "[4, 16, 8, 64]"), ("v", "[4, 32, 8, 64]"))
+    assert best.span == (0, len(text))
+    assert 0 < best.score <= 1
+
+
+def test_a_template_that_is_the_whole_line_scores_one(matcher: Matcher) -> None:
+    [best] = matcher.match("only kv-repeat = 1 is supported")
+    assert (best.record_id, best.score, best.exact) == ("kv", 1.0, True)
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "Error: ",
+        "error: ",
+        "ValueError: ",
+        "pkg.mod.SomeError: ",
+        "called `Result::unwrap()` on an `Err` value: ",
+        "[2024-01-01T00:00:00Z ERROR candle::model] ",
+        "2024-01-01 12:00:00,123 ERROR ",
+        "2024-01-01T00:00:00.123456Z ERROR my_crate::module: ",
+        "ERROR:root:",
+        "  ",
+    ],
+)
+def test_recognised_prefixes_are_not_part_of_the_message(matcher: Matcher, prefix: str) -> None:
+    message = "only kv-repeat = 1 is supported"
+    [best] = matcher.match(prefix + message)
+    assert best.record_id == "kv"
+    assert best.span == (len(prefix), len(prefix) + len(message))
+    assert best.score == 1.0
+
+
+def test_a_leading_hole_starts_after_the_prefix() -> None:
+    m = Matcher([entry("lead", "{name} is not a valid dtype")])
+    [best] = m.match("[2024-01-01T00:00:00Z ERROR app] Error: bf17 is not a valid dtype")
+    assert best.values == (("name", "bf17"),)
+
+
+def test_rust_panics_new_and_old(matcher: Matcher) -> None:
+    new = (
+        "thread 'main' panicked at src/main.rs:10:5:\n"
+        "only kv-repeat = 1 is supported\n"
+        "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n"
+    )
+    old = "thread 'main' panicked at 'only kv-repeat = 1 is supported', src/main.rs:10:5"
+    for text in (new, old):
+        [best] = matcher.match(text)
+        assert best.record_id == "kv"
+        assert text[best.span[0] : best.span[1]] == "only kv-repeat = 1 is supported"
+
+
+def test_exception_type_in_the_prefix_breaks_ties() -> None:
+    value = entry("as-value", "bad thing happened to {x}", "ValueError")
+    type_ = entry("as-type", "bad thing happened to {x}", "TypeError")
+    m = Matcher([value, type_])
+    assert [r.record_id for r in m.match("TypeError: bad thing happened to 3")] == [
+        "as-type",
+        "as-value",
+    ]
+    first = m.match("mylib.errors.ValueError: bad thing happened to 3")[0]
+    assert first.record_id == "as-value"
+    assert "exception type ValueError agrees" in first.why
+
+
+def test_typed_holes_reject_nonsense(matcher: Matcher) -> None:
+    good = by_id(matcher.match("invalid value 12 for option 'depth'"))
+    assert good["invalid"].values == (("value", "12"), ("name", "'depth'"))
+    bad = by_id(matcher.match("invalid value twelve for option 'depth'"))
+    assert not bad["invalid"].exact  # only the word overlap is left
+    assert bad["invalid"].values == ()
+
+
+def test_empty_values_only_where_the_format_can_print_nothing() -> None:
+    m = Matcher([entry("s", "cannot open file {path} today"), entry("d", "bad shape {s|:?} now")])
+    empty = by_id(m.match("cannot open file  today"))["s"]
+    full = by_id(m.match("cannot open file x today"))["s"]
+    assert empty.values == (("path", ""),)
+    assert empty.score < full.score
+    assert all(not r.exact for r in m.match("bad shape  now"))
+
+
+def test_short_templates_must_cover_the_whole_line() -> None:
+    m = Matcher([entry("short", "no {x}")])
+    assert m.match("no way")[0].values == (("x", "way"),)
+    assert m.match("there is no way out") == []
+
+
+def test_holes_do_not_cross_lines_unless_pretty_debug() -> None:
+    m = Matcher([entry("plain", "expected {a} but found {b} here")])
+    assert all(not r.exact for r in m.match("expected 1\nbut found 2 here"))
+    pretty = Matcher([entry("pretty", "expected {a|:#?} but found {b} here")])
+    [best] = pretty.match("expected [\n    1,\n] but found 2 here")
+    assert best.values == (("a", "[\n    1,\n]"), ("b", "2"))
+
+
+def test_a_multi_line_template_matches() -> None:
+    m = Matcher([entry("multi", "mismatched inputs:\n  left: {left}\n  right: {right}")])
+    text = "Error: mismatched inputs:\n  left: 3\n  right: 4\n"
+    [best] = m.match(text)
+    assert best.values == (("left", "3"), ("right", "4"))
+    assert text[best.span[0] : best.span[1]] == "mismatched inputs:\n  left: 3\n  right: 4"
+
+
+def test_a_short_template_inside_a_longer_one_both_returned_longer_first() -> None:
+    short = entry("short", "index out of range")
+    long = entry("long", "index out of range for dimension {dim|%d}")
+    [first, second] = Matcher([short, long]).match("index out of range for dimension 3")
+    assert (first.record_id, second.record_id) == ("long", "short")
+    assert first.score > second.score
+
+
+def test_the_same_record_twice_keeps_its_best_occurrence(matcher: Matcher) -> None:
+    text = "ERROR shape mismatch k [1] and v [2] (retrying)\nshape mismatch k [1] and v [3]"
+    [best] = matcher.match(text)
+    assert best.values == (("k", "[1]"), ("v", "[3]"))  # the second line is all message
+
+
+def test_spans_point_into_the_original_text_with_crlf(matcher: Matcher) -> None:
+    text = "INFO starting\r\nError: only kv-repeat = 1 is supported\r\n"
+    [best] = matcher.match(text)
+    assert text[best.span[0] : best.span[1]] == "only kv-repeat = 1 is supported"
+
+
+def test_unknown_text_matches_nothing(matcher: Matcher) -> None:
+    assert matcher.match("the weather is lovely today, nothing failed at all") == []
+
+
+@pytest.mark.parametrize("blank", ["", "   ", "\n\t\n"])
+def test_blank_input_is_an_error(matcher: Matcher, blank: str) -> None:
+    with pytest.raises(EmptyInputError):
+        matcher.match(blank)
+
+
+def test_an_empty_index_matches_nothing() -> None:
+    assert Matcher([]).match("anything at all") == []
+
+
+def test_limit_caps_the_results() -> None:
+    entries = [entry(f"e{i}", f"widget failure number {{n}} in zone{i}") for i in range(5)]
+    text = "\n".join(f"widget failure number 7 in zone{i}" for i in range(5))
+    m = Matcher(entries)
+    assert len(m.match(text)) == 5
+    assert len(m.match(text, limit=2)) == 2
+
+
+# --- Rust Debug forms --------------------------------------------------------------------
+
+
+def test_msg_string_is_unescaped_and_matched() -> None:
+    m = Matcher([entry("quoted", 'cannot parse "{name}" as a dtype')])
+    text = 'Error: WithBacktrace { inner: Msg("cannot parse \\"bf17\\" as a dtype"), backtrace: x }'
+    [best] = m.match(text)
+    assert best.values == (("name", "bf17"),)
+    assert text[best.span[0] : best.span[1]] == 'cannot parse \\"bf17\\" as a dtype'
+
+
+def test_variant_debug_form_binds_fields_by_name(matcher: Matcher) -> None:
+    text = (
+        "called `Result::unwrap()` on an `Err` value: "
+        'ShapeMismatchBinaryOp { lhs: [2, 3], rhs: [4, 5], op: "matmul" }'
+    )
+    best = matcher.match(text)[0]
+    assert best.record_id == "binary"
+    assert best.exact
+    assert best.values == (("op", "matmul"), ("lhs", "[2, 3]"), ("rhs", "[4, 5]"))
+    assert text[best.span[0] : best.span[1]].startswith("ShapeMismatchBinaryOp {")
+
+
+def test_pretty_debug_form_binds_the_same_values(matcher: Matcher) -> None:
+    text = (
+        "Error: ShapeMismatchBinaryOp {\n"
+        "    lhs: [\n        2,\n        3,\n    ],\n"
+        "    rhs: [\n        4,\n        5,\n    ],\n"
+        '    op: "matmul",\n'
+        "}\n"
+    )
+    best = matcher.match(text)[0]
+    assert best.values == (("op", "matmul"), ("lhs", "[2, 3]"), ("rhs", "[4, 5]"))
+
+
+def test_a_variant_with_other_fields_is_not_that_variant(matcher: Matcher) -> None:
+    text = "Error: ShapeMismatchBinaryOp { left: [2, 3], right: [4, 5] }"
+    assert "binary" not in by_id(matcher.match(text))
+
+
+def test_context_and_tuple_variant_both_matched(matcher: Matcher) -> None:
+    text = (
+        'Error: Context { context: "cannot load weights from model.safetensors", '
+        "error: UnexpectedDType(F32) }"
+    )
+    found = by_id(matcher.match(text))
+    assert found["loading"].values == (("path", "model.safetensors"),)
+    assert found["dtype"].values == (("dtype", "F32"),)
+
+
+def test_caused_by_chain_matches_each_cause(matcher: Matcher) -> None:
+    text = (
+        "Error: cannot load weights from a.bin\n\n"
+        "Caused by:\n"
+        "    0: only kv-repeat = 1 is supported\n"
+        "    1: shape mismatch k [1] and v [2]\n"
+    )
+    found = by_id(matcher.match(text))
+    assert set(found) == {"loading", "kv", "shape"}
+    assert found["shape"].values == (("k", "[1]"), ("v", "[2]"))
+
+
+# --- Python tracebacks -------------------------------------------------------------------
+
+JSON_TEMPLATE = "{msg}: line {lineno|%d} column {colno|%d} (char {pos|%d})"
+
+
+def _json_traceback() -> tuple[str, str, int]:
+    """A real traceback of json.loads("{"), and where its last frame points."""
+    try:
+        json.loads("{")
+    except ValueError as error:
+        last = traceback.extract_tb(error.__traceback__)[-1]
+        return traceback.format_exc(), last.filename, last.lineno or 0
+    raise AssertionError("json.loads should have failed")
+
+
+def test_traceback_frame_picks_the_site_it_points_at() -> None:
+    text, path, line = _json_traceback()
+    assert path.endswith("json/decoder.py")
+    elsewhere = entry("elsewhere", JSON_TEMPLATE, "JSONDecodeError", (("json/decoder.py", 1),))
+    here = entry(
+        "here",
+        JSON_TEMPLATE,
+        "JSONDecodeError",
+        (("json/scanner.py", 5), ("json/decoder.py", line)),
+    )
+    other_file = entry("other", JSON_TEMPLATE, "JSONDecodeError", (("yaml/decoder2.py", line),))
+    matches = Matcher([elsewhere, other_file, here]).match(text)
+    assert [m.record_id for m in matches] == ["here", "elsewhere", "other"]
+    best = matches[0]
+    assert best.site_index == 1
+    assert f"traceback frame json/decoder.py:{line}" in best.why
+    assert "exception type JSONDecodeError agrees" in best.why
+    assert matches[1].site_index is None
+    assert dict(best.values) == {
+        "msg": "Expecting property name enclosed in double quotes",
+        "lineno": "1",
+        "colno": "2",
+        "pos": "1",
+    }
+    assert text[best.span[0] : best.span[1]].startswith("Expecting property name")
+
+
+def test_site_packages_frames_match_by_path_suffix() -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/app/main.py", line 3, in <module>\n'
+        "    Version(v)\n"
+        '  File "/srv/venv/lib/python3.11/site-packages/packaging/version.py", line 202,'
+        " in __init__\n"
+        "    raise InvalidVersion(f\"Invalid version: '{version}'\")\n"
+        "packaging.version.InvalidVersion: Invalid version: 'x.y'\n"
+    )
+    src = entry(
+        "src",
+        "Invalid version: {version|!r}",
+        "InvalidVersion",
+        (("src/packaging/version.py", 202),),
+    )
+    other = entry(
+        "other",
+        "Invalid version: {version|!r}",
+        "InvalidVersion",
+        (("src/packaging/specifiers.py", 202),),
+    )
+    [first, second] = Matcher([other, src]).match(text)
+    assert (first.record_id, first.site_index) == ("src", 0)
+    assert first.values == (("version", "'x.y'"),)
+    assert second.record_id == "other"
+
+
+def test_code_and_caret_lines_are_not_messages() -> None:
+    m = Matcher([entry("code", "raise ValueError({msg})")])
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/x/m.py", line 3, in f\n'
+        "    raise ValueError(msg)\n"
+        "    ^^^^^^^^^^^^^^^^^^^^^\n"
+        "ValueError: boom\n"
+    )
+    assert m.match(text) == []
+
+
+def test_chained_exceptions_are_each_matched() -> None:
+    try:
+        try:
+            json.loads("{")
+        except ValueError as error:
+            raise RuntimeError("could not read config settings.json") from error
+    except RuntimeError:
+        text = traceback.format_exc()
+    first = entry("json", JSON_TEMPLATE, "JSONDecodeError")
+    second = entry("config", "could not read config {name}", "RuntimeError")
+    found = by_id(Matcher([first, second]).match(text))
+    assert set(found) == {"json", "config"}
+    assert found["config"].values == (("name", "settings.json"),)
+    assert "RuntimeError agrees" in found["config"].why
+
+
+def test_a_multi_line_exception_message_matches() -> None:
+    m = Matcher([entry("two", "bad config:\n  key {key} is unknown")])
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/x/m.py", line 3, in f\n'
+        "    load()\n"
+        "ValueError: bad config:\n"
+        "  key 'depth' is unknown\n"
+    )
+    [best] = m.match(text)
+    assert best.values == (("key", "'depth'"),)
+
+
+# --- near misses -------------------------------------------------------------------------
+
+
+def test_a_message_from_a_nearby_version_matches_approximately() -> None:
+    m = Matcher(
+        [
+            entry("near", "the attention mask must be broadcastable to the scores shape {s|:?}"),
+            entry("far", "tokenizer vocabulary file is missing from the repository"),
+        ]
+    )
+    text = "the attention mask should be broadcastable to the logits shape [2, 3]"
+    [best] = m.match(text)
+    assert best.record_id == "near"
+    assert not best.exact
+    assert 0.5 <= best.score < 1
+    assert best.span == (0, len(text))
+    assert best.why.startswith("approximate")
+
+
+def test_approximate_matches_rank_after_exact_ones() -> None:
+    m = Matcher(
+        [
+            entry("exact", "only kv-repeat = 1 is supported"),
+            entry("near", "the attention mask must be broadcastable to the scores"),
+        ]
+    )
+    text = "only kv-repeat = 1 is supported\nthe attention mask should be broadcastable to scores"
+    assert [(r.record_id, r.exact) for r in m.match(text)] == [("exact", True), ("near", False)]
+
+
+def test_a_line_with_an_exact_match_gets_no_approximate_ones() -> None:
+    m = Matcher(
+        [
+            entry("exact", "failed to open the model file {path}"),
+            entry("near", "failed to open the tokenizer file {path}"),
+        ]
+    )
+    assert [r.record_id for r in m.match("failed to open the model file a.bin")] == ["exact"]
+
+
+# --- hostile input -----------------------------------------------------------------------
+
+
+def test_a_huge_single_line_stays_linear(matcher: Matcher) -> None:
+    text = ("x" * 1000 + " shape mismatch k ") * 10_000  # 10 MB, one line, many anchors
+    matches, stats = matcher.match_with_stats(text)
+    assert stats.work <= 50 * len(text)
+    assert all(not r.exact for r in matches)  # no " and v " anywhere
+
+
+def test_a_run_of_one_letter_against_templates_of_that_letter() -> None:
+    entries = [
+        entry("a1", "aaaaaaaaaa{x}aaaaaaaaaa{y}aaaaaaaaaa"),
+        entry("a2", "{x}aaaa{y|%d}aaaa"),
+        entry("a3", "aaaaaaaa aaaaaaaa {x} aaaaaaaa"),
+        entry("a4", "a{x}a"),
+    ]
+    text = "a" * 10**6
+    matches, stats = Matcher(entries).match_with_stats(text)
+    assert stats.work <= 50 * len(text)
+    assert {m.record_id for m in matches} <= {"a1", "a4"}
+
+
+def test_many_repeated_anchors_are_capped() -> None:
+    m = Matcher([SHAPE])
+    line = "shape mismatch k [1] and v [2]\n"
+    matches, stats = m.match_with_stats(line * 20_000)
+    assert stats.verifications <= 100
+    assert stats.work <= 50 * len(line) * 20_000
+    assert [x.record_id for x in matches] == ["shape"]
+
+
+def test_many_templates_sharing_an_anchor_are_bounded() -> None:
+    entries = [entry(f"t{i}", f"common failure prefix here {{x}} code{i} end") for i in range(2000)]
+    text = "common failure prefix here 1 code77 end\n" * 1000
+    matches, stats = Matcher(entries).match_with_stats(text)
+    assert matches[0].record_id == "t77"
+    assert stats.work <= 50 * len(text) + 2_000_000 + 100_000
