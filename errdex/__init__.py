@@ -15,7 +15,7 @@ from errdex.errors import (
 )
 from errdex.explain import explain_text, load_matcher
 from errdex.indexer import index_snapshot
-from errdex.match import Matcher, MatchEntry
+from errdex.match import MatchEntry, Matcher
 from errdex.models import (
     Explanation,
     Language,

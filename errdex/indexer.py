@@ -30,6 +30,7 @@ from errdex.store import SQLiteStore
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 _CHUNK = 64
+MIN_LITERAL_CHARS = 3  # a template with less fixed text than this is not a record
 
 
 @dataclass(frozen=True)
@@ -91,9 +92,12 @@ def build_records(snapshot: Snapshot, sites: Sequence[Site]) -> list[Record]:
     """One record per distinct template: all the places that raise the same message."""
     groups: dict[str, list[Site]] = defaultdict(list)
     for site in sites:
-        if site.template.literal_chars == 0:
-            continue
-        groups[site.template.key].append(site)
+        if site.template.literal_chars >= MIN_LITERAL_CHARS:
+            groups[site.template.key].append(site)
+        elif site.template.literal_chars:
+            continue  # "{}: {}" says nothing and would match any line
+        elif site.exception:  # a type that carries a message made at run time
+            groups[f"{{}}\x00{site.exception}"].append(site)
     records = []
     for group in groups.values():
         group.sort(key=lambda s: (s.path, s.line))
@@ -101,7 +105,7 @@ def build_records(snapshot: Snapshot, sites: Sequence[Site]) -> list[Record]:
         exceptions = Counter(s.exception for s in group if s.exception)
         records.append(
             Record(
-                id=record_id(snapshot.repo, first.template),
+                id=record_id(snapshot.repo, first.template, first.exception),
                 repo=snapshot.repo,
                 commit=snapshot.commit,
                 commit_date=snapshot.commit_date,

@@ -168,9 +168,14 @@ class Matcher:
         self._postings: list[list[tuple[int, int, int]]] = []
         self._automaton = self._build_automaton()
         self._variants: dict[str, list[int]] = defaultdict(list)
+        # Exception types whose message is made at run time: found by the type alone.
+        self._typed: dict[str, list[int]] = defaultdict(list)
         for i, entry in enumerate(self.entries):
             if entry.variant:
                 self._variants[entry.variant].append(i)
+            tail = _type_tail(entry.exception)
+            if tail and self._compiled[i].literal_length == 0 and entry.language == "python":
+                self._typed[tail].append(i)
         self._words: dict[str, list[int]] = defaultdict(list)
         for i, compiled in enumerate(self._compiled):
             for word in compiled.words:
@@ -257,11 +262,15 @@ class Matcher:
             found.extend(self._exact(doc, doc_index, stats, budget, hit_cap))
         for hit in paste.debug:
             found.extend(self._variant(hit, paste))
+        found.extend(self._by_type(paste))
         matched_groups = {f.group for f in found}
         found.extend(self._approximate(paste, matched_groups, stats))
+        # In a traceback, the exception that ended it comes first; its causes follow.
+        framed = [g.index for g in paste.groups if g.frame is not None]
+        final = framed[-1] if framed else None
         best: dict[str, _Found] = {}
         for item in found:
-            self._rank(item, paste)
+            self._rank(item, paste, final)
             record = self.entries[item.entry].record_id
             if record not in best or item.rank < best[record].rank:
                 best[record] = item
@@ -448,6 +457,24 @@ class Matcher:
             )
         return out
 
+    def _by_type(self, paste: Paste) -> list[_Found]:
+        """Messages whose `Type:` prefix names an exception the library raises with a
+        message made at run time. Both names must agree as far as both are qualified."""
+        out: list[_Found] = []
+        for group in paste.groups:
+            for i in self._typed.get(_type_tail(group.exception) or "", ()):
+                named, known = group.exception or "", self.entries[i].exception or ""
+                if not (named.endswith("." + known) or known.endswith("." + named)
+                        or named == known):
+                    continue
+                doc = paste.docs[group.doc]
+                value = doc.text[group.start : group.end].strip()
+                detail = f"exception type {known} (its message is made at run time)"
+                name = self.entries[i].template.placeholders[0].name
+                out.append(_Found(i, True, ((name, value),), (group.start, group.end), 0.0,
+                                  group.index, detail))
+        return out
+
     def _approximate(self, paste: Paste, matched: set[int], stats: MatchStats) -> list[_Found]:
         """Nearest records for messages with no exact match, by literal word overlap.
 
@@ -510,7 +537,7 @@ class Matcher:
                 out.append((i, score, detail))
         return out
 
-    def _rank(self, item: _Found, paste: Paste) -> None:
+    def _rank(self, item: _Found, paste: Paste, final: int | None) -> None:
         c = self._compiled[item.entry]
         group: Group = paste.groups[item.group]
         reasons = [item.detail]
@@ -534,10 +561,13 @@ class Matcher:
         if agrees:
             reasons.append(f"exception type {text_type} agrees")
         holes = len(c.specs)
+        last = 0 if final is None or item.group == final else 1
         if item.exact:
-            item.rank = (0, frame_rank, 0 if agrees else 1, -c.solid_chars, holes, -item.score)
+            item.rank = (0, last, frame_rank, 0 if agrees else 1, -c.solid_chars, holes,
+                         -item.score)
         else:
-            item.rank = (1, frame_rank, 0 if agrees else 1, -item.score, -c.solid_chars, holes)
+            item.rank = (1, last, frame_rank, 0 if agrees else 1, -item.score, -c.solid_chars,
+                         holes)
         item.why = "; ".join(reasons)
 
 

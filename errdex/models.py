@@ -136,6 +136,10 @@ class Construction:
     snippet: Snippet
     field_values: tuple[tuple[str, str], ...] = ()  # field -> expression as written
     raised: bool = False  # Python: constructed inside `raise`
+    # False when the type is a class of this very file with no message of its own: it must
+    # not borrow another file's definition of the same name.
+    resolvable: bool = True
+    message_given: bool = False  # the call passes a literal message (a Site exists too)
 
 
 @dataclass(frozen=True)
@@ -234,10 +238,11 @@ class Record:
     failure_class: FailureClass | None = None
 
 
-def record_id(repo: str, template: Template) -> str:
-    """Stable across commits and line moves: only the repo and the template text count."""
-    digest = hashlib.sha256(f"{repo}\x00{template.key}".encode()).hexdigest()
-    return digest[:16]
+def record_id(repo: str, template: Template, exception: str | None = None) -> str:
+    """Stable across commits and line moves: only the repo and the template text count,
+    and for a message with no fixed text at all, the exception type that carries it."""
+    key = template.key if template.literal_chars or not exception else f"{{}}\x00{exception}"
+    return hashlib.sha256(f"{repo}\x00{key}".encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)

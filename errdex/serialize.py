@@ -183,7 +183,9 @@ def record_from_dict(data: dict[str, Any]) -> Record:
         template=template,
         sites=sites,
         site_urls=tuple(s.get("url") for s in data["sites"]),
-        explanation=_explanation_from_dict(data["explanation"]) if data.get("explanation") else None,
+        explanation=(
+            _explanation_from_dict(data["explanation"]) if data.get("explanation") else None
+        ),
         related=tuple(Related(**r) for r in data.get("related", [])),
         failure_class=FailureClass(**failure) if failure else None,
     )

@@ -15,9 +15,9 @@ from errdex.models import Placeholder, Template
 
 # Words that sit before a hole without naming it ("expected {} but got {}").
 _STOPWORDS = frozenset(
-    """a an and are as at be but by for from got found has have in into is it not of on or
-    than that the to was were when where which while with expected received given
-    provided use using unknown invalid unsupported""".split()
+    "a an and are as at be but by for from got found has have in into is it not of on or "
+    "than that the to was were when where which while with expected received given "
+    "provided use using unknown invalid unsupported".split()
 )
 _LABEL = re.compile(r"([A-Za-z_][A-Za-z0-9_]{0,19})\s*[:=]?\s*[\[(<'\"`]?$")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

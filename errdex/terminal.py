@@ -95,7 +95,8 @@ def record_text(record: dict[str, Any], style: Style, *, full: bool = True) -> s
         lines += ["", explanation["summary"]]
     for site in record["sites"]:
         function = f" in {site['function']}" if site.get("function") else ""
-        lines.append(f"  thrown at {style.accent(site['path'] + ':' + str(site['line']))}{function}")
+        where = style.accent(f"{site['path']}:{site['line']}")
+        lines.append(f"  thrown at {where}{function}")
         if site.get("guard"):
             lines.append(f"    when {site['guard']}")
         if full and site.get("url"):

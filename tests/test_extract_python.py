@@ -546,7 +546,9 @@ def test_constructions_and_resolution() -> None:
     assert [(s.line, s.template.text, s.guard, s.bound) for s in sites] == [
         (5, "bad token at {line}:{col}", "not tokens", (("0", "1"), ("col", "2"))),
         (6, "bad token at {line}:{col}", None, (("0", "3"), ("1", "4"))),
+        (7, "{message}", None, ()),  # Plain: no text of its own, found by its type
     ]
+    assert (sites[2].exception, sites[2].variant) == ("Plain", "Plain")
     # built-in exceptions never become constructions
     assert extract("raise ValueError(x)\n").constructions == ()
 
@@ -558,9 +560,17 @@ def test_local_class_without_message_never_borrows_one() -> None:
     def f(x):
         raise error(x)
     """
-    extraction = extract(code)
-    assert extraction.constructions == ()
-    assert extraction.dynamic_sites == 1
+    other = extract(
+        """
+        class error(Exception):
+            def __init__(self, pattern):
+                super().__init__(f"bad pattern {pattern}")
+        """,
+        path="pkg/other.py",
+    )
+    extraction = extract(code, path="pkg/mod.py")
+    (site,) = resolve_constructions([other, extraction])
+    assert (site.line, site.template.text, site.exception) == (5, "{message}", "pkg.mod.error")
 
 
 # --- odd input -------------------------------------------------------------------------

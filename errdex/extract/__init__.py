@@ -21,8 +21,10 @@ from errdex.models import (
     FileExtraction,
     Language,
     MessageDefinition,
+    Placeholder,
     Site,
     SiteKind,
+    Template,
 )
 
 
@@ -145,16 +147,42 @@ def resolve_constructions(extractions: Sequence[FileExtraction]) -> list[Site]:
             owner, name = _last_segments(built.type_path)
             candidates = [
                 d
-                for d in by_name.get(name, [])
+                for d in by_name.get(name, []) if built.resolvable
                 if d.language is built.language
                 and (owner is None or d.owner is None or d.owner == owner or
                      built.language is Language.PYTHON)
             ]
-            if not candidates:
-                continue
-            best = max(candidates, key=lambda d: _common_prefix_len(d.path, built.path))
-            sites.append(_site_from(built, best))
+            if candidates:
+                best = max(candidates, key=lambda d: _common_prefix_len(d.path, built.path))
+                sites.append(_site_from(built, best))
+            elif built.raised and not built.message_given:
+                sites.append(_typed_site(built, name))
     return sites
+
+
+def _typed_site(built: Construction, name: str) -> Site:
+    """A raise of a library's own exception type whose message is made at run time: no
+    text to match, but the type still names it (`configparser.DuplicateSectionError:`)."""
+    arguments = ", ".join(value for _, value in built.field_values)
+    # A class of this very file is named as Python prints it: `configparser.Error`.
+    module = built.path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+    return Site(
+        language=built.language,
+        kind=SiteKind.RAISE,
+        exception=built.type_path if built.resolvable else f"{module}.{name}",
+        template=Template(
+            message=f"{name}: {{message}}",
+            literals=("", ""),
+            placeholders=(Placeholder("message", f"{name}({arguments})"),),
+        ),
+        path=built.path,
+        line=built.line,
+        end_line=built.end_line,
+        function=built.function,
+        guard=built.guard,
+        snippet=built.snippet,
+        variant=name,
+    )
 
 
 def _site_from(built: Construction, definition: MessageDefinition) -> Site:

@@ -690,7 +690,16 @@ class _File:
         )
         return True
 
-    def add_construction(self, type_path: str, args: _Args | None, at: Node, raised: bool) -> None:
+    def add_construction(
+        self,
+        type_path: str,
+        args: _Args | None,
+        at: Node,
+        raised: bool,
+        *,
+        resolvable: bool = True,
+        message_given: bool = False,
+    ) -> None:
         line = at.start_point[0] + 1
         end_line = at.end_point[0] + 1
         last = type_path.rsplit(".", 1)[-1]
@@ -714,8 +723,14 @@ class _File:
                 snippet=self.snippet(line, end_line),
                 field_values=tuple(fields),
                 raised=raised,
+                resolvable=resolvable,
+                message_given=message_given,
             )
         )
+
+    def _is_local_class(self, type_path: str) -> bool:
+        last = type_path.rsplit(".", 1)[-1]
+        return last in self.exception_classes and last not in _BUILTIN_EXCEPTIONS
 
     def _may_be_class(self, type_path: str) -> bool:
         """Whether a constructed name may resolve to a message definition. A class of
@@ -768,6 +783,8 @@ class _File:
             type_path = re.sub(r"\s+", "", self.text(call))
             if call.type in ("identifier", "attribute") and self._may_be_class(type_path):
                 self.add_construction(type_path, None, node, raised=True)
+            elif call.type in ("identifier", "attribute") and self._is_local_class(type_path):
+                self.add_construction(type_path, None, node, raised=True, resolvable=False)
             else:
                 self.dynamic += 1
             return
@@ -787,7 +804,11 @@ class _File:
         if function.type in ("identifier", "attribute") and self._may_be_class(type_path):
             # A class that may own its message: a site if it turns out to (even when the
             # call passes a literal message of its own, which makes a site as well).
-            self.add_construction(type_path, args, node, raised=True)
+            self.add_construction(type_path, args, node, raised=True, message_given=emitted)
+        elif not emitted and self._is_local_class(type_path):
+            # This file's own exception class, its message made at run time: still a
+            # place that raises it, found by its type.
+            self.add_construction(type_path, args, node, raised=True, resolvable=False)
         elif not emitted:
             self.dynamic += 1
 
@@ -1082,7 +1103,7 @@ class PythonExtractor:
 
 # A message written as one string literal, alone or formatted with `%` or `.format`.
 _AS_WRITTEN = re.compile(
-    r"""^[rRbBuUfF]{0,2}(?P<q>\"\"\"|'''|"|')(?P<text>.*?)(?P=q)"""
+    r"""^[rRbBuUfF]{0,2}(?P<q>\"\"\"|\'\'\'|"|')(?P<text>(?:\\.|(?!(?P=q)).)*)(?P=q)"""
     r"""(?:\s*$|\s*%|\.format(?:_map)?\()""",
     re.DOTALL,
 )
