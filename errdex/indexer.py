@@ -28,7 +28,7 @@ from errdex.models import (
 )
 from errdex.store import SQLiteStore
 
-Progress = Callable[[str, int, int], None]  # (stage, done, total)
+Progress = Callable[[str, int, int, str], None]  # (stage, done, total, what was found)
 _CHUNK = 64
 MIN_LITERAL_CHARS = 3  # a template with less fixed text than this is not a record
 
@@ -65,18 +65,19 @@ def extract_snapshot(
     total = len(snapshot.files)
     workers = workers or min(os.cpu_count() or 1, 4)
     extractions: list[FileExtraction] = []
-    failed = done = 0
+    failed = done = sites = 0
 
     def collect(results: list[FileExtraction | None]) -> None:
-        nonlocal failed, done
+        nonlocal failed, done, sites
         for result in results:
             if result is None:
                 failed += 1
             else:
                 extractions.append(result)
+                sites += len(result.sites)
         done += len(results)
         if progress:
-            progress("parsing files", done, total)
+            progress("parsing files", done, total, f"{sites} sites")
 
     if workers <= 1 or len(chunks) <= 1:
         for job in chunks:
@@ -133,11 +134,12 @@ def index_snapshot(
     extractions, failed = extract_snapshot(snapshot, workers, progress)
     sites = [site for extraction in extractions for site in extraction.sites]
     sites.extend(resolve_constructions(extractions))
+    records = build_records(snapshot, sites)
     if progress:
-        progress("analyzing records", 0, 1)
-    records = analyze_records(build_records(snapshot, sites))
+        progress("analyzing records", 0, len(records), f"{len(sites)} sites")
+    records = analyze_records(records)
     if progress:
-        progress("analyzing records", 1, 1)
+        progress("analyzing records", len(records), len(records), f"{len(sites)} sites")
     kinds = Counter(site.kind.value for site in sites)
     skipped = Counter(dict(snapshot.skipped))
     if failed:

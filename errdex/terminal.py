@@ -47,12 +47,13 @@ class Progress:
         self.enabled = stream.isatty()
         self._last = 0.0
 
-    def __call__(self, stage: str, done: int, total: int) -> None:
+    def __call__(self, stage: str, done: int, total: int, found: str = "") -> None:
         now = time.monotonic()
         if not self.enabled or (done < total and now - self._last < 0.1):
             return
         self._last = now
-        self.stream.write(f"\r\x1b[K{stage}: {done}/{total}")
+        tail = f" · {found}" if found else ""
+        self.stream.write(f"\r\x1b[K{stage}: {done}/{total}{tail}")
         self.stream.flush()
 
     def clear(self) -> None:
