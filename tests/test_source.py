@@ -34,17 +34,16 @@ def test_plain_directory_skips_and_counts_by_reason(tmp_path: Path) -> None:
             "target/debug/out.rs": b"fn f() {}\n",
             "README.md": b"# not source\n",
             "src/lib.rs": b'fn f() { panic!("x") }\n',
+            "tests/test_core.py": b"raise ValueError('a test')\n",
+            "lib/test_util.py": b"raise ValueError('a test')\n",
+            "benches/speed.rs": b'fn f() { panic!("bench") }\n',
         },
     )
     os.symlink(outside, root / "lib" / "link.py")
     (snapshot,) = resolve(str(root), SourceOptions(max_file_bytes=1000))
     assert [f.path for f in snapshot.files] == ["lib/core.py", "src/lib.rs"]
     assert dict(snapshot.skipped) == {
-        "binary": 1,
-        "generated": 2,
-        "link": 1,
-        "too large": 1,
-        "vendored": 1,
+        "binary": 1, "generated": 2, "link": 1, "tests": 3, "too large": 1, "vendored": 1,
     }
     assert snapshot.repo == "local/lib" and snapshot.commit is None
     assert snapshot.url_for("lib/core.py", 1) is None
