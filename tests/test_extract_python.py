@@ -544,8 +544,9 @@ def test_constructions_and_resolution() -> None:
     ]
     sites = resolve_constructions([errors, user])
     assert [(s.line, s.template.text, s.guard, s.bound) for s in sites] == [
-        (5, "bad token at {line}:{col}", "not tokens", (("0", "1"), ("col", "2"))),
-        (6, "bad token at {line}:{col}", None, (("0", "3"), ("1", "4"))),
+        # arguments known only by position here take the names __init__ gives them
+        (5, "bad token at {line}:{col}", "not tokens", (("line", "1"), ("col", "2"))),
+        (6, "bad token at {line}:{col}", None, (("line", "3"), ("col", "4"))),
         (7, "{message}", None, ()),  # Plain: no text of its own, found by its type
     ]
     assert (sites[2].exception, sites[2].variant) == ("Plain", "Plain")

@@ -24,6 +24,7 @@ from errdex.models import (
     Placeholder,
     Site,
     SiteKind,
+    Snippet,
     Template,
 )
 
@@ -60,6 +61,24 @@ class Extractor(Protocol):
 
 
 _FORMS = {"macro", "method", "call"}
+SNIPPET_BEFORE = 15  # lines of code shown before a site
+SNIPPET_AFTER = 20  # and after its last line
+
+
+class SourceLines:
+    """A file's lines, split once (and only if a site needs them), for snippets."""
+
+    def __init__(self, source: bytes) -> None:
+        self._source = source
+        self._lines: list[str] | None = None
+
+    def snippet(self, line: int, end_line: int | None = None) -> Snippet:
+        if self._lines is None:
+            self._lines = self._source.decode("utf-8", "replace").split("\n")
+        start = max(1, line - SNIPPET_BEFORE)
+        end = min(len(self._lines), (end_line or line) + SNIPPET_AFTER)
+        code = "\n".join(text.rstrip("\r") for text in self._lines[start - 1 : end])
+        return Snippet(start_line=start, code=code)
 
 
 def parse_rules(entries: Iterable[Mapping[str, Any]], origin: str) -> list[Rule]:
@@ -147,17 +166,24 @@ def resolve_constructions(extractions: Sequence[FileExtraction]) -> list[Site]:
             owner, name = _last_segments(built.type_path)
             candidates = [
                 d
-                for d in by_name.get(name, []) if built.resolvable
+                for d in (by_name.get(name, []) if built.resolvable else [])
                 if d.language is built.language
-                and (owner is None or d.owner is None or d.owner == owner or
-                     built.language is Language.PYTHON)
+                and (owner is None or d.owner is None or d.owner == owner
+                     or built.language is Language.PYTHON)
             ]
             if candidates:
                 best = max(candidates, key=lambda d: _common_prefix_len(d.path, built.path))
-                sites.append(_site_from(built, best))
+                sites.append(_defined_site(built, best))
             elif built.raised and not built.message_given:
                 sites.append(_typed_site(built, name))
     return sites
+
+
+def _site_at(built: Construction, **what: Any) -> Site:
+    """A site where `built` stands; `what` says what is raised there."""
+    return Site(language=built.language, path=built.path, line=built.line,
+                end_line=built.end_line, function=built.function, guard=built.guard,
+                snippet=built.snippet, **what)
 
 
 def _typed_site(built: Construction, name: str) -> Site:
@@ -166,8 +192,8 @@ def _typed_site(built: Construction, name: str) -> Site:
     arguments = ", ".join(value for _, value in built.field_values)
     # A class of this very file is named as Python prints it: `configparser.Error`.
     module = built.path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
-    return Site(
-        language=built.language,
+    return _site_at(
+        built,
         kind=SiteKind.RAISE,
         exception=built.type_path if built.resolvable else f"{module}.{name}",
         template=Template(
@@ -175,39 +201,29 @@ def _typed_site(built: Construction, name: str) -> Site:
             literals=("", ""),
             placeholders=(Placeholder("message", f"{name}({arguments})"),),
         ),
-        path=built.path,
-        line=built.line,
-        end_line=built.end_line,
-        function=built.function,
-        guard=built.guard,
-        snippet=built.snippet,
         variant=name,
     )
 
 
-def _site_from(built: Construction, definition: MessageDefinition) -> Site:
-    literal_values = tuple(
-        (name, value) for name, value in built.field_values if _is_literal(value)
+def _defined_site(built: Construction, definition: MessageDefinition) -> Site:
+    fields = definition.fields
+    bound = tuple(
+        # A construction elsewhere knows arguments only by position; the definition
+        # knows their names.
+        (fields[int(name)] if name.isdigit() and int(name) < len(fields) else name, value)
+        for name, value in built.field_values
+        if _is_literal(value)
     )
-    exception = (
-        f"{definition.owner}::{definition.name}"
-        if definition.language is Language.RUST and definition.owner
-        else definition.name
-    )
-    return Site(
-        language=built.language,
-        kind=SiteKind.ERROR_ENUM if built.language is Language.RUST else SiteKind.RAISE,
-        exception=exception,
+    rust = definition.language is Language.RUST
+    return _site_at(
+        built,
+        kind=SiteKind.ERROR_ENUM if rust else SiteKind.RAISE,
+        exception=f"{definition.owner}::{definition.name}"
+        if rust and definition.owner else definition.name,
         template=definition.template,
-        path=built.path,
-        line=built.line,
-        end_line=built.end_line,
-        function=built.function,
-        guard=built.guard,
-        snippet=built.snippet,
-        bound=literal_values,
+        bound=bound,
         variant=definition.name,
-        variant_fields=definition.fields,
+        variant_fields=fields,
     )
 
 

@@ -18,7 +18,7 @@ import tree_sitter_python
 from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, Query, QueryCursor
 
-from errdex.extract import Rule
+from errdex.extract import Rule, SourceLines
 from errdex.models import (
     Construction,
     FileExtraction,
@@ -26,7 +26,6 @@ from errdex.models import (
     MessageDefinition,
     Site,
     SiteKind,
-    Snippet,
     Template,
 )
 from errdex.templates import Hole, Piece, build_template
@@ -43,8 +42,6 @@ _QUERY = Query(
     """,
 )
 
-SNIPPET_BEFORE = 15
-SNIPPET_AFTER = 20
 _MAX_DEPTH = 12
 
 _BUILTIN_EXCEPTIONS = frozenset(
@@ -159,7 +156,7 @@ class _File:
         self.source = source
         self.rules = [r for r in rules if r.form == "call"]
         self.module = module_name(path)
-        self._lines: list[str] | None = None
+        self.lines = SourceLines(source)
         self._assignments: dict[int, dict[str, list[Node]]] = {}
         self.sites: list[Site] = []
         self.definitions: list[MessageDefinition] = []
@@ -181,15 +178,6 @@ class _File:
 
     def between(self, start: int, end: int) -> str:
         return self.source[start:end].decode("utf-8", "replace")
-
-    def snippet(self, line: int, end_line: int) -> Snippet:
-        if self._lines is None:
-            self._lines = self.source.decode("utf-8", "replace").split("\n")
-        lines = self._lines
-        start = max(1, line - SNIPPET_BEFORE)
-        end = min(len(lines), end_line + SNIPPET_AFTER)
-        code = "\n".join(x.rstrip("\r") for x in lines[start - 1 : end])
-        return Snippet(start_line=start, code=code)
 
     # --- context ------------------------------------------------------------------
 
@@ -685,7 +673,7 @@ class _File:
                 end_line=end_line,
                 function=self.function_of(at),
                 guard=guard,
-                snippet=self.snippet(line, end_line),
+                snippet=self.lines.snippet(line, end_line),
             )
         )
         return True
@@ -720,7 +708,7 @@ class _File:
                 end_line=end_line,
                 function=self.function_of(at),
                 guard=self.guard_of(at),
-                snippet=self.snippet(line, end_line),
+                snippet=self.lines.snippet(line, end_line),
                 field_values=tuple(fields),
                 raised=raised,
                 resolvable=resolvable,

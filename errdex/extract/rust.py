@@ -19,23 +19,19 @@ import tree_sitter_rust
 from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, Query, QueryCursor
 
-from errdex.extract import Rule
+from errdex.extract import Rule, SourceLines
 from errdex.models import (
     Construction,
     FileExtraction,
     Language,
     MessageDefinition,
     Site,
-    Snippet,
     Template,
 )
 from errdex.templates import Hole, Piece, build_template
 
 _TS_LANGUAGE = TSLanguage(tree_sitter_rust.language())
 _PARSER = Parser(_TS_LANGUAGE)
-
-SNIPPET_BEFORE = 15
-SNIPPET_AFTER = 20
 
 # What Rust prints for these macros, before the message if there is one.
 _PANIC_TEXT = {
@@ -368,7 +364,10 @@ class _File:
     constructions: list[Construction] = field(default_factory=list)
     dynamic: int = 0
     excluded: list[tuple[int, int]] = field(default_factory=list)
-    _lines: list[bytes] | None = None
+    lines: SourceLines = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.lines = SourceLines(self.source)
 
     # ---- small helpers -------------------------------------------------------------
 
@@ -384,14 +383,6 @@ class _File:
     def span_line(self, nodes: Sequence[Node]) -> str:
         """The source of `nodes` on one line (an argument split over lines reads as one)."""
         return _WS_NEWLINE.sub(" ", self.span(nodes)).strip()
-
-    def snippet(self, line: int) -> Snippet:
-        if self._lines is None:
-            self._lines = self.source.split(b"\n")
-        start = max(1, line - SNIPPET_BEFORE)
-        end = min(len(self._lines), line + SNIPPET_AFTER)
-        code = b"\n".join(self._lines[start - 1 : end]).decode("utf-8", errors="replace")
-        return Snippet(start_line=start, code=code.replace("\r", ""))
 
     def is_excluded(self, node: Node) -> bool:
         start = node.start_byte
@@ -763,7 +754,7 @@ class _File:
                 end_line=node.end_point.row + 1,
                 function=ctx.function,
                 guard=guard if guard is not None else ctx.guard,
-                snippet=self.snippet(line),
+                snippet=self.lines.snippet(line),
                 bound=bound,
             )
         )
@@ -1000,7 +991,7 @@ class _File:
                 end_line=node.end_point.row + 1,
                 function=ctx.function,
                 guard=ctx.guard,
-                snippet=self.snippet(line),
+                snippet=self.lines.snippet(line),
                 field_values=tuple(values),
             )
         )
