@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TextIO
 
 from errdex import settings, terminal
@@ -66,6 +66,14 @@ def _dump(data: Any, out: TextIO) -> None:
     out.write(json.dumps(data, ensure_ascii=False) + "\n")
 
 
+def _emit(data: Any, out: TextIO, as_json: bool,
+          render: Callable[[Any, terminal.Style], str]) -> None:
+    if as_json:
+        _dump(data, out)
+    else:
+        terminal.write(render(data, terminal.Style(terminal.use_color(out))), out)
+
+
 def _open_store(args: argparse.Namespace, *, create: bool = False) -> SQLiteStore:
     return SQLiteStore(settings.database_path(args.db), create=create)
 
@@ -110,10 +118,7 @@ def _explain(args: argparse.Namespace, out: TextIO) -> int:
     text = _read_text(args)
     with _open_store(args) as store:
         result = explain_text(store, load_matcher(store), text, args.limit)
-    if args.json:
-        _dump(result, out)
-    else:
-        terminal.write(terminal.explain_text(result, terminal.Style(terminal.use_color(out))), out)
+    _emit(result, out, args.json, terminal.explain_text)
     if not result["matches"]:
         print("errdex: no known error matches this text", file=sys.stderr)
         return 1
@@ -153,10 +158,7 @@ def _explain_batch(args: argparse.Namespace, out: TextIO) -> int:
 def _show(args: argparse.Namespace, out: TextIO) -> int:
     with _open_store(args) as store:
         record = store.record_dict(args.id)
-    if args.json:
-        _dump(record, out)
-    else:
-        terminal.write(terminal.record_text(record, terminal.Style(terminal.use_color(out))), out)
+    _emit(record, out, args.json, terminal.record_text)
     return 0
 
 
@@ -166,10 +168,7 @@ def _list(args: argparse.Namespace, out: TextIO) -> int:
             known = ", ".join(r["repo"] for r in store.repos()) or "none"
             raise UsageError(f"repository {args.repo!r} is not indexed (indexed: {known})")
         rows = store.records(args.repo)
-    if args.json:
-        _dump(rows, out)
-    else:
-        terminal.write(terminal.listing_text(rows, terminal.Style(terminal.use_color(out))), out)
+    _emit(rows, out, args.json, terminal.listing_text)
     return 0
 
 

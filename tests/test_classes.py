@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from errdex.classes import CLASSES, background, classify
-from errdex.models import Language, Record, Site, SiteKind, Snippet, Template, record_id
+from errdex.models import Language, Record, SiteKind
+from tests import builders
 
 
 def make_record(
@@ -16,15 +17,10 @@ def make_record(
     line_text: str = "",
     language: Language = Language.PYTHON,
 ) -> Record:
-    template = Template.literal(message)
-    site = Site(
-        language, SiteKind.RAISE, exception, template, "m.py", 1, 1, "f", guard,
-        Snippet(1, line_text),
-    )  # fmt: skip
-    return Record(
-        record_id("o/r", template), "o/r", None, None, None, language, SiteKind.RAISE,
-        exception, template, (site,), (None,),
-    )  # fmt: skip
+    return builders.make_record(
+        message, guard, language=language, kind=SiteKind.RAISE, exception=exception,
+        snippet=line_text, path="m.py",
+    )
 
 
 @pytest.mark.parametrize(

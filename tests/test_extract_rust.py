@@ -4,7 +4,6 @@ robustness, and (when a checkout is present) candle's seed sites."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -429,9 +428,7 @@ def test_candle_seed_sites(rules: list[Rule]) -> None:
 
 @pytest.mark.skipif(not CANDLE.is_dir(), reason="no candle checkout at /work/candle")
 def test_candle_error_enum_resolves(rules: list[Rule]) -> None:
-    started = time.perf_counter()
     extracted = _extract_tree(CANDLE / "candle-core" / "src", rules)
-    assert time.perf_counter() - started < 30
     extractions = [e for _, e in extracted]
     names = {d.name for e in extractions for d in e.definitions}
     assert {"ShapeMismatchBinaryOp", "UnexpectedDType", "DimOutOfRange"} <= names

@@ -17,40 +17,11 @@ from errdex.models import (
     Language,
     Placeholder,
     Record,
-    Site,
     SiteKind,
-    Snippet,
     Template,
     record_id,
 )
-
-R, P = Language.RUST, Language.PYTHON
-
-
-def make_site(
-    guard: str | None = None,
-    *,
-    language: Language = R,
-    kind: SiteKind = SiteKind.BAIL,
-    snippet: str = "",
-    start: int = 1,
-    line: int = 1,
-    function: str | None = "f",
-    message: str = "boom",
-) -> Site:
-    return Site(
-        language=language,
-        kind=kind,
-        exception=None,
-        template=Template.literal(message),
-        path="src/lib.rs",
-        line=line,
-        end_line=line,
-        function=function,
-        guard=guard,
-        snippet=Snippet(start, snippet),
-    )
-
+from tests.builders import P, R, make_site
 
 RUST_CASES = [
     ("self.kv_repeat != 1", "`kv_repeat` must be 1"),
