@@ -317,6 +317,9 @@ def _stdlib_snapshot(options: SourceOptions) -> Snapshot:
 
 def _distribution_snapshot(name: str, options: SourceOptions) -> Snapshot:
     paths = _environment_paths(options.python)
+    if options.commit:
+        raise SourceError(f"--commit does not apply to py:{name}: an installed distribution "
+                          "is pinned by its version")
     wanted = re.sub(r"[-_.]+", "-", name).lower()
     found = [d for d in metadata.distributions(path=paths)
              if re.sub(r"[-_.]+", "-", d.metadata["Name"] or "").lower() == wanted]
@@ -340,8 +343,8 @@ def _distribution_snapshot(name: str, options: SourceOptions) -> Snapshot:
     github = next((r for r in map(_github_repo, urls) if r), None)
     canonical = re.sub(r"[-_.]+", "-", dist.metadata["Name"]).lower()
     repo = options.repo or github or f"pypi/{canonical}"
-    # Paths are relative to site-packages, as tracebacks print them. Without a commit we
-    # can't know where they live in the repository, so no permalinks unless --commit.
-    url_base = _github_base(options.repo or github, options.commit)
-    return Snapshot(repo=repo, commit=options.commit, commit_date=None, version=dist.version,
-                    root=str(root), url_base=url_base, files=files, skipped=skipped)
+    # Paths are relative to site-packages, as tracebacks print them; where they live in
+    # the repository (`src/`?) and at which commit can't be known offline, so no
+    # permalinks: a wrong link is worse than none.
+    return Snapshot(repo=repo, commit=None, commit_date=None, version=dist.version,
+                    root=str(root), url_base=None, files=files, skipped=skipped)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import sys
+import venv
 from pathlib import Path
 
 import pytest
@@ -89,3 +91,25 @@ def test_unknown_sources_are_one_line_errors(spec: str) -> None:
 def test_another_interpreter_that_does_not_exist() -> None:
     with pytest.raises(SourceError, match="cannot run --python"):
         resolve("py:packaging", SourceOptions(python="/no/such/python"))
+
+
+def test_an_installed_distribution_has_a_version_and_no_guessed_links() -> None:
+    import packaging
+
+    (snapshot,) = resolve("py:packaging", SourceOptions())
+    assert snapshot.version == packaging.__version__
+    assert snapshot.repo == "pypa/packaging"
+    assert "packaging/version.py" in {f.path for f in snapshot.files}
+    assert snapshot.url_for("packaging/version.py", 1) is None
+    with pytest.raises(SourceError, match="--commit does not apply to py:packaging"):
+        resolve("py:packaging", SourceOptions(commit="abc"))
+
+
+def test_distributions_of_another_interpreter(tmp_path: Path) -> None:
+    # Another environment: a venv that sees this one's packages only through --python.
+    (snapshot,) = resolve("py:packaging", SourceOptions(python=sys.executable))
+    assert snapshot.repo == "pypa/packaging"
+    bare = tmp_path / "bare"
+    venv.create(bare, with_pip=False)
+    with pytest.raises(SourceError, match="no installed distribution named 'packaging'"):
+        resolve("py:packaging", SourceOptions(python=str(bare / "bin" / "python")))
