@@ -4,6 +4,9 @@ The public API: resolve a source into snapshots, index them into a store, and ex
 pasted text against what is indexed.
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from errdex.errors import (
     ConfigError,
     EmptyInputError,
@@ -13,22 +16,44 @@ from errdex.errors import (
     StoreError,
     UsageError,
 )
-from errdex.explain import explain_text, load_matcher
-from errdex.indexer import index_snapshot
-from errdex.match import MatchEntry, Matcher
-from errdex.models import (
-    Explanation,
-    Language,
-    Match,
-    Placeholder,
-    Record,
-    Site,
-    SiteKind,
-    Snapshot,
-    Template,
-)
-from errdex.source import SourceOptions, resolve
-from errdex.store import SQLiteStore
+
+if TYPE_CHECKING:
+    from errdex.explain import explain_text, load_matcher
+    from errdex.indexer import index_snapshot
+    from errdex.match import MatchEntry, Matcher
+    from errdex.models import (
+        Explanation,
+        Language,
+        Match,
+        Placeholder,
+        Record,
+        Site,
+        SiteKind,
+        Snapshot,
+        Template,
+    )
+    from errdex.source import SourceOptions, resolve
+    from errdex.store import SQLiteStore
+
+# Imported on first use, so `import errdex.hook` (run at every interpreter start by the
+# hook's sitecustomize recipe) doesn't load the matcher, SQLite and tree-sitter.
+_LAZY = {
+    **dict.fromkeys(
+        ("Explanation", "Language", "Match", "Placeholder", "Record", "Site", "SiteKind",
+         "Snapshot", "Template"),
+        "errdex.models",
+    ),
+    "explain_text": "errdex.explain", "load_matcher": "errdex.explain",
+    "index_snapshot": "errdex.indexer", "MatchEntry": "errdex.match", "Matcher": "errdex.match",
+    "SourceOptions": "errdex.source", "resolve": "errdex.source", "SQLiteStore": "errdex.store",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'errdex' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
 
 __all__ = [
     "ConfigError",

@@ -1,31 +1,101 @@
-"""Analysis of a snapshot's records: related errors, the failure class, and the prose of
-every page, all from facts read out of the code (no LLM).
+"""Analysis of a snapshot's records: the facts read from the repository (origins, entry
+points, tests, history), then related errors, the failure class and the prose of every
+page written from those facts (no LLM; `errdex.llm` may rewrite the prose later).
 
-It only combines `related`, `classes` and `prose`; each of those owns its own logic.
+It only combines `facts`, `callgraph`, `testrefs`, `history`, `related`, `classes` and
+`prose`; each owns its own logic. Records whose message disappeared since the previous
+snapshot are kept, marked removed (with the commit that removed them, when git tells).
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
+from errdex.callgraph import CallGraph
 from errdex.classes import classify
-from errdex.models import Record
+from errdex.facts import record_facts, stable_literal
+from errdex.history import message_history
+from errdex.models import EntryPoint, History, Record, RecordFacts, Related, Site, Snapshot, TestRef
 from errdex.prose import write_explanation
 from errdex.related import find_related
+from errdex.store import SQLiteStore
+from errdex.testrefs import find_test_refs, test_files
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+MIN_HISTORY_KEY = 8  # a shorter literal run would match unrelated lines of the history
+
+
+@dataclass
+class Repository:
+    """What the facts need from the whole repository, read once per snapshot."""
+
+    texts: dict[str, str] = field(default_factory=dict)
+    graph: CallGraph = field(default_factory=CallGraph)
+    tests: dict[str, tuple[TestRef, ...]] = field(default_factory=dict)
+    history: dict[str, History] = field(default_factory=dict)
+
+    test_texts: list[str] = field(default_factory=list)
+
+    def read(self, path: str) -> str | None:
+        return self.texts.get(path)
+
+    def names(self) -> frozenset[str]:
+        """Every identifier in the code and tests: what a page may name."""
+        found: set[str] = set()
+        for text in (*self.texts.values(), *self.test_texts):
+            found.update(_IDENT.findall(text))
+        return frozenset(found)
+
+
+def read_repository(
+    snapshot: Snapshot, records: Sequence[Record], previous: Sequence[Record] = ()
+) -> Repository:
+    repo = Repository()
+    for file in snapshot.files:
+        try:
+            repo.texts[file.path] = Path(file.absolute).read_text(encoding="utf-8",
+                                                                  errors="replace")
+        except OSError:
+            continue
+    keys: dict[str, list[str]] = defaultdict(list)
+    for record in (*records, *previous):
+        key = stable_literal(record)
+        if len(key) >= MIN_HISTORY_KEY and record.id not in keys[key]:
+            keys[key].append(record.id)
+    # git does most of the history's work in its own process: let it run meanwhile.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        history = pool.submit(message_history, snapshot.root, keys) if snapshot.commit else None
+        repo.graph = CallGraph.build(
+            (f.path, f.language, repo.texts[f.path]) for f in snapshot.files
+            if f.path in repo.texts
+        )
+        tests = test_files(snapshot)
+        repo.test_texts = [text for _, _, text in tests]
+        repo.tests = find_test_refs(records, tests, repo.graph)
+        repo.history = history.result() if history is not None else {}
+    return repo
 
 
 def _functions(record: Record) -> set[tuple[str, str]]:
     return {(site.path, site.function) for site in record.sites if site.function}
 
 
-def analyze_records(records: Sequence[Record]) -> list[Record]:
+def analyze_records(
+    records: Sequence[Record], repository: Repository | None = None
+) -> list[Record]:
     related = find_related(records)
     by_function: dict[tuple[str, str], list[Record]] = defaultdict(list)
     for record in records:
         for key in _functions(record):
             by_function[key].append(record)
+    entry_points: Callable[[Site], tuple[EntryPoint, ...]] | None = None
+    if repository is not None:
+        entry_points = repository.graph.entry_points
     analyzed = []
     for record in records:
         seen = {record.id}
@@ -36,12 +106,94 @@ def analyze_records(records: Sequence[Record]) -> list[Record]:
                     seen.add(other.id)
                     siblings.append(other)
         siblings.sort(key=lambda r: (r.sites[0].path, r.sites[0].line))
+        known = record_facts(
+            record, siblings,
+            read=repository.read if repository else None,
+            entry_points=entry_points,
+            tests=repository.tests.get(record.id, ()) if repository else (),
+            history=repository.history.get(record.id) if repository else None,
+        )  # fmt: skip
         analyzed.append(
             replace(
                 record,
-                explanation=write_explanation(record, siblings),
+                explanation=write_explanation(record, siblings, known),
                 related=related.get(record.id, ()),
                 failure_class=classify(record),
+                facts=known,
             )
         )
     return analyzed
+
+
+def rewrite_with_facts(records: Sequence[Record]) -> list[Record]:
+    """Stored records with their pages written again by the facts writer, from the facts
+    stored with them (no repository needed); removed records are left as they are."""
+    by_function: dict[tuple[str, str], list[Record]] = defaultdict(list)
+    for record in records:
+        for key in _functions(record):
+            by_function[key].append(record)
+    out = []
+    for record in records:
+        if record.facts and record.facts.history and record.facts.history.removed:
+            out.append(record)
+            continue
+        siblings = sorted({o.id: o for key in _functions(record) for o in by_function[key]
+                           if o.id != record.id}.values(),
+                          key=lambda r: (r.sites[0].path, r.sites[0].line))  # fmt: skip
+        out.append(replace(record, explanation=write_explanation(record, siblings, record.facts)))
+    return out
+
+
+_WORD = re.compile(r"[a-z][a-z0-9_]+")
+
+
+def kept_removed(
+    previous: Sequence[Record], current: Sequence[Record], repository: Repository | None
+) -> list[Record]:
+    """The previous snapshot's records whose message is gone, marked removed, each
+    pointing at the record of the same function that reads most alike (a rename)."""
+    ids = {r.id for r in current}
+    by_function: dict[tuple[str, str], list[Record]] = defaultdict(list)
+    for record in current:
+        for key in _functions(record):
+            by_function[key].append(record)
+    kept = []
+    for old in previous:
+        if old.id in ids:
+            continue
+        found = repository.history.get(old.id) if repository else None
+        base = old.facts.history if old.facts and old.facts.history else None
+        if base is not None and base.removed:
+            history = base  # already known to be gone: keep what was learned then
+        else:
+            history = replace(found or base or History(), removed=True)
+            if found is None or not found.removed_commit:
+                history = replace(history, removed_commit=None, removed_date=None)
+        words = set(_WORD.findall(" ".join(old.template.literals).lower()))
+        candidates = [r for key in _functions(old) for r in by_function[key]]
+        best = max(candidates, default=None, key=lambda r: len(
+            words & set(_WORD.findall(" ".join(r.template.literals).lower()))))  # fmt: skip
+        related = old.related
+        if best is not None:
+            related = (Related(best.id, best.template.message, "replaced it: same function"),
+                       *[r for r in related if r.id != best.id])  # fmt: skip
+        facts = replace(old.facts or RecordFacts(sites=()), history=history)
+        kept.append(replace(old, facts=facts, related=related))
+    return kept
+
+
+def previous_records(store: SQLiteStore, repo: str) -> list[Record]:
+    """The records the store holds for `repo` now (before a new snapshot replaces them)."""
+    if not store.has_repo(repo):
+        return []
+    return [store.record(row["id"]) for row in store.records(repo)]
+
+
+def analyze_snapshot(
+    snapshot: Snapshot, records: Sequence[Record], previous: Sequence[Record] = ()
+) -> tuple[list[Record], list[Record], frozenset[str]]:
+    """(the snapshot's records analyzed, the previous records kept as removed, every
+    identifier of the repository's code)."""
+    repository = read_repository(snapshot, records, previous)
+    analyzed = analyze_records(records, repository)
+    return analyzed, kept_removed(previous, analyzed, repository), repository.names()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TextIO
@@ -15,8 +16,7 @@ from typing import Any, NoReturn, TextIO
 from errdex import settings, terminal
 from errdex.errors import ErrdexError, UsageError
 from errdex.explain import explain_text, load_matcher
-from errdex.indexer import index_snapshot
-from errdex.source import SourceOptions, resolve
+from errdex.matchindex import matcher_for_text
 from errdex.store import SQLiteStore
 
 
@@ -44,6 +44,17 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("--python", help="interpreter whose environment py: names refer to")
     for name in ("cache_dir", "max_file_bytes", "workers"):
         _add_setting(index, name)
+    index.add_argument("--llm", action="store_true",
+                       help="then rewrite the pages with the model at ERRDEX_LLM_URL")
+
+    analyze = commands.add_parser("analyze", help="write the stored pages again")
+    analyze.add_argument("--repo", help="only this repository")
+    analyze.add_argument("--llm", action="store_true",
+                         help="with the model at ERRDEX_LLM_URL / ERRDEX_LLM_MODEL")
+
+    check = commands.add_parser("check", help="report names in pages that the code lacks")
+    check.add_argument("--repo", help="only this repository")
+    check.add_argument("--json", action="store_true", help="print JSON")
 
     explain = commands.add_parser("explain", help="explain an error message, traceback or log")
     explain.add_argument("text", nargs="?", help="the error text, or - for standard input")
@@ -59,6 +70,21 @@ def build_parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("list", help="list indexed errors")
     listing.add_argument("--repo", help="only this repository")
     listing.add_argument("--json", action="store_true", help="print JSON")
+
+    scan = commands.add_parser("scan", help="report every known error in a log")
+    scan.add_argument("file", metavar="FILE", help="a log file (plain or JSON lines), - for stdin")
+    scan.add_argument("--json", action="store_true", help="print JSON")
+
+    run_cmd = commands.add_parser("run", help="run a Python script; explain what it raises")
+    run_cmd.add_argument("script", metavar="SCRIPT", help="the script, run as __main__")
+    run_cmd.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
+
+    serve = commands.add_parser("serve", help="serve the error pages and the JSON API")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+
+    export = commands.add_parser("export", help="write the pages as a static site")
+    export.add_argument("dir", metavar="DIR", help="the directory to write (created)")
     return parser
 
 
@@ -79,6 +105,10 @@ def _open_store(args: argparse.Namespace, *, create: bool = False) -> SQLiteStor
 
 
 def _index(args: argparse.Namespace, out: TextIO) -> int:
+    # Imported here: tree-sitter and the extractors cost `explain` ~100 ms at start-up.
+    from errdex.indexer import index_snapshot
+    from errdex.source import SourceOptions, resolve
+
     if len(args.sources) > 1 and (args.repo or args.commit):
         raise UsageError("--repo and --commit name one source: give one source with them")
     cache_dir = settings.resolve("cache_dir", args.cache_dir)
@@ -97,6 +127,8 @@ def _index(args: argparse.Namespace, out: TextIO) -> int:
             summary = index_snapshot(snapshot, store, workers=workers, progress=progress)
             progress.clear()
             terminal.write(terminal.summary_text(summary, style), out)
+            if args.llm:
+                _write_pages(store, snapshot.repo, True, out)
     return 0
 
 
@@ -117,7 +149,9 @@ def _explain(args: argparse.Namespace, out: TextIO) -> int:
         return _explain_batch(args, out)
     text = _read_text(args)
     with _open_store(args) as store:
-        result = explain_text(store, load_matcher(store), text, args.limit)
+        # The on-disk key index loads only the templates the text can match.
+        matcher = matcher_for_text(store, text) or load_matcher(store)
+        result = explain_text(store, matcher, text, args.limit)
     _emit(result, out, args.json, terminal.explain_text)
     if not result["matches"]:
         print("errdex: no known error matches this text", file=sys.stderr)
@@ -172,7 +206,88 @@ def _list(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-COMMANDS = {"index": _index, "explain": _explain, "show": _show, "list": _list}
+def _serve(args: argparse.Namespace, out: TextIO) -> int:
+    from errdex.web.app import serve
+
+    serve(settings.database_path(args.db), args.host, args.port)
+    return 0
+
+
+def _export(args: argparse.Namespace, out: TextIO) -> int:
+    from errdex.export import export_site
+
+    with _open_store(args) as store:
+        pages = export_site(store, args.dir)
+    out.write(f"wrote {pages} pages to {args.dir}\n")
+    return 0
+
+
+def _scan(args: argparse.Namespace, out: TextIO) -> int:
+    from errdex.scan import report_text, report_to_dict, scan_stream
+
+    try:
+        stream = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")  # noqa: SIM115
+    except OSError as exc:
+        raise UsageError(f"cannot read {args.file}: {exc.strerror}") from None
+    with stream, _open_store(args) as store:
+        report = scan_stream(load_matcher(store), stream)
+        records = {r.record_id: store.record_dict(r.record_id) for r in report.ordered()}
+    _emit(report_to_dict(report, records), out, args.json, lambda data, _: report_text(data))
+    return 0 if report.records else 1
+
+
+def _run(args: argparse.Namespace, out: TextIO) -> int:
+    from errdex.hook import run_script
+
+    if not os.path.isfile(args.script):
+        raise UsageError(f"no script at {args.script}")
+    return run_script(args.script, list(args.args), args.db)
+
+
+def _write_pages(store: SQLiteStore, repo: str | None, use_llm: bool, out: TextIO) -> None:
+    from errdex.llm import analyze_store, config_from_env
+
+    progress = terminal.Progress(sys.stderr)
+    written, stats = analyze_store(store, repo, config_from_env() if use_llm else None,
+                                   progress)
+    progress.clear()
+    out.write(f"pages written: {written}\n")
+    if stats is not None:
+        out.write(f"model: asked {stats.asked}, cached {stats.cached}, failed {stats.failed}, "
+                  f"sections rejected {stats.rejected_sections}, tokens "
+                  f"{stats.prompt_tokens} in / {stats.completion_tokens} out\n")
+        for error in stats.errors[:3]:
+            print(f"errdex: model endpoint: {error}", file=sys.stderr)
+
+
+def _analyze(args: argparse.Namespace, out: TextIO) -> int:
+    with _open_store(args) as store:
+        if args.repo and not store.has_repo(args.repo):
+            raise UsageError(f"repository {args.repo!r} is not indexed")
+        _write_pages(store, args.repo, args.llm, out)
+    return 0
+
+
+def _check(args: argparse.Namespace, out: TextIO) -> int:
+    from errdex.check import check_store
+
+    with _open_store(args) as store:
+        if args.repo and not store.has_repo(args.repo):
+            raise UsageError(f"repository {args.repo!r} is not indexed")
+        report = check_store(store, args.repo)
+    if args.json:
+        _dump(report, out)
+    else:
+        for u in report["unknown"]:
+            out.write(f"{u['id']} {u['writer']} {u['section']}: `{u['name']}` is not in the code\n")
+        out.write(f"{report['records']} records checked, {len(report['unknown'])} unknown "
+                  f"names ({report['facts_unknown']} in facts-written pages)\n")
+    return 1 if report["unknown"] else 0
+
+
+COMMANDS = {"index": _index, "explain": _explain, "show": _show, "list": _list,
+            "serve": _serve, "export": _export, "scan": _scan, "run": _run,
+            "analyze": _analyze, "check": _check}
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:

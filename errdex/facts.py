@@ -1,622 +1,68 @@
-"""Facts read out of one error site: the requirement a guard implies, the names it reads,
-where those values come from in the snippet, the stable text of a message.
+"""Facts read out of a record's code, gathered into the `RecordFacts` a page is written
+from and that the JSON shows: per site the requirement its guard implies, where the
+guarded values come from, the sibling checks of its function and the public functions
+that reach it; per record the tests that exercise it and its git history.
 
-Everything here is read from the record; nothing is guessed. When a guard can't be read,
-the answer is None (or empty) and callers show the raw source instead. This module
-writes no prose beyond the one-line requirement.
+The guard grammar lives in `errdex.guards`, origins in `errdex.origins`, the call graph,
+tests and history in their own modules; this module only reads the site and combines
+what those found. Nothing here is guessed: what can't be read is left out.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Callable, Sequence
 
-from errdex.models import Language, Record, Site
-
-_MASK = "\x01"
-_OPEN, _CLOSE = "([{", ")]}"
-
-
-@lru_cache(maxsize=8192)
-def _mask(text: str, language: Language) -> str:
-    """`text` with everything inside brackets and strings replaced by a filler, so that
-    regular expressions see only the top level. Outermost brackets and quotes stay."""
-    out: list[str] = []
-    depth, quote, i = 0, "", 0
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\" and i + 1 < len(text):
-                out.append(_MASK * 2)
-                i += 2
-                continue
-            if ch == quote:
-                quote = ""
-                out.append(ch if depth == 0 else _MASK)
-            else:
-                out.append(_MASK)
-        elif ch == '"' or (ch == "'" and _is_char_quote(text, i, language)):
-            quote = ch
-            out.append(ch if depth == 0 else _MASK)
-        elif ch in _OPEN:
-            out.append(ch if depth == 0 else _MASK)
-            depth += 1
-        elif ch in _CLOSE and depth > 0:
-            depth -= 1
-            out.append(ch if depth == 0 else _MASK)
-        else:
-            out.append(ch if depth == 0 else _MASK)
-        i += 1
-    return "".join(out)
-
-
-def _is_char_quote(text: str, i: int, language: Language) -> bool:
-    if language is Language.PYTHON:
-        return True
-    return re.match(r"'(?:\\.[^']*|[^'\\])'", text[i:]) is not None  # not a lifetime
-
-
-def split_top(text: str, separator: str, language: Language) -> list[str]:
-    """Split on a regex that matches at the top level only (not inside brackets/strings)."""
-    masked = _mask(text, language)
-    parts, start = [], 0
-    for m in re.finditer(separator, masked):
-        parts.append(text[start : m.start()].strip())
-        start = m.end()
-    parts.append(text[start:].strip())
-    return parts
-
-
-def _strip_parens(text: str, language: Language) -> str:
-    text = text.strip()
-    while len(text) > 2 and re.fullmatch(r"\(\x01*\)", _mask(text, language)):
-        text = text[1:-1].strip()
-    return text
-
-
-# --- a guard as a tree -------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Leaf:
-    """One test: `subject <rel> obj`. Predicates are "+name"/"-name" ("+is_empty")."""
-
-    subject: str
-    rel: str
-    obj: str = ""
-
-
-@dataclass(frozen=True)
-class Group:
-    op: str  # "and" | "or" | "not"
-    parts: tuple[Cond, ...]
-
-
-Cond = Leaf | Group
-
-_NEGATE = {"eq": "ne", "lt": "ge", "gt": "le", "is": "is_not", "in": "not_in", "true": "false"}
-_NEGATE |= {v: k for k, v in _NEGATE.items()}
-_MIRROR = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "eq": "eq", "ne": "ne"}
-_CMP_OPS = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
-_RUST_CMP = r"==|!=|<=|>=|(?<![<\-=])<(?![<=])|(?<![>\-=])>(?![>=])"
-_PY_CMP = r"==|!=|<=|>=|(?<!<)<(?![<=])|(?<!>)>(?![>=])|\bnot\s+in\b|\bis\s+not\b|\bin\b|\bis\b"
-_PY_WORD_OPS = {"in": "in", "is": "is", "notin": "not_in", "isnot": "is_not"}
-
-# Predicates read from calls: name -> (index of subject arg or -1 for the receiver, has obj)
-_FUNCTION_PREDICATES = {
-    "isinstance": True,
-    "issubclass": True,
-    "hasattr": True,
-    "callable": False,
-    "exists": False,
-    "isfile": False,
-    "isdir": False,
-    "matches": True,
-}
-_METHOD_PREDICATES = {
-    "is_empty",
-    "is_none",
-    "is_some",
-    "is_ok",
-    "is_err",
-    "exists",
-    "is_file",
-    "is_dir",
-    "contains",
-    "contains_key",
-    "starts_with",
-    "ends_with",
-    "startswith",
-    "endswith",
-}
-
-
-_BOOL_OPS = {
-    Language.RUST: (("or", r"\|\|"), ("and", r"&&")),
-    Language.PYTHON: (("or", r"\bor\b"), ("and", r"\band\b")),
-}
-
-
-@lru_cache(maxsize=8192)
-def parse_guard(guard: str, language: Language) -> Cond | None:
-    """The guard as a tree of tests, or None when it isn't a condition we can read."""
-    text = _strip_parens(guard.strip().removesuffix(":"), language)
-    if not text or ";" in _mask(text, language) or re.match(r"except\b", text):
-        return None
-    case = re.fullmatch(r"match (.+?): case (.+)", text) if language is Language.PYTHON else None
-    if case:  # a `case` arm of a `match`; the catch-all `_` says nothing by itself
-        return (
-            None if case.group(2).strip() == "_" else Leaf(case.group(1), "+matches", case.group(2))
-        )
-    for op, sep in _BOOL_OPS[language]:
-        parts = split_top(text, sep, language)
-        if len(parts) > 1:
-            parsed = [parse_guard(p, language) for p in parts]
-            if any(p is None for p in parsed):
-                return None
-            return Group(op, tuple(p for p in parsed if p is not None))
-    return _parse_not(text, language)
-
-
-def _parse_not(text: str, language: Language) -> Cond | None:
-    masked = _mask(text, language)
-    if language is Language.PYTHON and re.match(r"not\b", text):
-        inner = parse_guard(text[3:], language)
-        return None if inner is None else Group("not", (inner,))
-    if language is Language.RUST and text.startswith("!") and not text.startswith("!="):
-        rest = text[1:].strip()
-        if not re.search(_RUST_CMP, _mask(rest, language)):
-            inner = parse_guard(rest, language)
-            return None if inner is None else Group("not", (inner,))
-    if language is Language.RUST and text.startswith("let "):
-        m = re.search(r"(?<![=!<>])=(?![=>])", masked)
-        if m is None:
-            return None
-        pattern = text[4 : m.start()].strip()
-        value = re.sub(r"\s+else$", "", text[m.end() :].strip())
-        # A `let ... else` guard fails when the value does not match the pattern.
-        return Group("not", (Leaf(value, "+matches", pattern),))
-    return _parse_compare(text, masked, language)
-
-
-def _parse_compare(text: str, masked: str, language: Language) -> Cond | None:
-    ops = list(re.finditer(_PY_CMP if language is Language.PYTHON else _RUST_CMP, masked))
-    if not ops:
-        return _parse_predicate(text, language)
-    operands, start = [], 0
-    for m in ops:
-        operands.append(text[start : m.start()].strip())
-        start = m.end()
-    operands.append(text[start:].strip())
-    if any(not o or not _looks_like_operand(o, language) for o in operands):
-        return None
-    leaves: list[Cond] = []
-    for i, m in enumerate(ops):
-        word = re.sub(r"\s+", "", m.group(0))
-        rel = _CMP_OPS.get(word) or _PY_WORD_OPS[word]
-        left, right = operands[i], operands[i + 1]
-        if is_literal(left) and not is_literal(right) and rel in _MIRROR:
-            left, right, rel = right, left, _MIRROR[rel]
-        leaves.append(Leaf(left, rel, right))
-    return leaves[0] if len(leaves) == 1 else Group("and", tuple(leaves))
-
-
-def _looks_like_operand(text: str, language: Language) -> bool:
-    masked = _mask(text, language).strip()
-    if language is Language.PYTHON and re.search(r"\b(if|else|lambda|for)\b", masked):
-        return False
-    return re.search(r"(?<![=!<>:])=(?![=>])", masked) is None
-
-
-def _parse_predicate(text: str, language: Language) -> Cond | None:
-    masked = _mask(text, language)
-    call = re.fullmatch(r"([A-Za-z_][\w.:]*)(!?)\(\x01*\)", masked)
-    if call:
-        name = call.group(1).replace("::", ".").split(".")[-1]
-        args = split_top(text[len(call.group(0).split("(")[0]) + 1 : -1], ",", language)
-        if name in _FUNCTION_PREDICATES and args and args[0]:
-            if name == "matches" and call.group(2) != "!":
-                return None
-            obj = args[1] if _FUNCTION_PREDICATES[name] and len(args) > 1 else ""
-            return Leaf(args[0], "+" + name, obj)
-    method = re.fullmatch(r"(.+?)\.([A-Za-z_]\w*)\((\x01*)\)", masked)
-    if method:
-        name = method.group(2)
-        if name in _METHOD_PREDICATES or re.match(r"(is|has)_[a-z]", name):
-            arg_start = method.start(3)
-            subject = text[: method.start(2) - 1]
-            return Leaf(subject, "+" + name, text[arg_start : method.end(3)].strip())
-    if is_literal(text) or _STRING.fullmatch(text.strip()):
-        return None
-    if re.fullmatch(r"[&*]*[A-Za-z_][\w.:?\[\]()'\"\x01]*", masked.strip()):
-        return Leaf(text, "true")
-    return None
-
-
-# --- the requirement: what must hold instead --------------------------------------
-
-
-@dataclass(frozen=True)
-class Need:
-    """A requirement: leaves (as in the guard) joined by "all" / "any"."""
-
-    op: str  # "leaf" | "all" | "any"
-    leaf: Leaf | None = None
-    parts: tuple[Need, ...] = ()
-
-
-def _flip(leaf: Leaf) -> Leaf:
-    if leaf.rel[0] in "+-":
-        return Leaf(leaf.subject, ("-" if leaf.rel[0] == "+" else "+") + leaf.rel[1:], leaf.obj)
-    return Leaf(leaf.subject, _NEGATE[leaf.rel], leaf.obj)
-
-
-def deny(cond: Cond) -> Need:
-    """What must hold for the guard to be false (De Morgan through the tree)."""
-    if isinstance(cond, Leaf):
-        return Need("leaf", _flip(cond))
-    if cond.op == "not":
-        return affirm(cond.parts[0])
-    return Need("any" if cond.op == "and" else "all", parts=tuple(deny(p) for p in cond.parts))
-
-
-def affirm(cond: Cond) -> Need:
-    if isinstance(cond, Leaf):
-        return Need("leaf", cond)
-    if cond.op == "not":
-        return deny(cond.parts[0])
-    return Need("all" if cond.op == "and" else "any", parts=tuple(affirm(p) for p in cond.parts))
-
-
-def requirement_of(guard: str | None, language: Language) -> Need | None:
-    if not guard:
-        return None
-    cond = parse_guard(guard, language)
-    return None if cond is None else deny(cond)
-
-
-_LITERAL = re.compile(
-    r"-?(?:0x[0-9a-fA-F_]+|\d[\d_]*(?:\.\d+)?(?:[eE][-+]?\d+)?)"
-    r"(?:[iu](?:8|16|32|64|128|size)|f32|f64)?|None|True|False|true|false"
+from errdex.guards import _STRING as _STRING
+from errdex.guards import (
+    Cond,
+    Group,
+    Leaf,
+    Need,
+    _leaves,
+    affirm,
+    aspect,
+    clean,
+    deny,
+    describe,
+    guarded_names,
+    is_literal,
+    names_in,
+    parse_guard,
+    phrase,
+    requirement,
+    requirement_of,
+    show,
+    split_top,
+    strip_self,
 )
-_STRING = re.compile(r"""[rbfu]*(?:"[^"]*"|'[^']*')""")
-
-
-def is_literal(text: str) -> bool:
-    return bool(_LITERAL.fullmatch(text.strip()))
-
-
-def show(expr: str, language: Language) -> str:
-    """An operand as the prose shows it: literals bare, code in backticks."""
-    text = clean(expr, language)
-    return text if is_literal(text) else f"`{text}`"
-
-
-def strip_self(code: str) -> str:
-    """Rust fields read through `self` (`self.kv_repeat` -> `kv_repeat`); method calls
-    (`self.shape()`) keep their receiver."""
-    return re.sub(r"\bself\.(?![A-Za-z_]\w*\s*(?:\(|::))", "", code)
-
-
-def clean(expr: str, language: Language) -> str:
-    text = _strip_parens(expr, language)
-    if language is Language.RUST:
-        text = re.sub(r"^(?:&\s*(?:mut\s+)?|\*)+", "", text)
-        text = strip_self(text) if text.startswith("self.") else text
-    return text
-
-
-_PRED_PHRASES: dict[str, tuple[str, str]] = {
-    "is_empty": ("be empty", "not be empty"),
-    "is_none": ("be None", "not be None"),
-    "is_some": ("be set (not None)", "be None"),
-    "is_ok": ("be Ok", "be an error"),
-    "is_err": ("be an error", "be Ok"),
-    "exists": ("exist", "not exist"),
-    "is_file": ("be an existing file", "not be a file"),
-    "isfile": ("be an existing file", "not be a file"),
-    "is_dir": ("be an existing directory", "not be a directory"),
-    "isdir": ("be an existing directory", "not be a directory"),
-    "contains": ("contain {obj}", "not contain {obj}"),
-    "contains_key": ("contain the key {obj}", "not contain the key {obj}"),
-    "starts_with": ("start with {obj}", "not start with {obj}"),
-    "startswith": ("start with {obj}", "not start with {obj}"),
-    "ends_with": ("end with {obj}", "not end with {obj}"),
-    "endswith": ("end with {obj}", "not end with {obj}"),
-    "callable": ("be callable", "not be callable"),
-    "hasattr": ("have an attribute {obj}", "not have an attribute {obj}"),
-    "isinstance": ("be an instance of {obj}", "not be an instance of {obj}"),
-    "issubclass": ("be a subclass of {obj}", "not be a subclass of {obj}"),
-    "matches": ("match {obj}", "not match {obj}"),
-}
-# (phrase when the other side is a literal, phrase when it is an expression)
-_REL_PHRASES: dict[str, tuple[str, str]] = {
-    "eq": ("be {obj}", "equal {obj}"),
-    "ne": ("not be {obj}", "differ from {obj}"),
-    "ge": ("be at least {obj}", "be at least {obj}"),
-    "gt": ("be greater than {obj}", "be greater than {obj}"),
-    "le": ("be at most {obj}", "be at most {obj}"),
-    "lt": ("be less than {obj}", "be less than {obj}"),
-    "is": ("be {obj}", "be {obj}"),
-    "is_not": ("not be {obj}", "not be {obj}"),
-    "in": ("be one of {obj}", "be in {obj}"),
-    "not_in": ("not be one of {obj}", "not be in {obj}"),
-}
-_TRUTH = {
-    Language.RUST: {"true": "be true", "false": "be false"},
-    Language.PYTHON: {"true": "be truthy (not None, empty or zero)", "false": "be falsy"},
-}
-
-
-def _pred_object(name: str, obj: str, language: Language) -> str:
-    if name in ("isinstance", "issubclass"):
-        names = [n for n in split_top(_strip_parens(obj, language), ",", language) if n]
-        return " or ".join(f"`{n}`" for n in names)
-    if name == "hasattr" and _STRING.fullmatch(obj.strip()):
-        return f"`{obj.strip()[1:-1]}`"
-    return show(obj, language) if obj else ""
-
-
-def phrase(leaf: Leaf, language: Language) -> tuple[str, str]:
-    """(subject, what it must do): ("`kv_repeat`", "be 1")."""
-    subject = show(leaf.subject, language)
-    if leaf.rel[0] in "+-":
-        name = leaf.rel[1:]
-        wrapped = re.fullmatch(r"(Some|Ok)\s*\(.*\)", leaf.obj.strip())
-        alternatives = [a.strip() for a in split_top(leaf.obj, r"\|", language)]
-        if name == "matches" and all(is_literal(a) or _STRING.fullmatch(a) for a in alternatives):
-            shown = ", ".join(show(a, language) for a in alternatives)
-            text = f"be {shown}" if len(alternatives) == 1 else f"be one of {shown}"
-            return subject, text if leaf.rel[0] == "+" else "not " + text
-        if name == "matches" and wrapped:
-            good = "be set (not None)" if wrapped.group(1) == "Some" else "be Ok"
-            bad = "be None" if wrapped.group(1) == "Some" else "be an error"
-            return subject, good if leaf.rel[0] == "+" else bad
-        if name in _PRED_PHRASES:
-            text = _PRED_PHRASES[name][0 if leaf.rel[0] == "+" else 1]
-        else:
-            verb, _, rest = name.partition("_")
-            words = ("be " if verb == "is" else "have ") + rest.replace("_", " ")
-            text = words if leaf.rel[0] == "+" else "not " + words
-        return subject, text.replace("{obj}", _pred_object(name, leaf.obj, language))
-    if leaf.rel in _TRUTH[language]:
-        return subject, _TRUTH[language][leaf.rel]
-    if leaf.rel in ("eq", "ne") and leaf.obj.strip() == "0":
-        parts = split_top(leaf.subject, r"%", language)
-        if len(parts) == 2:
-            multiple = f"be a multiple of {show(parts[1], language)}"
-            return show(parts[0], language), multiple if leaf.rel == "eq" else "not " + multiple
-    obj = leaf.obj.strip()
-    if leaf.rel in ("eq", "ne", "is", "is_not") and re.fullmatch(
-        r"\(\s*\)|\[\s*\]|\{\s*\}|\"\"|''", obj
-    ):
-        return subject, "be empty" if leaf.rel in ("eq", "is") else "not be empty"
-    if leaf.rel in ("in", "not_in") and re.fullmatch(r"[(\[{]\x01*[)\]}]", _mask(obj, language)):
-        items = [i for i in split_top(obj[1:-1], ",", language) if i]
-        listed = ", ".join(show(i, language) for i in items)
-        return subject, _REL_PHRASES[leaf.rel][0].replace("{obj}", listed)
-    literal = is_literal(obj) and leaf.rel not in ("in", "not_in")
-    template = _REL_PHRASES[leaf.rel][0 if literal else 1]
-    return subject, template.replace("{obj}", show(obj, language))
-
-
-_CONJUGATE = (
-    ("not be ", "is not "),
-    ("be ", "is "),
-    ("not ", "does not "),
-    ("have ", "has "),
+from errdex.models import (
+    EntryPoint,
+    History,
+    OriginFact,
+    Record,
+    RecordFacts,
+    SiblingCheck,
+    Site,
+    SiteFacts,
+    TestRef,
 )
+from errdex.origins import Origin, declared_type, find_origins, owner_of, short_name
 
+__all__ = [
+    "Cond", "Group", "Leaf", "Need", "Origin", "affirm", "clean", "declared_type", "deny",
+    "describe", "find_origins", "guarded_names", "is_literal", "known_names", "names_in",
+    "parse_guard", "phrase", "receiver", "record_facts", "requirement", "requirement_of",
+    "short_name", "show", "site_line", "split_top", "stable_literal", "strip_self",
+]  # fmt: skip
 
-def _conjugate(text: str) -> str:
-    """ "be 1" -> "is 1", "equal `b`" -> "equals `b`", "not exist" -> "does not exist"."""
-    for prefix, replacement in _CONJUGATE:
-        if text.startswith(prefix):
-            return replacement + text[len(prefix) :]
-    verb, _, rest = text.partition(" ")
-    return (verb + ("es" if verb.endswith(("sh", "ch", "ss", "x")) else "s") + " " + rest).strip()
-
-
-def describe(need: Need, language: Language, nested: bool = False, mood: str = "must") -> str:
-    """The requirement in words: mood "must" ("`x` must be 1") or "is" ("`x` is 1")."""
-
-    def say(subject: str, texts: list[str], joiner: str) -> str:
-        if mood == "must":
-            return f"{subject} must " + joiner.join(texts)
-        return f"{subject} " + joiner.join(_conjugate(t) for t in texts)
-
-    if need.op == "leaf" and need.leaf is not None:
-        subject, text = phrase(need.leaf, language)
-        return say(subject, [text], "")
-    leaves = [p.leaf for p in need.parts if p.op == "leaf" and p.leaf is not None]
-    joiner = " and " if need.op == "all" else " or "
-    if len(leaves) == len(need.parts):
-        phrased = [phrase(leaf, language) for leaf in leaves]
-        if len({s for s, _ in phrased}) == 1:
-            texts = [t for _, t in phrased]
-            if all(t.startswith("be ") for t in texts):
-                return (
-                    say(phrased[0][0], [texts[0]], "")
-                    + joiner
-                    + joiner.join(t[3:] for t in texts[1:])
-                )
-            return say(phrased[0][0], texts, joiner)
-    inner = "; ".join(describe(p, language, True, mood) for p in need.parts)
-    heads = {
-        "must": ("all of: ", "one of: "),
-        "is": ("all of these hold: ", "one of these holds: "),
-    }
-    text = heads[mood][0 if need.op == "all" else 1] + inner
-    return f"({text})" if nested else text
-
-
-def requirement(guard: str, language: Language) -> str | None:
-    """The guard turned into what must hold instead: "`kv_repeat` must be 1"."""
-    need = requirement_of(guard, language)
-    return None if need is None else describe(need, language)
-
-
-# --- names the guard reads -------------------------------------------------------
-
-_KEYWORD_TEXT = """self Self as true false True False None Some Ok Err mut ref let if else
-match in is not and or lambda for while return crate super dyn impl move except case try
-raise"""
-_KEYWORDS = frozenset(_KEYWORD_TEXT.split())
-_CHAIN = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*")
-_TYPE_RELS = {"+isinstance", "-isinstance", "+issubclass", "-issubclass", "+matches", "-matches"}
-
-
-def _leaves(cond: Cond) -> Iterable[Leaf]:
-    if isinstance(cond, Leaf):
-        yield cond
-    else:
-        for part in cond.parts:
-            yield from _leaves(part)
-
-
-def names_in(expression: str) -> list[str]:
-    """Variables and fields an expression reads: `q_l.dim(D::Minus1)?` -> ["q_l"]."""
-    text = _STRING.sub('""', expression)
-    found: list[str] = []
-    for m in _CHAIN.finditer(text):
-        before, after = text[: m.start()].rstrip(), text[m.end() :].lstrip()
-        if before.endswith("::") or after.startswith(("::", "!")):
-            continue
-        parts = [p.strip() for p in m.group(0).split(".")]
-        if after.startswith("("):
-            parts = parts[:-1]
-        if parts and parts[0] == "self":
-            parts = parts[1:]
-        if parts and parts[0] not in _KEYWORDS:
-            found.append(".".join(parts))
-    return found
-
-
-def guarded_names(guard: str, language: Language) -> tuple[str, ...]:
-    """Identifiers and fields the guard reads: "self.kv_repeat != 1" -> ("kv_repeat",)."""
-    cond = parse_guard(guard, language)
-    expressions: list[str] = []
-    if cond is None:
-        expressions.append(guard)
-    else:
-        for leaf in _leaves(cond):
-            expressions.append(leaf.subject)
-            if leaf.rel not in _TYPE_RELS and leaf.rel not in ("+hasattr", "-hasattr"):
-                expressions.append(leaf.obj)
-    out: list[str] = []
-    for expression in expressions:
-        for name in names_in(expression):
-            if name not in out:
-                out.append(name)
-    return tuple(out)
-
-
-# --- where a guarded value comes from ----------------------------------------------
-
-
-@dataclass(frozen=True)
-class Origin:
-    name: str  # the guarded name ("kv_repeat")
-    how: str  # "field" (struct literal / self.x = ...), "local" (let / x = ...), "parameter"
-    expression: str  # what it is set from ("cfg.kv_repeat"), or the parameter's type
-    line: int  # line in the file, 0 if unknown
-    text: str  # the source line, stripped
-
-
-_TYPEISH = re.compile(
-    r"(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)?(?:[A-Z][\w:]*|[iu](?:8|16|32|64|128|size)|f32|f64|bool"
-    r"|str|char|dyn\b.*|impl\b.*)(?:<.*>)?"
+# A guarded expression that reads a tensor's or array's shape, or a type.
+_SHAPE = re.compile(r"\.(?:dims?\d?|shape|size|rank|ndim|len|elem_count)\b|\bdims\d\b|\blen\(")
+_DTYPE = re.compile(r"\.dtype\b")
+_DEVICE = re.compile(r"\.(?:device|is_cuda|is_metal|is_cpu)\b")
+_ENV = re.compile(
+    r"""(?:env::var(?:_os)?|os\.environ(?:\.get)?|os\.getenv|getenv)\s*[(\[]\s*["']([^"']+)"""
 )
-
-
-def short_name(function: str | None) -> str | None:
-    if not function:
-        return None
-    return re.split(r"::|\.", function)[-1]
-
-
-def _line_of(site: Site, index: int) -> int:
-    return site.snippet.start_line + index
-
-
-def find_origins(site: Site, names: Sequence[str]) -> tuple[Origin, ...]:
-    """Where, in the snippet, each guarded name is set: the nearest assignment before the
-    error, and the function's parameter list."""
-    lines = site.snippet.code.splitlines()
-    stop = max(0, min(len(lines), site.line - site.snippet.start_line))
-    found: list[Origin] = []
-    for name in names:
-        last = name.split(".")[-1]
-        origin = _nearest_assignment(site, lines[:stop], name, last)
-        if origin:
-            found.append(origin)
-        param = _parameter(site, lines[: stop + 1], name)
-        if param:
-            found.append(param)
-    return tuple(found)
-
-
-def _nearest_assignment(site: Site, lines: list[str], name: str, last: str) -> Origin | None:
-    if not any(last in line for line in lines):
-        return None
-    rust = site.language is Language.RUST
-    field = re.compile(rf"(?<![\w.]){re.escape(last)}\s*:\s*(?!:)(.+?)\s*,?\s*$")
-    assign = re.compile(rf"\bself\.{re.escape(last)}\s*(?::[^=]+)?=(?!=)\s*(.+?);?\s*$")
-    local = re.compile(
-        rf"^\s*(?:let\s+(?:mut\s+)?)?{re.escape(name)}\s*(?::[^=]+)?=(?!=)\s*(.+?);?\s*$"
-        if rust
-        else rf"^\s*{re.escape(name)}\s*(?::[^=]+)?=(?!=)\s*(.+?)\s*$"
-    )
-    patterns = [("field", assign), ("local", local)] + ([("field", field)] if rust else [])
-    for index in range(len(lines) - 1, -1, -1):
-        line = lines[index]
-        if last not in line or re.search(r"\b(fn|def|pub|struct|class)\b", line):
-            continue
-        for how, pattern in patterns:
-            m = pattern.search(line)
-            if m and not (pattern is field and _TYPEISH.fullmatch(m.group(1).rstrip(",)"))):
-                expression = m.group(1).rstrip(",;").strip()
-                # A value that goes on over several lines (`if c {`, `foo(`) can't be
-                # quoted from one line: better no origin than half of one.
-                if expression and not expression.endswith(("{", "(", "[", "\\", "=>")):
-                    return Origin(name, how, expression, _line_of(site, index), line.strip())
-    return None
-
-
-def _parameter(site: Site, lines: list[str], name: str) -> Origin | None:
-    short = short_name(site.function)
-    if not short or "." in name:
-        return None
-    keyword = "fn" if site.language is Language.RUST else "def"
-    text = "\n".join(lines)
-    found = list(re.finditer(rf"\b{keyword}\s+{re.escape(short)}\s*(?:<[^(]*>)?\s*\(", text))
-    m = found[-1] if found else None
-    if m is None:
-        return None
-    masked = _mask(text[m.end() - 1 :], site.language)
-    close = masked.find(")")
-    if close < 0:
-        return None
-    params = split_top(text[m.end() : m.end() - 1 + close], ",", site.language)
-    for param in params:
-        head, _, annotation = param.partition(":")
-        head = re.sub(r"^\*+|^mut\s+", "", head.split("=")[0].strip())
-        if head == name:
-            line = _line_of(site, text[: m.start()].count("\n"))
-            return Origin(name, "parameter", annotation.split("=")[0].strip(), line, param)
-    return None
-
-
-def declared_type(site: Site, name: str) -> str | None:
-    """The type the snippet declares for `name` (a parameter or a struct field), if any."""
-    last = re.escape(name.split(".")[-1])
-    for m in re.finditer(rf"(?<![\w.]){last}\s*:\s*([^,=)\n{{]+)", site.snippet.code):
-        text = m.group(1).strip()
-        if _TYPEISH.fullmatch(text) or (site.language is Language.PYTHON and text.isidentifier()):
-            return text
-    return None
 
 
 # --- the message, the call, the receiver -------------------------------------------
@@ -667,3 +113,113 @@ def known_names(record: Record, siblings: Sequence[Record] = ()) -> frozenset[st
         for text in texts:
             words.update(re.findall(r"[A-Za-z_]\w*", text))
     return frozenset(words)
+
+
+# --- the facts of a record ----------------------------------------------------------
+
+FileText = Callable[[str], "str | None"]  # repository path -> the file's text, if readable
+EntryPoints = Callable[[Site], tuple[EntryPoint, ...]]
+
+
+def _kind_of_value(expression: str, site: Site) -> str | None:
+    """What a guarded expression reads, when its own text says it: a shape, a dtype, a
+    device, an environment variable."""
+    env = _ENV.search(expression)
+    if env:
+        return f"environment variable {env.group(1)}"
+    roots = [n for n in names_in(expression) if n]
+    root = f"`{roots[0].split('.')[0]}`" if roots else "the input"
+    if _SHAPE.search(expression):
+        return f"shape of {root}"
+    if _DTYPE.search(expression):
+        return f"dtype of {root}"
+    if _DEVICE.search(expression):
+        return f"device of {root}"
+    return None
+
+
+def through_locals(guard: str | None, origins: Sequence[Origin | OriginFact]) -> str | None:
+    """The guard with a local that only holds a shape (`let expected_v =
+    k_l.shape().dims4()?`) replaced by what it holds, so the requirement names the inputs:
+    "`k_l` and `v_l` must have the same shape" rather than "`expected_v` must equal ..."."""
+    for origin in origins:
+        if guard and origin.how == "local" and aspect(origin.expression):
+            pattern = re.compile(rf"(?<![\w.]){re.escape(origin.name)}\b")
+            guard = pattern.sub(origin.expression.replace("\\", "\\\\"), guard)
+    return guard
+
+
+def origin_facts(site: Site, file_text: str | None) -> tuple[OriginFact, ...]:
+    """Where each value the guard reads comes from, most specific first."""
+    if not site.guard:
+        return ()
+    names = guarded_names(site.guard, site.language)
+    out: list[OriginFact] = []
+    for origin in find_origins(site, names):
+        if is_literal(origin.expression):
+            continue
+        source = None
+        if origin.how == "parameter":
+            source = f"parameter `{origin.name}` of `{short_name(site.function)}`"
+        else:
+            source = owner_of(origin, site, file_text) or _kind_of_value(origin.expression, site)
+        out.append(OriginFact(origin.name, origin.how, origin.expression, site.path,
+                              origin.line, origin.text, source))  # fmt: skip
+    cond = parse_guard(site.guard, site.language)
+    subjects = [leaf.subject for leaf in _leaves(cond)] if cond is not None else []
+    subjects += [leaf.obj for leaf in _leaves(cond) if leaf.obj] if cond is not None else []
+    for expression in subjects:
+        kind = _kind_of_value(expression, site)
+        if kind and not any(o.expression == expression for o in out):
+            text = clean(expression, site.language)
+            out.append(OriginFact(text, "value", text, site.path, site.line,
+                                  site_line(site).strip(), kind))  # fmt: skip
+    return tuple(out)
+
+
+def sibling_checks(
+    site: Site, record_id: str, siblings: Sequence[Record]
+) -> tuple[SiblingCheck, ...]:
+    """The other checks of the site's function, in source order."""
+    out: list[tuple[int, SiblingCheck]] = []
+    for other in siblings:
+        if other.id == record_id:
+            continue
+        for s in other.sites:
+            if s.path != site.path or s.function != site.function or s.line == site.line:
+                continue
+            req = requirement(s.guard, s.language) if s.guard else None
+            position = "before" if s.line < site.line else "after"
+            out.append((s.line, SiblingCheck(other.id, other.template.message, s.line, s.guard,
+                                             req, position)))  # fmt: skip
+    out.sort(key=lambda pair: pair[0])
+    return tuple(check for _, check in out)
+
+
+def record_facts(
+    record: Record,
+    siblings: Sequence[Record] = (),
+    *,
+    read: FileText | None = None,
+    entry_points: EntryPoints | None = None,
+    tests: tuple[TestRef, ...] = (),
+    history: History | None = None,
+) -> RecordFacts:
+    """Every fact of `record`: per site (at most 20 sites, the first ones in source order)
+    and for the record as a whole."""
+    sites = []
+    for site in record.sites[:20]:
+        text = read(site.path) if read else None
+        origins = origin_facts(site, text)
+        guard = through_locals(site.guard, origins)
+        sites.append(SiteFacts(
+            path=site.path,
+            line=site.line,
+            function=site.function,
+            guard=site.guard,
+            requirement=requirement(guard, site.language) if guard else None,
+            origins=origins,
+            siblings=sibling_checks(site, record.id, siblings),
+            entry_points=entry_points(site) if entry_points else (),
+        ))
+    return RecordFacts(sites=tuple(sites), tests=tests, history=history)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from errdex.analyze import analyze_records
+from errdex.analyze import analyze_snapshot, previous_records
 from errdex.extract import Rule, extractor_for, load_rules, resolve_constructions
 from errdex.models import (
     FileExtraction,
@@ -137,7 +137,8 @@ def index_snapshot(
     records = build_records(snapshot, sites)
     if progress:
         progress("analyzing records", 0, len(records), f"{len(sites)} sites")
-    records = analyze_records(records)
+    previous = previous_records(store, snapshot.repo)
+    records, removed, names = analyze_snapshot(snapshot, records, previous)
     if progress:
         progress("analyzing records", len(records), len(records), f"{len(sites)} sites")
     kinds = Counter(site.kind.value for site in sites)
@@ -154,5 +155,8 @@ def index_snapshot(
         dynamic_sites=sum(e.dynamic_sites for e in extractions),
         seconds=round(time.perf_counter() - started, 3),
     )
-    store.replace_snapshot(snapshot, summary, records)
+    if removed:
+        summary.extra["removed"] = len(removed)
+    store.replace_snapshot(snapshot, summary, [*records, *removed])
+    store.put_vocabulary(snapshot.repo, names)
     return summary

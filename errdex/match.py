@@ -6,14 +6,17 @@ template is indexed by its rarest literal fragment in one Aho-Corasick automaton
 candidate is verified by finding its literal pieces in order around the anchor with plain
 substring search (no regular expressions, so no backtracking). Every search window is
 bounded and the work per input is budgeted, so hostile input stays linear. Understanding
-the paste (prefixes, tracebacks, Rust Debug values) is `errdex.paste`'s job.
+the paste (prefixes, tracebacks, Rust Debug values) is `errdex.paste`'s job, what a hole
+may hold is `errdex.holes`', and what a traceback says about the library it came from is
+`errdex.evidence`'.
 """
 
 from __future__ import annotations
 
-import heapq
+import itertools
 import math
 import re
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -23,11 +26,19 @@ from typing import Any
 import ahocorasick
 
 from errdex.errors import EmptyInputError
+from errdex.evidence import components as _components
+from errdex.evidence import library_rank as _library_rank
+from errdex.evidence import path_agrees as _path_agrees
+from errdex.evidence import text_libraries
+from errdex.evidence import type_tail as _type_tail
+from errdex.holes import TYPE_CHECKS as _TYPE_CHECKS
+from errdex.holes import hole_kinds as _hole_kinds
 from errdex.models import Match, Template
 from errdex.paste import DebugHit, Doc, Frame, Group, Paste, parse_paste
 
 MIN_ANCHOR = 8  # an anchor fragment this long is "of decent length"
 SHORT_TEMPLATE = 4  # fewer literal non-space chars: must cover the whole message line
+EDGE_TEMPLATE = 16  # a hole at an end and fewer literal chars: must cover it too
 MAX_HOLE = 20_000  # longest value a hole may take
 MAX_OCCURRENCES = 64  # anchor occurrences verified per anchor fragment per document
 APPROX_THRESHOLD = 0.5
@@ -35,16 +46,13 @@ APPROX_MIN_WORDS = 3
 APPROX_MAX_GROUPS = 1_000  # messages that get a nearest-record lookup, per input
 APPROX_MAX_POSTINGS = 5_000  # a word in more templates than this only scores, never finds
 APPROX_CANDIDATES = 25
+DF_SLOTS = 1 << 22  # hashed counters for fragment rarity (16 MB while building)
+APPROX_READ = 4_000  # postings read per message by the nearest-record lookup
 EMPTY_PENALTY = 0.9  # score factor per empty hole
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
 _TOKEN = re.compile(r"\S+")
-_INT = re.compile(r"[+-]?\d[\d,_]*")
-_FLOAT = re.compile(r"[+-]?(?:\d[\d,_]*\.?\d*|\.\d+)(?:[eE][+-]?\d+)?%?|[+-]?(?:inf|nan)")
-_HEX = re.compile(r"[+-]?(?:0[xXob])?[0-9a-fA-F]+")
-_TYPE_CHECKS = {"int": _INT, "float": _FLOAT, "hex": _HEX}
-
-
+MIN_SCAN_KEY = 5  # anchors shorter than this are too common to pre-filter a log with
 @dataclass(frozen=True)
 class MatchEntry:
     record_id: str
@@ -55,6 +63,7 @@ class MatchEntry:
     variant: str | None = None  # Rust error variant whose #[error] text is the template
     variant_fields: tuple[str, ...] = ()  # its fields in declared order
     language: str = "python"  # "python" | "rust"
+    version: str | None = None  # the indexed snapshot's release version, where known
 
 
 @dataclass
@@ -72,64 +81,29 @@ class MatchStats:
         return self.anchor_hits + self.verifications + self.scanned + self.approximate
 
 
-@lru_cache(maxsize=4096)
-def _hole_type(spec: str) -> str:
-    """The value kind a format spec guarantees: int, float, hex, or any."""
-    s = spec.strip()
-    kind = s[-1:] if s.startswith("%") else s.rsplit(":", 1)[1][-1:] if ":" in s else ""
-    if kind in ("d", "i", "u"):
-        return "int"
-    if kind and kind in "eEfFgG%":
-        return "float"
-    if kind and kind in "xXob":
-        return "hex"
-    return "any"
-
-
-@lru_cache(maxsize=4096)
-def _empty_ok(spec: str) -> bool:
-    """`%s`/`{}` of an empty string prints nothing; `{:?}`, `!r`, `%d` never do."""
-    s = spec.strip()
-    kind = s[-1:] if s.startswith("%") else s.rsplit(":", 1)[1][-1:] if ":" in s else ""
-    return kind in ("", "s") and "!r" not in s and "!a" not in s
-
-
-@lru_cache(maxsize=4096)
-def _type_tail(name: str | None) -> str | None:
-    """`json.decoder.JSONDecodeError` and `Error::Io` compare by their last component."""
-    if not name:
-        return None
-    return re.split(r"[.:]+", name.strip())[-1] or None
-
-
-def _path_agrees(site: tuple[str, ...], frame: tuple[str, ...]) -> bool:
-    """Whole path components: the site's path is a suffix of the frame's, or they share
-    at least a directory and the file (`src/packaging/version.py` against
-    `.../site-packages/packaging/version.py`)."""
-    common = 0
-    for a, b in zip(reversed(site), reversed(frame), strict=False):
-        if a != b:
-            break
-        common += 1
-    return common > 0 and (common == len(site) or common >= 2)
-
-
-@lru_cache(maxsize=4096)
-def _components(path: str) -> tuple[str, ...]:
-    return tuple(part for part in path.replace("\\", "/").split("/") if part and part != ".")
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Compiled:
+    """What verification needs of a template, kept small: a million of these stay in
+    memory (specs, types and the word set are shared or recomputed, never copied)."""
+
     literals: tuple[str, ...]
     specs: tuple[str, ...]
     types: tuple[str, ...]
     empty_ok: tuple[bool, ...]
     literal_length: int  # every literal character, spaces included
     solid_chars: int  # literal non-space characters
-    words: frozenset[str]
+    whole_line: bool  # too short to trust inside other text: must be the whole message
     exception: str | None
     sites: tuple[tuple[tuple[str, ...], int], ...]
+
+    @property
+    def words(self) -> frozenset[str]:
+        return _literal_words(self.literals)
+
+
+@lru_cache(maxsize=8192)
+def _literal_words(literals: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(w.lower() for lit in literals for w in _WORD.findall(lit))
 
 
 @dataclass
@@ -145,6 +119,7 @@ class _Found:
     rank: tuple[int | float, ...] = ()
     why: str = ""
     site_index: int | None = None
+    variant: bool = False  # found as a Rust Debug value, not as text
 
 
 def _fragments(literal: str, index: int) -> list[tuple[str, int, int]]:
@@ -163,10 +138,17 @@ class Matcher:
 
     def __init__(self, entries: Iterable[MatchEntry]) -> None:
         self.entries: tuple[MatchEntry, ...] = tuple(entries)
-        self._compiled = tuple(self._compile(entry) for entry in self.entries)
-        self._keys: list[str] = []
-        self._postings: list[list[tuple[int, int, int]]] = []
-        self._automaton = self._build_automaton()
+        interned: dict[Any, Any] = {}
+        self._compiled = tuple(self._compile(entry, interned) for entry in self.entries)
+        del interned
+        # Postings of anchor k: _post_entry/_post_literal/_post_offset[_post_start[k]:
+        # _post_start[k + 1]], flat arrays rather than a million small lists and tuples.
+        self._key_length = array("H")
+        self._post_start = array("I")
+        self._post_entry = array("I")
+        self._post_literal = array("H")
+        self._post_offset = array("I")
+        self._automaton, self._short_automaton = self._build_automata()
         self._variants: dict[str, list[int]] = defaultdict(list)
         # Exception types whose message is made at run time: found by the type alone.
         self._typed: dict[str, list[int]] = defaultdict(list)
@@ -176,45 +158,67 @@ class Matcher:
             tail = _type_tail(entry.exception)
             if tail and self._compiled[i].literal_length == 0 and entry.language == "python":
                 self._typed[tail].append(i)
-        self._words: dict[str, list[int]] = defaultdict(list)
+        self._words: dict[str, array[int]] = {}
+        with_words = 0
         for i, compiled in enumerate(self._compiled):
-            for word in compiled.words:
-                self._words[word].append(i)
-        total = sum(1 for c in self._compiled if c.words) or 1
+            words = compiled.words
+            with_words += bool(words)
+            for word in words:
+                ids = self._words.get(word)
+                if ids is None:
+                    ids = self._words[word] = array("I")
+                ids.append(i)
+        total = with_words or 1
         self._idf = {w: math.log(1 + total / len(ids)) for w, ids in self._words.items()}
+        self._idf_total = array(
+            "d", (sum(self._idf[w] for w in c.words) for c in self._compiled)
+        )
 
     @staticmethod
-    def _compile(entry: MatchEntry) -> _Compiled:
+    def _compile(entry: MatchEntry, interned: dict[Any, Any]) -> _Compiled:
         template = entry.template
         specs = tuple(p.spec for p in template.placeholders)
-        words = frozenset(w.lower() for lit in template.literals for w in _WORD.findall(lit))
+        specs = interned.setdefault(specs, specs)
+        types, empty_ok = _hole_kinds(specs)
+        solid = sum(len(part) for lit in template.literals for part in lit.split())
+        sites = tuple((_components(path), line) for path, line in entry.sites)
         return _Compiled(
             literals=template.literals,
             specs=specs,
-            types=tuple(_hole_type(s) for s in specs),
-            empty_ok=tuple(_empty_ok(s) for s in specs),
+            types=types,
+            empty_ok=empty_ok,
             literal_length=sum(len(lit) for lit in template.literals),
-            solid_chars=sum(len(part) for lit in template.literals for part in lit.split()),
-            words=words,
+            solid_chars=solid,
+            # "interrupted", "unsupported dtype": a whole message, not words in a sentence.
+            # `{!r} unclosed`, `closefd {}`: a few words and a hole that takes the rest.
+            whole_line=solid < SHORT_TEMPLATE
+            or (not template.placeholders and len(template.literals[0].split()) <= 2)
+            or (solid < EDGE_TEMPLATE and len(template.literals) > 1
+                and not (template.literals[0] and template.literals[-1])),
             exception=_type_tail(entry.exception),
-            sites=tuple((_components(path), line) for path, line in entry.sites),
+            sites=interned.setdefault(sites, sites),
         )
 
-    def _build_automaton(self) -> Any:
+    def _build_automata(self) -> tuple[Any, Any]:
         """Anchor each template at its rarest fragment (fewest templates share it, then
-        longest); a template with no fragment of MIN_ANCHOR chars at its longest literal."""
-        per_entry: list[list[tuple[str, int, int]]] = []
-        df: Counter[str] = Counter()
+        longest); a template with no fragment of MIN_ANCHOR chars at its longest literal.
+        Anchors shorter than MIN_SCAN_KEY (`:`, `for`) go in a second automaton, so a log
+        scan can pre-filter lines with the first alone."""
+        # Fragment counts in a fixed table of hashed counters: a collision only makes a
+        # fragment look a little commoner, and a million templates' fragments (tens of
+        # millions of strings) never have to be held at once.
+        slots = max(1024, min(DF_SLOTS, 32 * len(self._compiled)))
+        df = array("I", bytes(4 * slots))
         for compiled in self._compiled:
-            frags = [f for i, lit in enumerate(compiled.literals) for f in _fragments(lit, i)]
-            per_entry.append(frags)
-            df.update({f[0] for f in frags})
+            for frag in {f[0] for i, lit in enumerate(compiled.literals)
+                         for f in _fragments(lit, i)}:
+                df[hash(frag) % slots] += 1
         key_ids: dict[str, int] = {}
-        for entry_index, (compiled, frags) in enumerate(
-            zip(self._compiled, per_entry, strict=True)
-        ):
+        postings: list[tuple[int, int, int, int]] = []  # (key id, entry, literal, offset)
+        for entry_index, compiled in enumerate(self._compiled):
+            frags = [f for i, lit in enumerate(compiled.literals) for f in _fragments(lit, i)]
             if frags:
-                anchor = min(frags, key=lambda f: (df[f[0]], -len(f[0])))
+                anchor = min(frags, key=lambda f: (df[hash(f[0]) % slots], -len(f[0])))
             else:
                 longest = max(
                     range(len(compiled.literals)), key=lambda i: len(compiled.literals[i].strip())
@@ -225,18 +229,41 @@ class Matcher:
                     continue  # no literal text at all: reachable only as a Debug variant
                 anchor = (text, longest, literal.index(text))
             key, literal_index, offset = anchor
-            if key not in key_ids:
-                key_ids[key] = len(self._keys)
-                self._keys.append(key)
-                self._postings.append([])
-            self._postings[key_ids[key]].append((entry_index, literal_index, offset))
-        if not self._keys:
-            return None
-        automaton = ahocorasick.Automaton()
-        for key, key_id in key_ids.items():
-            automaton.add_word(key, key_id)
-        automaton.make_automaton()
-        return automaton
+            key_id = key_ids.setdefault(key, len(key_ids))
+            if key_id == len(self._key_length):
+                self._key_length.append(len(key))
+            postings.append((key_id, entry_index, literal_index, offset))
+        postings.sort()
+        for key_id, entry_index, literal_index, offset in postings:
+            while len(self._post_start) <= key_id:
+                self._post_start.append(len(self._post_entry))
+            self._post_entry.append(entry_index)
+            self._post_literal.append(literal_index)
+            self._post_offset.append(offset)
+        self._post_start.append(len(self._post_entry))
+        del postings
+        long_keys = {k: i for k, i in key_ids.items() if len(k) >= MIN_SCAN_KEY}
+        short_keys = {k: i for k, i in key_ids.items() if len(k) < MIN_SCAN_KEY}
+        return _automaton(long_keys), _automaton(short_keys)
+
+    def plausible(self, line: str) -> bool:
+        """Cheap test before the full matcher, for log scanning: some template anchored
+        in `line` has every literal somewhere in it (order and holes not checked)."""
+        if self._automaton is None:
+            return False
+        for _, key_id in self._automaton.iter(line):
+            start = self._post_start[key_id]
+            for p in range(start, min(self._post_start[key_id + 1], start + MAX_OCCURRENCES)):
+                if all(lit in line for lit in self._compiled[self._post_entry[p]].literals):
+                    return True
+        return False
+
+    def anchor_ends(self, text: str) -> Iterable[int]:
+        """End offsets of anchors of MIN_SCAN_KEY+ characters in `text`: a line without
+        one can match no template except a very short one. For pre-filtering logs."""
+        if self._automaton is None:
+            return ()
+        return (end for end, _ in self._automaton.iter(text))
 
     # --- matching ------------------------------------------------------------------------
 
@@ -244,11 +271,15 @@ class Matcher:
         """The records found in `text`, best first (see `match_with_stats`)."""
         return self.match_with_stats(text, limit)[0]
 
-    def match_with_stats(self, text: str, limit: int = 10) -> tuple[list[Match], MatchStats]:
+    def match_with_stats(
+        self, text: str, limit: int = 10, *, exact_only: bool = False
+    ) -> tuple[list[Match], MatchStats]:
         """Rank: exact matches first; then a site a traceback frame points at (path and
         line, then path only); then the exception type agreeing with the text's `Type:`
-        prefix; then more literal characters; then fewer holes; then score. Each record
-        appears once, at its best occurrence."""
+        prefix; then more literal characters; then the record of the library (and
+        version) the text's frames come from; then fewer holes; then score. Each record
+        appears once, at its best occurrence. `exact_only` skips the nearest-record
+        lookup and matches by exception type alone (what a log scan wants)."""
         if not text or not text.strip():
             raise EmptyInputError("nothing to explain: the input is blank")
         stats = MatchStats()
@@ -262,15 +293,17 @@ class Matcher:
             found.extend(self._exact(doc, doc_index, stats, budget, hit_cap))
         for hit in paste.debug:
             found.extend(self._variant(hit, paste))
-        found.extend(self._by_type(paste))
-        matched_groups = {f.group for f in found}
-        found.extend(self._approximate(paste, matched_groups, stats))
+        if not exact_only:
+            found.extend(self._by_type(paste))
+            matched_groups = {f.group for f in found}
+            found.extend(self._approximate(paste, matched_groups, stats))
+        libraries = text_libraries(text) if found else frozenset()
         # In a traceback, the exception that ended it comes first; its causes follow.
         framed = [g.index for g in paste.groups if g.frame is not None]
         final = framed[-1] if framed else None
         best: dict[str, _Found] = {}
         for item in found:
-            self._rank(item, paste, final)
+            self._rank(item, paste, final, libraries)
             record = self.entries[item.entry].record_id
             if record not in best or item.rank < best[record].rank:
                 best[record] = item
@@ -292,12 +325,15 @@ class Matcher:
     def _exact(
         self, doc: Doc, doc_index: int, stats: MatchStats, budget: int, hit_cap: int
     ) -> list[_Found]:
-        if self._automaton is None:
-            return []
         out: list[_Found] = []
         occurrences: Counter[int] = Counter()
         seen: set[tuple[int, int]] = set()
-        for end, key_id in self._automaton.iter(doc.text):
+        hits = itertools.chain.from_iterable(
+            automaton.iter(doc.text)
+            for automaton in (self._automaton, self._short_automaton)
+            if automaton is not None
+        )
+        for end, key_id in hits:
             stats.anchor_hits += 1
             if stats.anchor_hits > hit_cap or stats.scanned > budget:
                 stats.exhausted = True
@@ -305,8 +341,11 @@ class Matcher:
             occurrences[key_id] += 1
             if occurrences[key_id] > MAX_OCCURRENCES:
                 continue
-            anchor_start = end - len(self._keys[key_id]) + 1
-            for entry, literal_index, offset in self._postings[key_id]:
+            anchor_start = end - self._key_length[key_id] + 1
+            for p in range(self._post_start[key_id], self._post_start[key_id + 1]):
+                entry, literal_index, offset = (
+                    self._post_entry[p], self._post_literal[p], self._post_offset[p]
+                )
                 if stats.scanned > budget:
                     stats.exhausted = True
                     break
@@ -384,7 +423,7 @@ class Matcher:
         )
         if first_line.group < 0:
             return None  # inside a traceback frame, code line or header
-        if c.solid_chars < SHORT_TEMPLATE and not (
+        if c.whole_line and not (
             _blank(text, first_line.content_start, match_start)
             and _blank(text, match_end, last_line.content_end)
         ):
@@ -453,6 +492,7 @@ class Matcher:
                     score,
                     hit.group,
                     detail,
+                    variant=True,
                 )
             )
         return out
@@ -513,31 +553,41 @@ class Matcher:
         words = {w.lower() for w in _WORD.findall(message)}
         if len(words) < APPROX_MIN_WORDS:
             return []
+        # Candidates come from the message's rarest words first, reading at most about
+        # APPROX_READ postings: a near miss shares its rare words, and common words alone
+        # can't reach the threshold anyway.
+        known = sorted((w for w in words if w in self._words), key=lambda w: len(self._words[w]))
         partial: Counter[int] = Counter()
-        for word in words:
-            ids = self._words.get(word, ())
-            if len(ids) > APPROX_MAX_POSTINGS:
-                continue
-            stats.approximate += len(ids)
-            for i in ids:
-                partial[i] += 1
+        read = 0
+        for word in known:
+            ids = self._words[word]
+            if len(ids) > APPROX_MAX_POSTINGS or (read and read + len(ids) > APPROX_READ):
+                break
+            read += len(ids)
+            partial.update(ids)
+        stats.approximate += read
         out: list[tuple[int, float, str]] = []
-        for i, _ in heapq.nlargest(APPROX_CANDIDATES, partial.items(), key=lambda kv: kv[1]):
-            compiled = self._compiled[i]
-            shared = compiled.words & words
-            if len(compiled.words) < APPROX_MIN_WORDS or len(shared) < 2:
+        for i, _ in partial.most_common(APPROX_CANDIDATES):
+            template_words = self._compiled[i].words
+            shared = template_words & words
+            if len(template_words) < APPROX_MIN_WORDS or len(shared) < 2:
                 continue
-            total = sum(self._idf[w] for w in compiled.words)
-            score = sum(self._idf[w] for w in shared) / total
+            score = sum(self._idf[w] for w in shared) / self._idf_total[i]
             if score >= APPROX_THRESHOLD:
                 detail = (
-                    f"approximate: {len(shared)} of {len(compiled.words)} template words"
+                    f"approximate: {len(shared)} of {len(template_words)} template words"
                     f" ({score:.2f} idf-weighted)"
                 )
                 out.append((i, score, detail))
         return out
 
-    def _rank(self, item: _Found, paste: Paste, final: int | None) -> None:
+    def _rank(
+        self,
+        item: _Found,
+        paste: Paste,
+        final: int | None,
+        libraries: frozenset[tuple[str, str | None]],
+    ) -> None:
         c = self._compiled[item.entry]
         group: Group = paste.groups[item.group]
         reasons = [item.detail]
@@ -561,14 +611,33 @@ class Matcher:
         if agrees:
             reasons.append(f"exception type {text_type} agrees")
         holes = len(c.specs)
-        last = 0 if final is None or item.group == final else 1
+        # A traceback's final exception, else a message that is not a `Caused by:` line.
+        # Text inside a Debug value's quotes is matched again, unescaped, in a doc of its own.
+        last = int(group.cause or (group.debug and not item.variant))
+        if final is not None:
+            last = 0 if item.group == final else 1
+        entry = self.entries[item.entry]
+        library = _library_rank(entry.repo, entry.version, libraries) if libraries else 2
+        if library < 2:
+            reasons.append("traceback comes from " + entry.repo
+                           + (f" {entry.version}" if library == 0 else ""))
         if item.exact:
-            item.rank = (0, last, frame_rank, 0 if agrees else 1, -c.solid_chars, holes,
-                         -item.score)
+            item.rank = (0, last, frame_rank, 0 if agrees else 1, -c.solid_chars, library,
+                         holes, -item.score)
         else:
-            item.rank = (1, last, frame_rank, 0 if agrees else 1, -item.score, -c.solid_chars,
-                         holes)
+            item.rank = (1, last, frame_rank, 0 if agrees else 1, -item.score, library,
+                         -c.solid_chars, holes)
         item.why = "; ".join(reasons)
+
+
+def _automaton(keys: dict[str, int]) -> Any:
+    if not keys:
+        return None
+    automaton = ahocorasick.Automaton()
+    for key, key_id in keys.items():
+        automaton.add_word(key, key_id)
+    automaton.make_automaton()
+    return automaton
 
 
 def _blank(text: str, start: int, end: int) -> bool:

@@ -203,6 +203,7 @@ class Explanation:
     common_situations: tuple[str, ...]
     source: str = "facts"  # "facts" | "llm"
     model: str | None = None
+    notes: tuple[str, ...] = ()  # why a writer's section was not used ("llm: solutions: ...")
 
 
 @dataclass(frozen=True)
@@ -216,6 +217,7 @@ class Related:
 class FailureClass:
     slug: str
     title: str
+    by: str = "rules"  # "rules" | "similar text": how the record was assigned to it
 
 
 @dataclass(frozen=True)
@@ -236,6 +238,7 @@ class Record:
     explanation: Explanation | None = None
     related: tuple[Related, ...] = ()
     failure_class: FailureClass | None = None
+    facts: RecordFacts | None = None  # what the prose was written from (errdex.facts)
 
 
 def record_id(repo: str, template: Template, exception: str | None = None) -> str:
@@ -269,3 +272,84 @@ class IndexSummary:
     dynamic_sites: int
     seconds: float
     extra: dict[str, int] = field(default_factory=dict)
+
+
+# -- facts read out of the code for a record (written by errdex.facts) -----------------
+
+
+@dataclass(frozen=True)
+class OriginFact:
+    """Where a guarded value comes from: a field set from a config, a local, a parameter."""
+
+    name: str  # the guarded name: "kv_repeat"
+    how: str  # "field" | "local" | "parameter"
+    expression: str  # what it is set from ("cfg.kv_repeat"), or the parameter's type
+    path: str
+    line: int
+    text: str  # the source line, stripped
+    source: str | None = None  # the typed origin: "Config.kv_repeat", "env KEY", "shape of q"
+
+
+@dataclass(frozen=True)
+class SiblingCheck:
+    """Another check in the same function, in source order."""
+
+    record_id: str
+    message: str
+    line: int
+    guard: str | None
+    requirement: str | None
+    position: str  # "before" | "after" this site
+
+
+@dataclass(frozen=True)
+class EntryPoint:
+    """A public function or method that reaches the site's function (by name)."""
+
+    function: str
+    path: str
+    line: int
+    depth: int  # 1: calls the function directly
+
+
+@dataclass(frozen=True)
+class TestRef:
+    """A place in the repository's tests that triggers or expects this error."""
+
+    path: str
+    line: int
+    kind: str  # "pytest.raises" | "assertRaises" | "should_panic" | "is_err" | "mentions"
+    text: str  # the line, stripped
+
+
+@dataclass(frozen=True)
+class History:
+    """When the message appeared and last changed in the repository's git history."""
+
+    introduced_commit: str | None = None
+    introduced_date: str | None = None
+    introduced_tag: str | None = None  # the first tag that contains the commit
+    changed_commit: str | None = None
+    changed_date: str | None = None
+    removed: bool = False  # the message is gone from the indexed code; the record is kept
+    removed_commit: str | None = None  # the commit whose diff removed it, when git tells
+    removed_date: str | None = None
+
+
+@dataclass(frozen=True)
+class SiteFacts:
+    path: str
+    line: int
+    function: str | None
+    guard: str | None
+    requirement: str | None
+    origins: tuple[OriginFact, ...] = ()
+    siblings: tuple[SiblingCheck, ...] = ()
+    entry_points: tuple[EntryPoint, ...] = ()
+
+
+@dataclass(frozen=True)
+class RecordFacts:
+    sites: tuple[SiteFacts, ...]
+    tests: tuple[TestRef, ...] = ()
+    history: History | None = None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 # --- rules, as data ----------------------------------------------------------------------
 
@@ -47,6 +47,8 @@ PREFIX_RULES: tuple[PrefixRule, ...] = (
     _rule("timestamp", r"\[?" + _TIMESTAMP + r"\]?(?:[ \t]+|[ \t]*[|:-][ \t]*)"),
     _rule("python_logging", r"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG):[\w.]{0,200}:"),
     _rule("error_word", r"(?:Error|error|ERROR)(?:\[E\d+\])?:(?:[ \t]+|$)"),
+    # `ERROR app.db: ...`: Python logging's `%(levelname)s %(name)s: %(message)s`.
+    _rule("level_logger", _LEVEL + r"[ \t]+[A-Za-z_][\w.\-]{0,100}:[ \t]+"),
     _rule("level", r"\[?" + _LEVEL + r"\]?(?:[ \t]*[:|-][ \t]*|[ \t]+)"),
     _rule("rust_target", r"[a-z_]\w{0,64}(?:::\w{1,64}){1,12}:[ \t]+"),
     _rule(
@@ -101,6 +103,7 @@ DEBUG_START = re.compile(r"[A-Z]\w*[ \t]*[({\[]|\"")
 # Debug wrappers whose string is the message, and struct fields holding one.
 MESSAGE_WRAPPERS = frozenset({"Msg", "Message", "Custom", "Other", "Context", "Any"})
 MESSAGE_FIELDS = frozenset({"context", "message", "msg", "reason", "description"})
+CAUSE_FIELDS = frozenset({"source", "cause", "inner_error"})
 
 _MAX_DEPTH = 3  # derived docs inside derived docs
 _MAX_DEBUG_CHARS = 200_000
@@ -144,6 +147,7 @@ class Group:
     exception: str | None  # the type a prefix names: "ValueError", "json.decoder.JSONDecodeError"
     frame: Frame | None
     debug: bool = False  # the message is a Rust Debug value (its strings have groups of their own)
+    cause: bool = False  # a line of a Rust `Caused by:` list: what the error above wraps
 
 
 @dataclass(frozen=True)
@@ -413,8 +417,11 @@ class _Builder:
         self.debug: list[DebugHit] = []
         self.debug_budget = 0  # characters Debug parsing may still read (set per paste)
 
-    def _group(self, doc: int, start: int, end: int, exc: str | None, frame: Frame | None) -> int:
-        self.groups.append(Group(len(self.groups), doc, start, end, exc, frame))
+    def _group(
+        self, doc: int, start: int, end: int, exc: str | None, frame: Frame | None,
+        cause: bool = False,
+    ) -> int:
+        self.groups.append(Group(len(self.groups), doc, start, end, exc, frame, cause=cause))
         return len(self.groups) - 1
 
     def add_doc(
@@ -441,10 +448,14 @@ class _Builder:
             newline = text.find("\n", pos)
             limit = len(text) if newline < 0 else newline
             if text[pos:limit].rstrip()[-1:] in ("{", "(", "["):
-                limit = pos + min(_MAX_DEBUG_CHARS, self.debug_budget)
+                limit = len(text)
+            limit = min(limit, pos + _MAX_DEBUG_CHARS, pos + self.debug_budget)
             parser = _DebugParser(text, limit)
             value = parser.parse(pos)
             self.debug_budget -= max(1, parser.pos - pos)
+            after = text.find("\n", value.end) if value is not None else -1
+            if value is not None and text[value.end : len(text) if after < 0 else after].strip():
+                value = None  # `"writer" must be writable`: a message that starts quoted
             if value is not None:
                 values.append((value, group))
                 skip_until = value.end  # a `{:#?}` value's lines are not messages
@@ -501,7 +512,7 @@ class _Builder:
                 if stripped and s[0] in " \t":
                     m = CAUSE_INDEX.match(s)
                     cs = ls + (m.end() if m else 0)
-                    group = self._group(doc_index, cs, le, None, inherited)
+                    group = self._group(doc_index, cs, le, None, inherited, cause=True)
                     lines.append(Line(ls, le, cs, le, group))
                     debug_at(cs, group)
                     continue
@@ -540,6 +551,7 @@ class _Builder:
             old.exception,
             old.frame,
             old.debug or debug,
+            old.cause,
         )
 
     def _visit(
@@ -551,24 +563,32 @@ class _Builder:
         top: bool = False,
         wrapper: str | None = None,
         field: str | None = None,
+        cause: bool = False,
     ) -> None:
         if value.kind == "str":
             if top or wrapper in MESSAGE_WRAPPERS or field in MESSAGE_FIELDS:
-                self._derive(value, doc_index, group, depth)
+                self._derive(value, doc_index, group, depth, cause)
             return
         if value.name and value.kind in ("struct", "variant") and len(self.debug) < _MAX_DEBUG_HITS:
             self.debug.append(DebugHit(value, doc_index, group))
         for key, child in value.fields:
-            self._visit(child, doc_index, group, depth, wrapper=value.name, field=key)
+            self._visit(child, doc_index, group, depth, wrapper=value.name, field=key,
+                        cause=cause or key in CAUSE_FIELDS)
 
-    def _derive(self, value: DebugValue, doc_index: int, group: int, depth: int) -> None:
+    def _derive(
+        self, value: DebugValue, doc_index: int, group: int, depth: int, cause: bool = False
+    ) -> None:
         if depth >= _MAX_DEPTH or not value.string or not value.string.strip():
             return
         parent = self.docs[doc_index]
         pieces = tuple(
             (string_off, parent.to_original(doc_off)) for string_off, doc_off in value.string_pieces
         )
+        first = len(self.groups)
         self.add_doc(value.string, pieces, self.groups[group].frame, depth + 1)
+        if cause:  # anyhow's `Context { context: .., source: .. }`: the source is a cause
+            for g in self.groups[first:]:
+                self.groups[g.index] = replace(g, cause=True)
 
 
 def parse_paste(text: str) -> Paste:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from errdex.factsjson import facts_from_dict, facts_to_dict, status_of
 from errdex.models import (
     Defensive,
     ExampleFix,
@@ -121,6 +122,7 @@ def explanation_to_dict(explanation: Explanation) -> dict[str, Any]:
         "common_situations": list(explanation.common_situations),
         "source": explanation.source,
         "model": explanation.model,
+        "notes": list(explanation.notes),
     }
 
 
@@ -136,6 +138,7 @@ def _explanation_from_dict(data: dict[str, Any]) -> Explanation:
         common_situations=tuple(data["common_situations"]),
         source=data.get("source", "facts"),
         model=data.get("model"),
+        notes=tuple(data.get("notes", ())),
     )
 
 
@@ -159,10 +162,13 @@ def record_to_dict(record: Record) -> dict[str, Any]:
             {"id": r.id, "message": r.message, "reason": r.reason} for r in record.related
         ],
         "failure_class": (
-            {"slug": record.failure_class.slug, "title": record.failure_class.title}
+            {"slug": record.failure_class.slug, "title": record.failure_class.title,
+             "by": record.failure_class.by}
             if record.failure_class
             else None
         ),
+        "status": status_of(record.facts),
+        "facts": facts_to_dict(record.facts),
     }
 
 
@@ -188,4 +194,5 @@ def record_from_dict(data: dict[str, Any]) -> Record:
         ),
         related=tuple(Related(**r) for r in data.get("related", [])),
         failure_class=FailureClass(**failure) if failure else None,
+        facts=facts_from_dict(data.get("facts")),
     )

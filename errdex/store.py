@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from errdex import matchindex
 from errdex.errors import NotFoundError, StoreError
 from errdex.match import MatchEntry
 from errdex.models import IndexSummary, Record, Snapshot
@@ -49,6 +50,12 @@ CREATE INDEX IF NOT EXISTS records_by_repo ON records (repo, path, line);
 CREATE VIRTUAL TABLE IF NOT EXISTS records_text USING fts5 (
     id UNINDEXED, repo UNINDEXED, message, tokenize = 'unicode61'
 );
+CREATE TABLE IF NOT EXISTS match_keys (key TEXT NOT NULL, rid TEXT NOT NULL,
+    PRIMARY KEY (key, rid)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS match_keys_by_record ON match_keys (rid);
+CREATE TABLE IF NOT EXISTS match_index (repo TEXT PRIMARY KEY, version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS vocabulary (repo TEXT PRIMARY KEY, names TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS llm_cache (key TEXT PRIMARY KEY, data TEXT NOT NULL);
 """
 
 
@@ -122,6 +129,7 @@ class SQLiteStore:
         try:
             with self._conn:
                 self._conn.execute("BEGIN IMMEDIATE")
+                matchindex.delete_repo(self._conn, snapshot.repo)
                 self._conn.execute("DELETE FROM records_text WHERE repo = ?", (snapshot.repo,))
                 self._conn.execute("DELETE FROM records WHERE repo = ?", (snapshot.repo,))
                 self._conn.execute(
@@ -136,6 +144,7 @@ class SQLiteStore:
                     "INSERT INTO records_text (id, repo, message) VALUES (?, ?, ?)",
                     [(row[0], row[1], row[5]) for row in rows],
                 )
+                matchindex.index_repo(self._conn, snapshot.repo)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot write database {self.path}: {exc}") from None
 
@@ -148,6 +157,24 @@ class SQLiteStore:
             raise NotFoundError(f"no error with id {record_id!r}")
         data: dict[str, Any] = json.loads(row["data"])
         return data
+
+    def record_json(self, record_id: str) -> str:
+        """The stored contract text itself: the API serves it without a parse/dump."""
+        with self._reading() as conn:
+            row = conn.execute("SELECT data FROM records WHERE id = ?", (record_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no error with id {record_id!r}")
+        return str(row["data"])
+
+    def records_in_class(self, slug: str) -> list[dict[str, Any]]:
+        """Listing rows of every record of one failure class, across repositories."""
+        with self._reading() as conn:
+            rows = conn.execute(
+                "SELECT id, repo, language, kind, exception, message, path, line, site_count "
+                "FROM records WHERE json_extract(data, '$.failure_class.slug') = ? "
+                "ORDER BY repo, path, line", (slug,)
+            ).fetchall()
+        return [dict(row) for row in rows]
 
     def record(self, record_id: str) -> Record:
         return record_from_dict(self.record_dict(record_id))
@@ -173,6 +200,43 @@ class SQLiteStore:
             ).fetchall()
         return [dict(row) for row in rows]
 
+    # -- analysis (errdex.check, errdex.llm) ---------------------------------------------
+
+    def put_vocabulary(self, repo: str, names: frozenset[str]) -> None:
+        """Every identifier of a repository's indexed code: what record text may name."""
+        try:
+            with self._conn:
+                self._conn.execute("INSERT OR REPLACE INTO vocabulary VALUES (?, ?)",
+                                   (repo, " ".join(sorted(names))))
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot write database {self.path}: {exc}") from None
+
+    def vocabulary(self, repo: str) -> frozenset[str]:
+        with self._reading() as conn:
+            row = conn.execute("SELECT names FROM vocabulary WHERE repo = ?", (repo,)).fetchone()
+        return frozenset(row["names"].split()) if row else frozenset()
+
+    def update_record_data(self, records: Sequence[Record]) -> None:
+        """Rewrite stored records' contract (their prose), keeping everything else."""
+        rows = [(json.dumps(record_to_dict(r), ensure_ascii=False), r.id) for r in records]
+        try:
+            with self._conn:
+                self._conn.executemany("UPDATE records SET data = ? WHERE id = ?", rows)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot write database {self.path}: {exc}") from None
+
+    def cache_get(self, key: str) -> str | None:
+        with self._reading() as conn:
+            row = conn.execute("SELECT data FROM llm_cache WHERE key = ?", (key,)).fetchone()
+        return str(row["data"]) if row else None
+
+    def cache_put(self, key: str, data: str) -> None:
+        try:
+            with self._conn:
+                self._conn.execute("INSERT OR REPLACE INTO llm_cache VALUES (?, ?)", (key, data))
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot write database {self.path}: {exc}") from None
+
     def has_repo(self, repo: str) -> bool:
         with self._reading() as conn:
             row = conn.execute("SELECT 1 FROM snapshots WHERE repo = ?", (repo,)).fetchone()
@@ -193,12 +257,19 @@ class SQLiteStore:
             ).fetchall()
         return [dict(row) for row in rows]
 
+    def match_candidates(self, text: str, near: bool = False) -> list[MatchEntry] | None:
+        """The entries `text` can match, from the on-disk key index (`errdex.matchindex`);
+        None when this database has no complete key index (then use `match_entries`)."""
+        with self._reading() as conn:
+            return matchindex.candidate_entries(conn, text, near)
+
     def match_entries(self) -> list[MatchEntry]:
         """What the matcher needs of every record, without the pages' prose."""
         entries = []
         with self._reading() as conn:
-            rows = conn.execute("SELECT id, repo, exception, language, match_data FROM records "
-                                "ORDER BY repo, path, line")
+            rows = conn.execute("SELECT id, repo, exception, language, match_data, (SELECT "
+                                "version FROM snapshots s WHERE s.repo = records.repo) AS version "
+                                "FROM records ORDER BY repo, path, line")
             for row in rows:
                 data = json.loads(row["match_data"])
                 entries.append(MatchEntry(
@@ -210,5 +281,6 @@ class SQLiteStore:
                     variant=data["variant"],
                     variant_fields=tuple(data["variant_fields"]),
                     language=row["language"],
+                    version=row["version"],
                 ))
         return entries

@@ -62,9 +62,27 @@ def test_classify(
     assert found is not None and found.slug == slug
 
 
-@pytest.mark.parametrize("message", ["something went wrong", "oops", "{}"])
+@pytest.mark.parametrize("message", ["oops", "{}"])
 def test_neutral_messages_have_no_class(message: str) -> None:
     assert classify(make_record(message, "RuntimeError")) is None
+
+
+@pytest.mark.parametrize(("message", "slug"), [
+    ("the model weights ran out of memory on the card", "resource-exhaustion"),
+    ("the candle crate has not been built with cuda support", "missing-dependency"),
+    ("Metal index_select requires contiguous ids", "memory-layout"),
+    ("a and y have different lengths {a_len} <> {y_len}", "shape-mismatch"),
+])
+def test_every_message_with_words_gets_a_class(message: str, slug: str) -> None:
+    found = classify(make_record(message, None))
+    assert found is not None and found.slug == slug
+
+
+def test_text_similarity_assigns_what_no_rule_covers() -> None:
+    found = classify(make_record("something went wrong", "RuntimeError"))
+    assert found is not None and found.by == "similar text"
+    ruled = classify(make_record("shape mismatch in add", None))
+    assert ruled is not None and ruled.by == "rules"
 
 
 def test_the_taxonomy_is_complete_and_documented() -> None:

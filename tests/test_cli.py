@@ -191,7 +191,13 @@ def test_reindex_replaces_the_snapshot_and_keeps_ids(db: str, repo: Path) -> Non
     assert run("--db", db, "index", str(repo))[0] == 0
     _, out = run("--db", db, "list", "--json")
     after = {row["message"]: row for row in json.loads(out)}
-    assert "no cache at {}" not in before and len(after) == 3
+    # The renamed message is a new record; the old one is kept, marked removed, so an old
+    # paste still finds its page (and the page says it is gone).
+    assert "no cache at {}" not in before and len(after) == 4
+    _, out = run("--db", db, "show", after["no cache file at {path}"]["id"], "--json")
+    assert json.loads(out)["status"] == "removed"
+    _, out = run("--db", db, "show", after["no cache at {path}"]["id"], "--json")
+    assert json.loads(out)["status"] == "current"
     kept = "cache size must be positive, got {size}"
     assert after[kept]["id"] == before[kept]["id"]
     assert after[kept]["line"] == before[kept]["line"] + 1

@@ -28,8 +28,14 @@ RUST_CASES = [
     ("!(a.len() == b.len())", "`a.len()` must equal `b.len()`"),
     (
         "q_l.dim(D::Minus1)? != k_l.dim(D::Minus1)?",
-        "`q_l.dim(D::Minus1)?` must equal `k_l.dim(D::Minus1)?`",
+        "`q_l` and `k_l` must have the same last dimension",
     ),
+    (
+        "v.dim(D::Minus(3))? != k.dim(D::Minus(3))?",
+        "`v` and `k` must have the same third-to-last dimension",
+    ),
+    ("a.dims()[0] != b.dims()[0]", "`a` and `b` must have the same dimension 0"),
+    ("a.dtype() != b.dtype()", "`a` and `b` must have the same dtype"),
     ("!matches!(xs.dtype(), DType::F32)", "`xs.dtype()` must match `DType::F32`"),
     ("matches!(mode, Mode::Paged)", "`mode` must not match `Mode::Paged`"),
     ("matches!(kind, 4)", "`kind` must not be 4"),
@@ -48,13 +54,14 @@ RUST_CASES = [
     ("idx >= dims.len()", "`idx` must be less than `dims.len()`"),
     ("rank <= 1", "`rank` must be greater than 1"),
     ("!self.map.contains_key(&name)", "`map` must contain the key `name`"),
-    ("self.shape() != rhs.shape()", "`self.shape()` must equal `rhs.shape()`"),
+    ("self.shape() != rhs.shape()", "`self` and `rhs` must have the same shape"),
     ("(a != b) || (c != d)", "all of: `a` must equal `b`; `c` must equal `d`"),
     ("dtype == DType::U8", "`dtype` must differ from `DType::U8`"),
     ("scale == 0.0", "`scale` must not be 0.0"),
     ("opt.is_none()", "`opt` must not be None"),
 ]
 PYTHON_CASES = [
+    ("x.shape[-1] != y.shape[-1]", "`x` and `y` must have the same last dimension"),
     ("not isinstance(x, int)", "`x` must be an instance of `int`"),
     ("isinstance(x, (int, float))", "`x` must not be an instance of `int` or `float`"),
     ("x is None", "`x` must not be None"),

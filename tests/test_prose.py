@@ -257,7 +257,7 @@ def test_error_enum_names_the_variant_and_its_fields() -> None:
     assert "returns the error `Error::ShapeMismatchBinaryOp`" in e.what_it_means
     assert "It carries `lhs`, `rhs`, `op`." in e.what_it_means
     assert "Err(e @ Error::ShapeMismatchBinaryOp { .. })" in e.defensive.try_catch
-    assert e.summary.startswith("`self.shape()` must equal `rhs.shape()`")
+    assert e.summary.startswith("`self` and `rhs` must have the same shape")
 
 
 def test_multi_site_record_mentions_every_place() -> None:

@@ -1,0 +1,144 @@
+"""`errdex check`: every name a record's text cites must exist in the indexed code.
+
+A name is an identifier inside `backticks` in the prose, or any identifier of the code
+sections (example fix, defensive snippets). It is known when the repository's code or
+tests have it (the stored vocabulary), when the record's own message or snippet has it,
+when the snippet itself defines it (`fn x_ok`, `def is_x_error`, `let v`, `as e`), or when
+it is part of the language. Facts-written pages must have no unknown names; the LLM
+writer's sections are checked with the same function before they are accepted.
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from errdex.models import Explanation, Language
+from errdex.store import SQLiteStore
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_BACKTICKED = re.compile(r"`([^`\n]+)`")
+_DOUBLE_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_CODE_STRINGS = re.compile(r"""[rbfu]*"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)'""")
+_COMMENT = {Language.RUST: re.compile(r"//[^\n]*"), Language.PYTHON: re.compile(r"#[^\n]*")}
+_DEFINES = re.compile(
+    r"\b(?:fn|def|let(?:\s+mut)?|as|class|struct|for)\s+([A-Za-z_]\w*)|\|([A-Za-z_]\w*)\||"
+    r"\b([A-Za-z_]\w*)\s*=(?!=)|\b([A-Za-z_]\w*)\s*@|\(([A-Za-z_]\w*)\)\s*(?:if|=>)"
+)
+_RUST_WORDS = """as break const continue crate else enum extern false fn for if impl in let loop
+match mod move mut pub ref return self Self static struct super trait true type unsafe use
+where while dyn async await Ok Err Some None Result Option Box Vec String str bool usize
+isize u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 char std panic catch_unwind resume_unwind
+downcast_ref is_some_and to_string contains into format error Error ok unwrap expect len
+map is_empty clone v e p s x"""
+_PY_WORDS = """self cls e warnings catch_warnings simplefilter error v x"""
+_LANGUAGE_NAMES = {
+    Language.RUST: frozenset(_RUST_WORDS.split()),
+    Language.PYTHON: frozenset(_PY_WORDS.split()) | frozenset(dir(builtins))
+    | frozenset(keyword.kwlist),
+}
+PROSE_FIELDS = ("summary", "what_it_means", "trigger")
+LIST_FIELDS = ("solutions", "prevention", "common_situations")
+CODE_FIELDS = ("example_fix.before", "example_fix.after", "defensive.validate",
+               "defensive.type_guard", "defensive.try_catch")
+
+
+@dataclass(frozen=True)
+class UnknownName:
+    record_id: str
+    section: str  # "summary", "solutions", "defensive.try_catch", ...
+    name: str
+
+
+def _prose_names(text: str) -> set[str]:
+    text = _DOUBLE_QUOTED.sub(" ", text)  # quoted messages are the code's own strings
+    found: set[str] = set()
+    for span in _BACKTICKED.findall(text):
+        found.update(_IDENT.findall(span))
+    return found
+
+
+def _code_names(code: str, language: Language) -> tuple[set[str], set[str]]:
+    """(names used, names the snippet defines itself)."""
+    code = _CODE_STRINGS.sub('""', _COMMENT[language].sub("", code))
+    defined: set[str] = set()
+    for m in _DEFINES.finditer(code):
+        defined.update(g for g in m.groups() if g)
+    # function parameters of a snippet-defined function: `fn x_ok(a: T, b: U)`
+    for params in re.findall(r"\b(?:fn|def)\s+\w+\s*\(([^)]*)\)", code):
+        defined.update(p.split(":")[0].strip().lstrip("&*") for p in params.split(","))
+    return set(_IDENT.findall(code)), defined
+
+
+def sections(explanation: Explanation | dict[str, Any]) -> Iterable[tuple[str, str, bool]]:
+    """(section name, text, is code) of an explanation or its JSON."""
+    data = explanation if isinstance(explanation, dict) else _as_dict(explanation)
+    for name in PROSE_FIELDS:
+        yield name, str(data.get(name) or ""), False
+    for name in LIST_FIELDS:
+        for item in data.get(name) or ():
+            yield name, str(item), False
+    for dotted in CODE_FIELDS:
+        group, _, key = dotted.partition(".")
+        yield dotted, str((data.get(group) or {}).get(key) or ""), True
+
+
+def _as_dict(explanation: Explanation) -> dict[str, Any]:
+    from errdex.serialize import explanation_to_dict
+
+    return explanation_to_dict(explanation)
+
+
+def record_words(record: dict[str, Any]) -> frozenset[str]:
+    """Identifiers the record's own data carries (message, snippets, guards, facts)."""
+    texts = [record.get("message") or "", record.get("template") or "",
+             record.get("exception") or "", record.get("repo") or ""]
+    for site in record.get("sites", ()):
+        texts += [site.get("snippet", {}).get("code", ""), site.get("function") or "",
+                  site.get("guard") or "", site.get("path") or "", site.get("exception") or "",
+                  site.get("variant") or ""]
+    return frozenset(w for text in texts for w in _IDENT.findall(text))
+
+
+def unknown_names(
+    record: dict[str, Any], vocabulary: frozenset[str],
+    explanation: Explanation | dict[str, Any] | None = None,
+) -> list[UnknownName]:
+    """The names `record`'s explanation (or the given one) cites that nothing defines."""
+    explanation = explanation if explanation is not None else record.get("explanation")
+    if not explanation:
+        return []
+    language = Language(record["language"])
+    known = vocabulary | record_words(record) | _LANGUAGE_NAMES[language]
+    out: list[UnknownName] = []
+    for section, text, is_code in sections(explanation):
+        if is_code:
+            used, defined = _code_names(text, language)
+        else:
+            used, defined = _prose_names(text), set()
+        for name in sorted(used - known - defined):
+            if not name.isdigit() and name != "_":
+                out.append(UnknownName(record["id"], section, name))
+    return out
+
+
+def check_store(store: SQLiteStore, repo: str | None = None) -> dict[str, Any]:
+    """Every unknown name in the stored records' text, by writer: the `check` report."""
+    repos = [repo] if repo else [r["repo"] for r in store.repos()]
+    found: list[dict[str, str]] = []
+    checked = 0
+    for name in repos:
+        vocabulary = store.vocabulary(name)
+        for row in store.records(name):
+            record = store.record_dict(row["id"])
+            checked += 1
+            writer = (record.get("explanation") or {}).get("source", "facts")
+            for unknown in unknown_names(record, vocabulary):
+                found.append({"id": unknown.record_id, "repo": name, "writer": writer,
+                              "section": unknown.section, "name": unknown.name})
+    return {"records": checked, "unknown": found,
+            "facts_unknown": sum(1 for u in found if u["writer"] == "facts")}

@@ -1,0 +1,211 @@
+"""The on-disk key index: rare words and word pairs of each template -> record ids, kept in
+the database next to the records, so a one-shot `errdex explain` (or the exception hook)
+loads only the few templates a text can match instead of compiling every template.
+
+Why keys are sound: an exact match finds every literal of the template in the text, so
+every whole word of its literals is a word of the text too, and two words next to each
+other in one literal are next to each other in the text. A template is keyed by its
+rarest such word or pair (the exact path), plus its two rarest single words (so a text
+from a nearby version, with one rare word changed, still finds it for approximate
+matching), plus its Rust variant name (Debug forms) and, for a message made at run time,
+its exception type. Words touching a hole are skipped: `{}ing failed` prints `loading
+failed`, where `ing` is no word. Rarity is counted within the repository being written,
+so a snapshot's keys are rebuilt in the same transaction as its records, never all keys.
+
+This module reads and writes only the `match_keys` and `match_index` tables (declared in
+`errdex.store.SCHEMA`); the store calls `delete_repo` and `index_repo` from
+`replace_snapshot`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import sqlite3
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from errdex.match import MatchEntry
+from errdex.models import Template
+from errdex.serialize import template_from_dict
+
+if TYPE_CHECKING:
+    from errdex.match import Matcher
+    from errdex.store import SQLiteStore
+
+INDEX_VERSION = 2
+ALWAYS = ""  # the key of templates with no usable word: candidates for every text
+NEAR = "~"  # prefixes the rare words kept for approximate matching (read in a second step)
+APPROX_WORDS = 2  # rarest single words kept per template for approximate matching
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
+_WORD_CHAR = re.compile(r"\w")
+
+
+def template_tokens(template: Template) -> tuple[list[str], list[str]]:
+    """The whole words of a template's literals (lowercased) and adjacent word pairs."""
+    words: list[str] = []
+    pairs: list[str] = []
+    last = len(template.literals) - 1
+    for k, literal in enumerate(template.literals):
+        found = list(_WORD.finditer(literal))
+        if k > 0 and found and not _has_separator(literal[: found[0].start()]):
+            found = found[1:]  # glued to the hole before it
+        if k < last and found and not _has_separator(literal[found[-1].end() :]):
+            found = found[:-1]  # glued to the hole after it
+        tokens = [m.group().lower() for m in found]
+        words.extend(tokens)
+        pairs.extend(f"{a} {b}" for a, b in itertools.pairwise(tokens))
+    return words, pairs
+
+
+def _has_separator(text: str) -> bool:
+    return any(not _WORD_CHAR.match(c) for c in text)
+
+
+def text_keys(text: str, near: bool = False) -> set[str]:
+    """Every key a text can hit: its words, its adjacent word pairs, and ALWAYS; with
+    `near`, also its words as approximate-matching keys."""
+    words = _WORD.findall(text.lower())
+    keys = set(words)
+    keys.update(f"{a} {b}" for a, b in itertools.pairwise(words))
+    if near:
+        keys.update(NEAR + w for w in set(words))
+    keys.add(ALWAYS)
+    return keys
+
+
+def template_keys(
+    template: Template,
+    exception: str | None,
+    variant: str | None,
+    language: str,
+    df: Counter[str],
+) -> set[str]:
+    words, pairs = template_tokens(template)
+    keys: set[str] = set()
+    candidates = set(words) | set(pairs)
+    if candidates:
+        keys.add(min(candidates, key=lambda k: (df[k], -len(k), k)))
+        keys.update(
+            NEAR + w for w in sorted(set(words), key=lambda w: (df[w], -len(w), w))[:APPROX_WORDS]
+        )
+    if variant:
+        keys.add(variant.lower())
+    literal_text = "".join(template.literals).strip()
+    if exception and not literal_text and language == "python":
+        tail = re.split(r"[.:]+", exception.strip())[-1].lower()
+        if tail:
+            keys.add(tail)
+    if not candidates and literal_text:
+        keys.add(ALWAYS)  # only punctuation or one-letter words: can't be keyed
+    return keys
+
+
+def delete_repo(conn: sqlite3.Connection, repo: str) -> None:
+    """Drop a repository's keys; call before its records are deleted."""
+    conn.execute(
+        "DELETE FROM match_keys WHERE rid IN (SELECT id FROM records WHERE repo = ?)", (repo,)
+    )
+    conn.execute("DELETE FROM match_index WHERE repo = ?", (repo,))
+
+
+def index_repo(conn: sqlite3.Connection, repo: str) -> int:
+    """Key every record of `repo` (already written); returns the keys written."""
+    rows = conn.execute(
+        "SELECT id, exception, language, match_data FROM records WHERE repo = ?", (repo,)
+    ).fetchall()
+    parsed = []
+    df: Counter[str] = Counter()
+    for row in rows:
+        data = json.loads(row[3])
+        template = template_from_dict(data)
+        words, pairs = template_tokens(template)
+        df.update(set(words) | set(pairs))
+        parsed.append((row[0], template, row[1], data.get("variant"), row[2]))
+    keyed = [
+        (key, record_id)
+        for record_id, template, exception, variant, language in parsed
+        for key in template_keys(template, exception, variant, language, df)
+    ]
+    conn.executemany("INSERT OR IGNORE INTO match_keys (key, rid) VALUES (?, ?)", keyed)
+    conn.execute(
+        "INSERT OR REPLACE INTO match_index (repo, version) VALUES (?, ?)", (repo, INDEX_VERSION)
+    )
+    return len(keyed)
+
+
+def is_complete(conn: sqlite3.Connection) -> bool:
+    """Every indexed repository has keys of this version (older databases have none)."""
+    row = conn.execute(
+        "SELECT count(*) FROM snapshots s LEFT JOIN match_index m ON m.repo = s.repo "
+        "WHERE m.version IS NULL OR m.version != ?",
+        (INDEX_VERSION,),
+    ).fetchone()
+    return bool(row[0] == 0)
+
+
+def candidate_entries(
+    conn: sqlite3.Connection, text: str, near: bool = False
+) -> list[MatchEntry] | None:
+    """The entries whose keys the text hits (with `near`, also the records that share
+    a rare word, for approximate matching), or None when the index is missing or stale
+    (the caller then compiles every template)."""
+    if not is_complete(conn):
+        return None
+    keys = text_keys(text, near)
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS errdex_query_keys (key TEXT PRIMARY KEY)")
+    try:
+        conn.execute("DELETE FROM temp.errdex_query_keys")
+        conn.executemany(
+            "INSERT OR IGNORE INTO temp.errdex_query_keys VALUES (?)", ((k,) for k in keys)
+        )
+        rows = conn.execute(
+            "SELECT r.id, r.repo, r.exception, r.language, r.match_data, s.version "
+            "FROM records r LEFT JOIN snapshots s ON s.repo = r.repo WHERE r.id IN "
+            # CROSS JOIN fixes the order: probe the keys by the text's words, never scan.
+            "(SELECT k.rid FROM temp.errdex_query_keys q CROSS JOIN match_keys k "
+            "ON k.key = q.key) "
+            "ORDER BY r.repo, r.path, r.line"
+        ).fetchall()
+    finally:
+        conn.execute("DELETE FROM temp.errdex_query_keys")
+    return entries_from_rows(rows)
+
+
+def matcher_for_text(store: SQLiteStore, text: str) -> Matcher | None:
+    """A matcher over only the templates `text` can match: those its words key, and
+    when none of them matches exactly, also the records sharing a rare word (for the
+    nearest-record lookup). None when the database has no key index."""
+    from errdex.match import Matcher
+
+    exact = store.match_candidates(text)
+    if exact is None:
+        return None
+    matcher = Matcher(exact)
+    found, _ = matcher.match_with_stats(text, 1, exact_only=True) if text.strip() else ([], None)
+    if found:
+        return matcher
+    return Matcher(store.match_candidates(text, near=True) or [])
+
+
+def entries_from_rows(rows: Iterable[Sequence[object]]) -> list[MatchEntry]:
+    """(id, repo, exception, language, match_data, version) rows -> MatchEntry."""
+    out = []
+    for record_id, repo, exception, language, match_data, version in rows:
+        data = json.loads(str(match_data))
+        out.append(
+            MatchEntry(
+                record_id=str(record_id),
+                repo=str(repo),
+                exception=None if exception is None else str(exception),
+                template=template_from_dict(data),
+                sites=tuple((path, line) for path, line in data["sites"]),
+                variant=data["variant"],
+                variant_fields=tuple(data["variant_fields"]),
+                language=str(language),
+                version=None if version is None else str(version),
+            )
+        )
+    return out

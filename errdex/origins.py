@@ -1,0 +1,174 @@
+"""Where a guarded value comes from: the nearest assignment before the error in the
+function (a struct field set from a config, a local), or a parameter of the function.
+
+It reads the site's snippet, and when given the whole file, the type of the value a field
+is copied from (`kv_repeat: cfg.kv_repeat` in `fn new(cfg: &Config)` -> `Config.kv_repeat`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from errdex.guards import _mask, split_top
+from errdex.models import Language, Site
+
+
+@dataclass(frozen=True)
+class Origin:
+    name: str  # the guarded name ("kv_repeat")
+    how: str  # "field" (struct literal / self.x = ...), "local" (let / x = ...), "parameter"
+    expression: str  # what it is set from ("cfg.kv_repeat"), or the parameter's type
+    line: int  # line in the file, 0 if unknown
+    text: str  # the source line, stripped
+
+
+_TYPEISH = re.compile(
+    r"(?:&\s*(?:'\w+\s+)?(?:mut\s+)?)?(?:[A-Z][\w:]*|[iu](?:8|16|32|64|128|size)|f32|f64|bool"
+    r"|str|char|dyn\b.*|impl\b.*)(?:<.*>)?"
+)
+
+
+def short_name(function: str | None) -> str | None:
+    if not function:
+        return None
+    return re.split(r"::|\.", function)[-1]
+
+
+def _line_of(site: Site, index: int) -> int:
+    return site.snippet.start_line + index
+
+
+def find_origins(site: Site, names: Sequence[str]) -> tuple[Origin, ...]:
+    """Where, in the snippet, each guarded name is set: the nearest assignment before the
+    error, and the function's parameter list."""
+    lines = site.snippet.code.splitlines()
+    stop = max(0, min(len(lines), site.line - site.snippet.start_line))
+    found: list[Origin] = []
+    own = _own_function_start(site, lines[:stop])
+    for name in names:
+        last = name.split(".")[-1]
+        field_read = f"self.{name}" in (site.guard or "") or site.language is Language.RUST
+        start = 0 if field_read else own
+        origin = _nearest_assignment(site, lines[start:stop], name, last, start)
+        if origin:
+            found.append(origin)
+        param = _parameter(site, lines[: stop + 1], name)
+        if param:
+            found.append(param)
+    return tuple(found)
+
+
+def _own_function_start(site: Site, lines: list[str]) -> int:
+    """Index of the site's own `def` line in the snippet (0 when not shown)."""
+    short = short_name(site.function)
+    if not short:
+        return 0
+    for index in range(len(lines) - 1, -1, -1):
+        if re.match(rf"\s*(?:async\s+)?def\s+{re.escape(short)}\b", lines[index]):
+            return index
+    return 0
+
+
+def _nearest_assignment(
+    site: Site, lines: list[str], name: str, last: str, offset: int = 0
+) -> Origin | None:
+    if not any(last in line for line in lines):
+        return None
+    rust = site.language is Language.RUST
+    field = re.compile(rf"(?<![\w.]){re.escape(last)}\s*:\s*(?!:)(.+?)\s*,?\s*$")
+    assign = re.compile(rf"\bself\.{re.escape(last)}\s*(?::[^=]+)?=(?!=)\s*(.+?);?\s*$")
+    local = re.compile(
+        rf"^\s*(?:let\s+(?:mut\s+)?)?{re.escape(name)}\s*(?::[^=]+)?=(?!=)\s*(.+?);?\s*$"
+        if rust
+        else rf"^\s*{re.escape(name)}\s*(?::[^=]+)?=(?!=)\s*(.+?)\s*$"
+    )
+    patterns = [("field", assign), ("local", local)] + ([("field", field)] if rust else [])
+    for index in range(len(lines) - 1, -1, -1):
+        line = lines[index]
+        if last not in line or re.search(r"\b(fn|def|pub|struct|class)\b", line):
+            continue
+        for how, pattern in patterns:
+            m = pattern.search(_blank_strings(line))  # `{x:?}` in a message isn't code
+            if m and not (pattern is field and _TYPEISH.fullmatch(m.group(1).rstrip(",)"))):
+                expression = line[m.start(1) : m.end(1)].rstrip(",;").strip()
+                # A value that goes on over several lines (`if c {`, `foo(`) can't be
+                # quoted from one line: better no origin than half of one.
+                if expression and not expression.endswith(("{", "(", "[", "\\", "=>")):
+                    line_number = _line_of(site, index + offset)
+                    return Origin(name, how, expression, line_number, line.strip())
+    return None
+
+
+def _parameter(site: Site, lines: list[str], name: str) -> Origin | None:
+    short = short_name(site.function)
+    if not short or "." in name:
+        return None
+    keyword = "fn" if site.language is Language.RUST else "def"
+    text = "\n".join(lines)
+    found = list(re.finditer(rf"\b{keyword}\s+{re.escape(short)}\s*(?:<[^(]*>)?\s*\(", text))
+    m = found[-1] if found else None
+    if m is None:
+        return None
+    masked = _mask(text[m.end() - 1 :], site.language)
+    close = masked.find(")")
+    if close < 0:
+        return None
+    params = split_top(text[m.end() : m.end() - 1 + close], ",", site.language)
+    for param in params:
+        head, _, annotation = param.partition(":")
+        head = re.sub(r"^\*+|^mut\s+", "", head.split("=")[0].strip())
+        if head == name:
+            line = _line_of(site, text[: m.start()].count("\n"))
+            return Origin(name, "parameter", annotation.split("=")[0].strip(), line, param)
+    return None
+
+
+def declared_type(site: Site, name: str) -> str | None:
+    """The type the snippet declares for `name` (a parameter or a struct field), if any."""
+    last = re.escape(name.split(".")[-1])
+    for m in re.finditer(rf"(?<![\w.]){last}\s*:\s*([^,=)\n{{]+)", site.snippet.code):
+        text = m.group(1).strip()
+        if _TYPEISH.fullmatch(text) or (site.language is Language.PYTHON and text.isidentifier()):
+            return text
+    return None
+
+
+_STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+
+
+def _blank_strings(line: str) -> str:
+    """The line with the inside of its string literals blanked, same length."""
+    return _STRINGS.sub(lambda m: '"' + "\x01" * (len(m.group(0)) - 2) + '"', line)
+_CHAIN_HEAD = re.compile(r"(?:self\.)?([A-Za-z_]\w*)\.([A-Za-z_]\w*)$")
+
+
+def owner_of(origin: Origin, site: Site, file_text: str | None) -> str | None:
+    """`Config.kv_repeat` for a value copied from `cfg.kv_repeat`, when the file declares
+    `cfg`'s type before the line that copies it (a parameter `cfg: &Config`, an annotated
+    Python parameter or attribute). None when the type isn't written down."""
+    m = _CHAIN_HEAD.fullmatch(origin.expression.strip())
+    if m is None:
+        return None
+    root, field = m.groups()
+    text = file_text if file_text is not None else site.snippet.code
+    lines = text.splitlines()
+    stop = origin.line if file_text is not None else origin.line - site.snippet.start_line + 1
+    before = "\n".join(lines[: max(0, stop)])
+    if site.language is Language.RUST:
+        typed = re.compile(
+            rf"(?<![\w.]){re.escape(root)}\s*:\s*&?\s*(?:'\w+\s+)?(?:mut\s+)?"
+            rf"((?:[a-z_]\w*::)*[A-Z]\w*)"
+        )
+    else:
+        typed = re.compile(
+            rf"(?<![\w.]){re.escape(root)}\s*:\s*[\"']?((?:[A-Za-z_]\w*\.)*[A-Z]\w*)"
+            rf"|(?<![\w.]){re.escape(root)}\s*=\s*((?:[A-Za-z_]\w*\.)*[A-Z]\w*)\("
+        )
+    found = list(typed.finditer(before))
+    if not found:
+        return None
+    type_name = next(g for g in found[-1].groups() if g)
+    short = re.split(r"::|\.", type_name)[-1]
+    return f"{short}.{field}"

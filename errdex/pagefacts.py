@@ -1,0 +1,222 @@
+"""The facts one page is written from, gathered once for `prose` and `snippets`: the
+primary site, its guard and requirement, where the guarded values come from, the checks
+before and after it in the same function, and small helpers both writers share.
+
+It only reads the record (and the `RecordFacts` gathered by `errdex.facts`); it writes
+no page text beyond short phrases.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from errdex import facts
+from errdex.facts import Need, Origin
+from errdex.models import Language, Record, RecordFacts, Site, SiteFacts, SiteKind
+
+RUST, PYTHON = Language.RUST, Language.PYTHON
+
+# What the code does when the error fires, by kind ("{exc}" is the exception type).
+_ACTION = {
+    SiteKind.BAIL: "bails: it returns an Err carrying this message",
+    SiteKind.PANIC: "panics with this message (the thread unwinds; there is no Result to handle)",
+    SiteKind.EXPECT: "panics through .expect with this message",
+    SiteKind.CONTEXT: "wraps the underlying error with this message as context",
+    SiteKind.ERROR_ENUM: "returns the error `{exc}`, whose display text is this message",
+    SiteKind.WARN: "emits this warning and carries on",
+}
+_ACTION_BY_LANGUAGE = {
+    (SiteKind.RAISE, PYTHON): "raises `{exc}` with this message",
+    (SiteKind.RAISE, RUST): "returns `{exc}` with this message",
+    (SiteKind.ASSERT, RUST): "fails an assertion and panics with this message",
+    (SiteKind.ASSERT, PYTHON): "fails an assert and raises AssertionError with this message "
+    "(asserts are skipped under python -O)",
+}
+# Unguarded sites, recognised from the raising line: (pattern, nature).
+_NATURES = (
+    (r"\b(todo|unimplemented)!|NotImplementedError", "unimplemented"),
+    (r"\bunreachable!", "unreachable"),
+)
+# Situations suggested by the words of the message or guard (lower-cased).
+SITUATIONS = (
+    (
+        r"shape|dims?\b|size mismatch|rank",
+        "Inputs whose shapes or sizes disagree, e.g. after a "
+        "reshape, a transpose or a change of batch size upstream",
+    ),
+    (r"dtype|data type", "Mixing data types between inputs (for example half and full precision)"),
+    (r"device", "Inputs that live on different devices"),
+    (
+        r"not supported|unsupported|only .* supported|does not support",
+        "Using an option value or "
+        "input kind this code path does not support, often copied from another implementation",
+    ),
+    (
+        r"not (yet )?implemented|unimplemented|todo",
+        "Reaching a combination of inputs the library has not implemented yet",
+    ),
+    (
+        r"file|path|director",
+        "A path that does not exist, is misspelled, or is relative to a "
+        "different working directory",
+    ),
+    (
+        r"\bkey\b|not found|missing|unknown",
+        "A name or key spelled differently from what the "
+        "library has registered (case, prefixes, a renamed entry)",
+    ),
+    (
+        r"parse|syntax|unexpected (token|char|end)|decode|malformed",
+        "Input text or data in a format, or a format version, the parser does not accept",
+    ),
+    (r"version|deprecat", "Data or settings written by a different version of the library"),
+    (
+        r"index|out of (range|bounds)",
+        "An index or length that is off by one, or a sequence shorter than expected",
+    ),
+    (r"empty|is_empty", "An empty input where at least one item is needed"),
+    (
+        r"\bis none\b|is_none|must not be none",
+        "A value left unset (None) because an earlier step was skipped or failed",
+    ),
+    (
+        r"isinstance|type",
+        "Passing a value of the wrong type, e.g. a string read from a config "
+        "file or command line where a number is expected",
+    ),
+)
+# Sample values for an `isinstance` fix: type -> (a wrong value, a right value).
+
+@dataclass(frozen=True)
+class PageFacts:
+    record: Record
+    site: Site  # the primary site: the first one with a readable guard, else the first
+    lang: Language
+    where: str  # "`StreamingMultiheadAttention::forward`" or "module `pkg/m.py`"
+    guard: str | None
+    need: Need | None
+    req: str | None  # "`kv_repeat` must be 1"
+    holds: str | None  # "`kv_repeat` is 1"
+    names: tuple[str, ...]
+    origins: tuple[Origin, ...]
+    literal: str
+    nature: str  # "guarded" | "unimplemented" | "unreachable" | "expect" | "context" | "always"
+    receiver: str | None
+    before: tuple[Record, ...]
+    after: tuple[Record, ...]
+    known: RecordFacts | None = None  # the record's facts: typed origins, tests, history
+    site_facts: SiteFacts | None = None  # those of the primary site
+
+    def source_of(self, name: str) -> str | None:
+        """The typed origin of a guarded name ("Config.kv_repeat"), if one was found."""
+        for origin in self.site_facts.origins if self.site_facts else ():
+            if origin.name == name and origin.source:
+                return origin.source
+        return None
+
+
+def gather(
+    record: Record, siblings: Sequence[Record], known: RecordFacts | None = None
+) -> PageFacts:
+    sites = record.sites
+    site = next((s for s in sites if facts.requirement_of(s.guard, s.language)), None)
+    site = site or next((s for s in sites if s.guard), sites[0])
+    lang, guard = site.language, site.guard
+    nature, recv = "guarded" if guard else "always", None
+    handler = re.match(r"except\*?\s*(.*)", guard or "")
+    if handler:  # raised while handling another exception: that one is the cause
+        nature, recv, guard = "handler", handler.group(1) or None, None
+    names = facts.guarded_names(guard, lang) if guard else ()
+    origins = tuple(
+        o for o in facts.find_origins(site, names) if not facts.is_literal(o.expression)
+    )
+    need = facts.requirement_of(facts.through_locals(guard, origins), lang)
+    line = facts.site_line(site)
+    for pattern, kind in _NATURES:
+        if re.search(pattern, line) or re.search(pattern, record.exception or ""):
+            nature = kind if not guard else nature
+    if site.kind in (SiteKind.EXPECT, SiteKind.CONTEXT):
+        method = "expect" if site.kind is SiteKind.EXPECT else "context"
+        recv = facts.receiver(site, method) or facts.receiver(site, "with_context")
+        nature = "guarded" if guard else method
+    where = f"`{site.function}`" if site.function else f"module `{site.path}`"
+    position = (site.path, site.line)
+    local = [s for s in siblings if s.id != record.id and shares_function(s, site)]
+    before = tuple(s for s in local if (s.sites[0].path, s.sites[0].line) < position)
+    after = tuple(s for s in local if (s.sites[0].path, s.sites[0].line) > position)
+    return PageFacts(
+        record, site, lang, where, guard, need,
+        facts.describe(need, lang) if need else None,
+        facts.describe(need, lang, mood="is") if need else None, names,
+        origins,
+        facts.stable_literal(record), nature, recv,
+        before, after, known,
+        next((sf for sf in known.sites if (sf.path, sf.line) == position), None)
+        if known else None,
+    )  # fmt: skip
+
+
+def shares_function(other: Record, site: Site) -> bool:
+    return any(s.path == site.path and s.function == site.function for s in other.sites)
+
+
+def message_text(record: Record) -> str:
+    """The message as a reader sees it: Rust's format string as written; for Python (whose
+    `message` is the source expression, quotes and all) the literal text with named holes."""
+    return record.template.message if record.language is RUST else record.template.text
+
+
+def fn_name(f: PageFacts) -> str:
+    return facts.short_name(f.site.function) or f.site.path
+
+
+def loc(site: Site) -> str:
+    return f"{site.path}:{site.line}"
+
+
+def single_leaf(f: PageFacts) -> facts.Leaf | None:
+    return f.need.leaf if f.need is not None and f.need.op == "leaf" else None
+
+
+def action(f: PageFacts) -> str:
+    kind, exc = f.site.kind, f.record.exception or f.site.exception
+    text = _ACTION_BY_LANGUAGE.get((kind, f.lang)) or _ACTION.get(kind, "fails with this message")
+    if "{exc}" in text and not exc:
+        text = "raises an error with this message" if f.lang is PYTHON else "fails with it"
+    return text.replace("{exc}", exc or "")
+
+
+def sibling_needs(records: Sequence[Record], limit: int = 3) -> list[str]:
+    out = []
+    for other in records[:limit]:
+        s = other.sites[0]
+        req = facts.requirement(s.guard, s.language) if s.guard else None
+        message = message_text(other)
+        quoted = json.dumps(message, ensure_ascii=False)
+        if message.count("`") % 2:  # an unpaired backtick would garble the prose around it
+            quoted = f"raised at {loc(s)}"
+        out.append(f"{req} ({quoted})" if req else quoted)
+    return out
+
+
+# --- violation: what the bad input looks like ----------------------------------
+
+
+def violation_of(f: PageFacts) -> str | None:
+    """The guard in words: what the failing input looks like."""
+    leaf = single_leaf(f)
+    if leaf is not None and leaf.rel == "eq":
+        subject, obj = facts.show(leaf.subject, f.lang), facts.show(leaf.obj, f.lang)
+        if facts.is_literal(leaf.obj):
+            return f"{subject} is anything other than {obj}"
+        return f"{subject} and {obj} differ"
+    cond = facts.parse_guard(f.guard or "", f.lang)
+    return None if cond is None else facts.describe(facts.affirm(cond), f.lang, mood="is")
+
+
+
+def quote(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)

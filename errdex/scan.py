@@ -1,0 +1,249 @@
+"""Scanning a whole log: every known error in a stream of any size, with line numbers,
+counts per record and first/last seen, in bounded memory.
+
+Why it is fast: the matcher's Aho-Corasick automaton runs over big blocks of lines at C
+speed, and only the few lines holding an anchor go through the full matcher, with a
+bounded cache for lines that repeat. Why memory stays bounded: the stream is read in
+blocks of `BLOCK` bytes, a line longer than `MAX_LINE` is matched in `MAX_LINE` pieces,
+and each record keeps a count and at most `KEEP_LINES` line numbers.
+
+JSON-lines logs (`{"msg": ...}`) are matched on their message field. A scan reports
+exact matches only: the nearest-record guess and the match by exception type alone that
+`explain` offers would flood a log's report with noise. This module prints nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from errdex.match import Matcher
+
+BLOCK = 1 << 22  # bytes read at a time
+MAX_LINE = 1 << 20  # a longer line is matched in pieces of this many characters
+KEEP_LINES = 20  # line numbers kept per record
+CACHE_LINES = 20_000  # distinct candidate lines whose result is remembered
+MESSAGE_FIELDS = ("message", "msg", "error", "err", "exception", "exc_info", "stack_trace")
+TIME_FIELDS = ("timestamp", "time", "ts", "@timestamp", "asctime", "date")
+_TIMESTAMP = re.compile(
+    r"\[?(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)"
+)
+_JSON_LINE = re.compile(r"^[ \t]*\{.*$", re.MULTILINE)
+
+
+class ByteStream(Protocol):
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
+@dataclass
+class RecordHits:
+    """One record's appearances in the log."""
+
+    record_id: str
+    count: int = 0
+    first_line: int = 0
+    last_line: int = 0
+    first_seen: str | None = None  # the timestamp on the first line, if it has one
+    last_seen: str | None = None
+    lines: list[int] = field(default_factory=list)  # the first KEEP_LINES line numbers
+    values: tuple[tuple[str, str], ...] = ()  # bound on the first line
+    example: str = ""  # the first line (its first 300 characters)
+
+
+@dataclass
+class ScanStats:
+    """The work a scan did: tests bound it, benchmarks report it."""
+
+    bytes: int = 0
+    lines: int = 0
+    candidate_lines: int = 0  # lines with an anchor (or a JSON message) that were matched
+    matcher_calls: int = 0  # candidate lines not answered from the cache
+    matcher_work: int = 0  # sum of MatchStats.work over those calls
+    json_lines: int = 0
+    long_lines: int = 0  # lines over MAX_LINE characters, matched in pieces
+
+
+@dataclass
+class ScanReport:
+    records: dict[str, RecordHits]
+    stats: ScanStats
+
+    def ordered(self) -> list[RecordHits]:
+        """Most frequent first, then by first appearance."""
+        return sorted(self.records.values(), key=lambda r: (-r.count, r.first_line))
+
+
+class Scanner:
+    """Feed it text (or bytes) in order; it keeps the report. One per stream."""
+
+    def __init__(self, matcher: Matcher) -> None:
+        self.matcher = matcher
+        self.report = ScanReport({}, ScanStats())
+        self._cache: dict[str, tuple[str, tuple[tuple[str, str], ...]] | None] = {}
+        self._pending = b""
+        self._in_long = False  # the unfinished line already had a piece matched
+
+    def feed_bytes(self, data: bytes) -> None:
+        """Any amount of bytes; lines may be split across calls."""
+        self.report.stats.bytes += len(data)
+        buffer = self._pending + data if self._pending else data
+        cut = buffer.rfind(b"\n")
+        if cut < 0:
+            self._pending = buffer
+            if len(buffer) > MAX_LINE:
+                self._long_piece()
+            return
+        self._pending = buffer[cut + 1 :]
+        self._in_long = False
+        self._lines(buffer[: cut + 1].decode("utf-8", "replace"))
+        if len(self._pending) > MAX_LINE:
+            self._long_piece()
+
+    def finish(self) -> ScanReport:
+        if self._pending:
+            self._lines(self._pending.decode("utf-8", "replace") + "\n")
+            self._pending = b""
+        return self.report
+
+    def _long_piece(self) -> None:
+        """Match the first MAX_LINE bytes of an unfinished line, keep the rest."""
+        piece, self._pending = self._pending[:MAX_LINE], self._pending[MAX_LINE:]
+        if not self._in_long:
+            self.report.stats.long_lines += 1
+            self._in_long = True
+        self._lines(piece.decode("utf-8", "replace") + "\n", advance=False)
+
+    def _lines(self, text: str, advance: bool = True) -> None:
+        """Complete lines, each ending in a newline."""
+        stats = self.report.stats
+        base = stats.lines + 1  # number of the first line in `text`
+        json_starts: set[int] = set()
+        if "{" in text:
+            json_starts = {m.start() for m in _JSON_LINE.finditer(text)}
+        starts: list[int] = []
+        for end in self.matcher.anchor_ends(text):
+            start = text.rfind("\n", 0, end) + 1
+            if (not starts or start != starts[-1]) and start not in json_starts:
+                starts.append(start)
+        if json_starts:
+            starts = sorted(json_starts.union(starts))
+        counted, counted_at = 0, 0  # newlines before `counted_at`
+        for start in starts:
+            counted += text.count("\n", counted_at, start)
+            counted_at = start
+            line = text[start : text.find("\n", start)]
+            if start in json_starts:
+                self._json_line(line, base + counted)
+            else:
+                self._match_line(line, base + counted)
+        if advance:
+            stats.lines += text.count("\n")
+
+    def _json_line(self, line: str, number: int) -> None:
+        try:
+            item = json.loads(line)
+        except ValueError:
+            self._match_line(line, number)  # not JSON after all: a plain line
+            return
+        if not isinstance(item, dict):
+            return
+        self.report.stats.json_lines += 1
+        parts = [str(item[k]) for k in MESSAGE_FIELDS if isinstance(item.get(k), str | int)]
+        message = "\n".join(parts)
+        if not message or not any(True for _ in self.matcher.anchor_ends(message)):
+            return
+        stamp = next((str(item[k]) for k in TIME_FIELDS if item.get(k) is not None), None)
+        self._match_line(message, number, stamp)
+
+    def _match_line(self, line: str, number: int, stamp: str | None = None) -> None:
+        stats = self.report.stats
+        stats.candidate_lines += 1
+        if line in self._cache:
+            result = self._cache[line]
+        else:
+            result = None
+            if self.matcher.plausible(line):
+                stats.matcher_calls += 1
+                matches, work = self.matcher.match_with_stats(line, 1, exact_only=True)
+                stats.matcher_work += work.work
+                if matches and matches[0].exact:
+                    result = (matches[0].record_id, matches[0].values)
+            if len(self._cache) >= CACHE_LINES:
+                self._cache.clear()
+            self._cache[line] = result
+        if result is None:
+            return
+        record_id, values = result
+        hits = self.report.records.get(record_id)
+        if stamp is None:
+            m = _TIMESTAMP.match(line)
+            stamp = m.group(1) if m else None
+        if hits is None:
+            hits = RecordHits(record_id, first_line=number, first_seen=stamp, values=values,
+                              example=line[:300])
+            self.report.records[record_id] = hits
+        hits.count += 1
+        hits.last_line = number
+        hits.last_seen = stamp or hits.last_seen
+        if len(hits.lines) < KEEP_LINES:
+            hits.lines.append(number)
+
+
+def scan_stream(matcher: Matcher, stream: ByteStream, block: int = BLOCK) -> ScanReport:
+    """Scan a binary stream to its end."""
+    scanner = Scanner(matcher)
+    while True:
+        data = stream.read(block)
+        if not data:
+            break
+        scanner.feed_bytes(data)
+    return scanner.finish()
+
+
+def report_to_dict(report: ScanReport, records: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The `scan --json` shape; `records` maps id -> the record's JSON (message, repo)."""
+    stats = report.stats
+    return {
+        "bytes": stats.bytes,
+        "lines": stats.lines,
+        "matched_lines": sum(r.count for r in report.records.values()),
+        "records": [
+            {
+                "id": hits.record_id,
+                "count": hits.count,
+                "first_line": hits.first_line,
+                "last_line": hits.last_line,
+                "first_seen": hits.first_seen,
+                "last_seen": hits.last_seen,
+                "lines": hits.lines,
+                "values": dict(hits.values),
+                "example": hits.example,
+                "message": records.get(hits.record_id, {}).get("message"),
+                "repo": records.get(hits.record_id, {}).get("repo"),
+                "exception": records.get(hits.record_id, {}).get("exception"),
+            }
+            for hits in report.ordered()
+        ],
+        "stats": {
+            "candidate_lines": stats.candidate_lines,
+            "matcher_calls": stats.matcher_calls,
+            "json_lines": stats.json_lines,
+            "long_lines": stats.long_lines,
+        },
+    }
+
+
+def report_text(data: dict[str, Any]) -> str:
+    """A plain listing of `report_to_dict`'s shape, most frequent record first."""
+    out = [f"{data['lines']:,} lines, {data['matched_lines']:,} with a known error, "
+           f"{len(data['records'])} distinct"]
+    for item in data["records"]:
+        seen = ""
+        if item["first_seen"]:
+            seen = f", {item['first_seen']} .. {item['last_seen']}"
+        out.append(f"{item['count']:>8,}  {item['id']}  {item['message']}")
+        out.append(f"          lines {item['first_line']}..{item['last_line']}{seen}"
+                   f"  (errdex show {item['id']})")
+    return "\n".join(out)

@@ -1,0 +1,192 @@
+"""Tests in the repository that exercise an error: a test that expects it
+(`pytest.raises(..., match=...)`, `assertRaises`, `#[should_panic(expected = ...)]`), checks
+that a call fails (`.is_err()` next to the call) or quotes its message.
+
+Indexing skips test files (their raises are not the library's errors), so this module
+lists them itself from the snapshot's root, bounded in count and size, and reads them as
+text. Each reference is a path and a line: a working example of the trigger.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from bisect import bisect_right
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+
+import ahocorasick
+
+from errdex.callgraph import CallGraph
+from errdex.facts import stable_literal
+from errdex.models import Language, Record, Snapshot, TestRef
+from errdex.source import LANGUAGE_BY_SUFFIX, SKIPPED_DIRS, TEST_DIRS, TEST_NAME
+
+MAX_FILES = 1500
+MAX_BYTES = 16_000_000
+MAX_FILE_BYTES = 1_000_000
+MAX_REFS = 5
+MIN_KEY = 8  # a shorter literal would be found in unrelated strings
+
+_STRING = re.compile(r"""[rbfu]*("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
+_KINDS = (
+    ("pytest.raises", re.compile(r"\bpytest\.raises\b")),
+    ("pytest.warns", re.compile(r"\bpytest\.warns\b")),
+    ("assertRaises", re.compile(r"\bassert(?:Raises|Warns)(?:Regex)?\b")),
+    ("should_panic", re.compile(r"#\[should_panic\b")),
+    ("is_err", re.compile(r"\.is_err\(\)|\.unwrap_err\(\)")),
+)
+_REGEX_ESCAPE = re.compile(r"\\([^A-Za-z0-9])")
+_CALLED = re.compile(r"(?:([A-Za-z_]\w*)\s*(?:::|\.))?\b([A-Za-z_]\w*)\s*\(")
+_RAISED = re.compile(r"(?:raises|assertRaises\w*)\(\s*([\w.]+)")
+
+
+def test_files(snapshot: Snapshot) -> list[tuple[str, Language, str]]:
+    """(path, language, text) of the snapshot's test files, bounded in number and size."""
+    root = Path(snapshot.root)
+    out: list[tuple[str, Language, str]] = []
+    total = 0
+    for directory, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
+        relative_dir = PurePosixPath(Path(directory).relative_to(root).as_posix())
+        in_tests = any(part in TEST_DIRS for part in relative_dir.parts)
+        for name in sorted(names):
+            language = LANGUAGE_BY_SUFFIX.get(PurePosixPath(name).suffix)
+            relative = str(relative_dir / name) if str(relative_dir) != "." else name
+            if language is None or not (in_tests or TEST_NAME.search(relative)):
+                continue
+            try:
+                size = (Path(directory) / name).stat().st_size
+                if size > MAX_FILE_BYTES or total + size > MAX_BYTES:
+                    continue
+                text = (Path(directory) / name).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            total += size
+            out.append((relative, language, text))
+            if len(out) >= MAX_FILES:
+                return out
+    return out
+
+
+def _shape(record: Record) -> re.Pattern[str]:
+    """What a string quoting the message looks like: every literal part in order, or the
+    message cut short right after a hole that holds one token ("shape mismatch in matmul"
+    for "shape mismatch in {op}, lhs: ..."), so a longer unrelated sentence that only
+    shares the opening words does not count."""
+    parts = [re.escape(p) for p in record.template.literals]
+    options = ["".join(p + ("(?:.+?)" if i < len(parts) - 1 else "")
+                       for i, p in enumerate(parts))]  # fmt: skip
+    for cut in range(1, len(parts)):
+        head = "".join(p + "(?:.+?)" for p in parts[: cut - 1]) + parts[cut - 1]
+        options.append(head + r"\S+$")
+    return re.compile("|".join(f"(?:{o})" for o in options), re.DOTALL)
+
+
+def _automaton(records: Sequence[Record]) -> ahocorasick.Automaton | None:
+    keys: dict[str, list[str]] = defaultdict(list)
+    for record in records:
+        key = stable_literal(record)
+        if len(key) >= MIN_KEY:
+            keys[key].append(record.id)
+    if not keys:
+        return None
+    automaton = ahocorasick.Automaton()
+    for key, ids in keys.items():
+        automaton.add_word(key, ids)
+    automaton.make_automaton()
+    return automaton
+
+
+_ANY_KIND = re.compile("|".join(f"(?P<k{i}>{p.pattern})" for i, (_, p) in enumerate(_KINDS)))
+
+
+def _kinds_here(text: str, lines: list[str]) -> list[str | None]:
+    """Per line, the expectation written on it: one regex pass over the whole file."""
+    out: list[str | None] = [None] * len(lines)
+    starts, at = [], 0
+    for line in lines:
+        starts.append(at)
+        at += len(line) + 1
+    for m in _ANY_KIND.finditer(text):
+        index = bisect_right(starts, m.start()) - 1
+        if 0 <= index < len(out) and out[index] is None and m.lastgroup:
+            out[index] = _KINDS[int(m.lastgroup[1:])][0]
+    return out
+
+
+def _kind(here: list[str | None], index: int) -> str:
+    """What the test does at a line: expects an error there (or just above), or mentions."""
+    for back in range(0, 3):
+        if index - back >= 0 and here[index - back]:
+            return here[index - back] or "mentions"
+    return "mentions"
+
+
+def find_test_refs(
+    records: Sequence[Record], files: Sequence[tuple[str, Language, str]], graph: CallGraph
+) -> dict[str, tuple[TestRef, ...]]:
+    """For each record id, the test lines that exercise it (expectations first)."""
+    automaton = _automaton(records)
+    by_id = {r.id: r for r in records}
+    shapes: dict[str, re.Pattern[str]] = {}
+
+    def fits(record_id: str, literal: str) -> bool:
+        if record_id not in shapes:  # compiled on first use: most records never need it
+            shapes[record_id] = _shape(by_id[record_id])
+        return shapes[record_id].search(literal) is not None
+
+    by_function: dict[str, set[str]] = defaultdict(set)  # short function name -> record ids
+    exception_of = {r.id: (r.exception or "").split("::")[-1].split(".")[-1] for r in records}
+    for record in records:
+        for site in record.sites:
+            if site.function:
+                short = re.split(r"::|\.", site.function)[-1]
+                if len(graph.files_of.get(short, ())) == 1:  # only names that say which one
+                    by_function[short].add(record.id)
+    found: dict[str, list[TestRef]] = defaultdict(list)
+    for path, _language, text in files:
+        lines = text.splitlines()
+        here_kinds = _kinds_here(text, lines)
+        for index, line in enumerate(lines):
+            quoted = '"' in line or "'" in line
+            if not quoted and not here_kinds[index]:
+                continue
+            kind = _kind(here_kinds, index)
+            ref = TestRef(path, index + 1, kind, line.strip()[:200])
+            hit: set[str] = set()
+            if automaton is not None and quoted:
+                for m in _STRING.finditer(line):
+                    literal = m.group(1)[1:-1]
+                    if kind != "mentions":
+                        literal = _REGEX_ESCAPE.sub(r"\1", literal)
+                    for _, ids in automaton.iter(literal):
+                        hit.update(i for i in ids if fits(i, literal))
+            by_call = kind in ("is_err", "pytest.raises", "assertRaises")
+            if by_call and here_kinds[index] == kind and not hit:
+                hit |= _by_call(lines, index, kind, by_function, exception_of)
+            for record_id in hit:
+                refs = found[record_id]
+                if len(refs) < 50 and ref not in refs:
+                    refs.append(ref)
+    order = {"mentions": 1}
+    return {rid: tuple(sorted(refs, key=lambda r: (order.get(r.kind, 0), r.path, r.line))[
+        :MAX_REFS]) for rid, refs in found.items()}  # fmt: skip
+
+
+def _by_call(
+    lines: list[str], index: int, kind: str, by_function: dict[str, set[str]],
+    exception_of: dict[str, str],
+) -> set[str]:
+    """Records raised in a function this line (or the block it opens) calls."""
+    window = lines[max(0, index - 2): index + 1] if kind == "is_err" else lines[index: index + 3]
+    raised = _RAISED.search(lines[index])
+    expected = raised.group(1).split(".")[-1] if raised else None
+    out: set[str] = set()
+    for line in window:
+        for m in _CALLED.finditer(line):
+            for record_id in by_function.get(m.group(2), ()):
+                if expected is None or exception_of[record_id] in ("", expected):
+                    out.add(record_id)
+    return out

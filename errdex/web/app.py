@@ -1,0 +1,215 @@
+"""The FastAPI app: HTML pages and the JSON API over one store.
+
+Each route calls one data function of `errdex.web.pages` and renders its dict as HTML or
+returns it as JSON. The matcher is built once per app (building it is the expensive
+part); routes are `async` and read SQLite on the event loop, which is faster than a
+thread hop for sub-millisecond queries and keeps the one connection single-threaded.
+Every failure becomes `{"error": {"status", "message"}}` under `/api/` and the problem
+page elsewhere; nothing internal (a traceback, a path) reaches a client.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl
+
+from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from errdex.errors import ErrdexError, UsageError
+from errdex.explain import explain_text, load_matcher
+from errdex.store import SQLiteStore
+from errdex.web import pages
+from errdex.web.limits import MAX_BODY_BYTES, MAX_QUERY_CHARS, RequestLimits
+from errdex.web.render import CSP, Links, render
+
+STATIC_DIR = Path(__file__).parent / "static"
+LINKS = Links()
+log = logging.getLogger("errdex.web")
+
+_HEADINGS = {400: "Bad request", 404: "Not found", 405: "Method not allowed",
+             413: "Too large", 414: "Address too long", 422: "Bad request",
+             503: "Database unavailable"}
+
+
+class ErrorBody(BaseModel):
+    status: int
+    message: str
+
+
+class ErrorEnvelope(BaseModel):
+    error: ErrorBody
+
+
+class MatchRequest(BaseModel):
+    text: str = Field(description="an error message, a traceback or a log", min_length=1,
+                      max_length=MAX_QUERY_CHARS, pattern=r"\S")
+    limit: int = Field(5, ge=1, le=50, description="how many matches to return")
+
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorEnvelope} for code in (400, 404, 413, 414, 422, 503)
+}
+
+_FORM = {"requestBody": {"required": False, "content": {"application/x-www-form-urlencoded": {
+    "schema": {"type": "object", "properties": {"q": {"type": "string"}}}}}}}
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+}
+
+
+def _html(template: str, data: dict[str, Any], status: int = 200) -> HTMLResponse:
+    return HTMLResponse(render(template, data, LINKS), status_code=status)
+
+
+def problem(request: Request, status: int, message: str,
+            headers: Mapping[str, str] | None = None) -> Response:
+    """The one failure shape: the JSON envelope for the API, the problem page else."""
+    response: Response
+    if request.url.path.startswith("/api/") or request.url.path == "/openapi.json":
+        response = JSONResponse({"error": {"status": status, "message": message}},
+                                status_code=status)
+    else:
+        data = {"status": status, "heading": _HEADINGS.get(status, "Something went wrong"),
+                "message": message}
+        response = _html("problem.html", data, status)
+    response.headers.update(headers or {})
+    return response
+
+
+def _query(q: str) -> str:
+    if len(q) > MAX_QUERY_CHARS:
+        raise _TooLarge(f"the text is too long: at most {MAX_QUERY_CHARS:,} characters")
+    return q
+
+
+class _TooLarge(ErrdexError):
+    http_status = 413
+
+
+def create_app(db_path: str | Path) -> FastAPI:
+    """An app over the database at `db_path`, which must exist (a missing or foreign
+    file raises StoreError here, before anything is served)."""
+    store = SQLiteStore(db_path, create=False)
+    matcher = load_matcher(store)
+    app = FastAPI(
+        title="errdex", version="1", summary="Explain a library's errors from its code.",
+        docs_url=None, redoc_url=None,
+    )
+    app.state.store = store
+    app.state.matcher = matcher
+    app.add_middleware(RequestLimits, max_body=MAX_BODY_BYTES, headers=SECURITY_HEADERS)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+
+    @app.exception_handler(ErrdexError)
+    async def _errdex(request: Request, exc: ErrdexError) -> Response:
+        return problem(request, exc.http_status, exc.message)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
+        message = {404: f"nothing at {request.url.path}",
+                   405: f"{request.method} is not allowed here"}.get(exc.status_code,
+                                                                      str(exc.detail))
+        return problem(request, exc.status_code, message, exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> Response:
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
+        message = f"{where}: {first.get('msg', 'invalid')}" if where else "invalid request"
+        return problem(request, 422, message)
+
+    @app.exception_handler(Exception)
+    async def _crash(request: Request, exc: Exception) -> Response:
+        log.exception("error serving %s", request.url.path)
+        return problem(request, 500, "internal error")
+
+    # -- pages --------------------------------------------------------------------------
+
+    @app.get("/", response_class=HTMLResponse, tags=["pages"])
+    async def home() -> HTMLResponse:
+        return _html("home.html", pages.home_page(store))
+
+    @app.get("/search", response_class=HTMLResponse, tags=["pages"], responses=_ERRORS)
+    async def search(q: str = Query("", description="pasted text or words")) -> HTMLResponse:
+        return _html("search.html", pages.search_page(store, matcher, _query(q)))
+
+    @app.post("/search", response_class=HTMLResponse, tags=["pages"], responses=_ERRORS,
+              openapi_extra=_FORM)
+    async def search_form(request: Request) -> HTMLResponse:
+        # The paste box posts (a log is too long for a URL); parsed by hand, as a plain
+        # urlencoded form needs no multipart library.
+        body = (await request.body()).decode("utf-8", "replace")
+        q = next((v for k, v in parse_qsl(body, keep_blank_values=True) if k == "q"), "")
+        return _html("search.html", pages.search_page(store, matcher, _query(q)))
+
+    @app.get("/errors/{record_id}", response_class=HTMLResponse, tags=["pages"],
+             responses=_ERRORS)
+    async def error(record_id: str, request: Request) -> HTMLResponse:
+        values = pages.values_from_query(list(request.query_params.multi_items()))
+        return _html("error.html", pages.error_page(store, record_id, values))
+
+    @app.get("/repos/{owner}/{name}", response_class=HTMLResponse, tags=["pages"],
+             responses=_ERRORS)
+    async def repo(owner: str, name: str) -> HTMLResponse:
+        return _html("repo.html", pages.repo_page(store, f"{owner}/{name}"))
+
+    @app.get("/classes/{slug}", response_class=HTMLResponse, tags=["pages"],
+             responses=_ERRORS)
+    async def failure_class(slug: str) -> HTMLResponse:
+        return _html("class.html", pages.class_page(store, slug))
+
+    # -- JSON ---------------------------------------------------------------------------
+
+    @app.get("/api/errors/{record_id}", tags=["api"], responses=_ERRORS)
+    async def api_error(record_id: str) -> Response:
+        """The record exactly as in the JSON contract (`errdex show --json`)."""
+        return Response(store.record_json(record_id), media_type="application/json")
+
+    @app.get("/api/search", tags=["api"], responses=_ERRORS)
+    async def api_search(q: str = Query("", description="pasted text or words")
+                         ) -> dict[str, Any]:
+        """The search page's data: `mode` is match, text, none or empty."""
+        return pages.search_page(store, matcher, _query(q))
+
+    @app.post("/api/match", tags=["api"], responses=_ERRORS)
+    async def api_match(body: MatchRequest) -> dict[str, Any]:
+        """The `errdex explain --json` shape for the text."""
+        return explain_text(store, matcher, _query(body.text), body.limit)
+
+    @app.get("/api/repos", tags=["api"], responses=_ERRORS)
+    async def api_repos() -> list[dict[str, Any]]:
+        return store.repos()
+
+    @app.get("/api/repos/{owner}/{name}", tags=["api"], responses=_ERRORS)
+    async def api_repo(owner: str, name: str) -> dict[str, Any]:
+        """The repository page's data: its errors grouped by file."""
+        return pages.repo_page(store, f"{owner}/{name}")
+
+    @app.get("/api/classes/{slug}", tags=["api"], responses=_ERRORS)
+    async def api_class(slug: str) -> dict[str, Any]:
+        return pages.class_page(store, slug)
+
+    return app
+
+
+def serve(db_path: str | Path, host: str, port: int) -> None:
+    """Run the app with uvicorn until interrupted (the CLI's `serve`)."""
+    import uvicorn
+
+    if not 0 < port < 65536:
+        raise UsageError(f"--port must be between 1 and 65535, not {port}")
+    app = create_app(db_path)
+    print(f"errdex: serving {db_path} at http://{host}:{port}/", flush=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False)

@@ -1,0 +1,201 @@
+"""One data function per page: each returns a plain, JSON-ready dict that the HTML
+template renders and the JSON API returns as it is, so the two can never drift apart.
+
+Nothing here knows about HTTP, URLs or HTML: links are the templates' business (a server
+and a static export link differently), escaping is Jinja's.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any
+from urllib.parse import urlencode
+
+from errdex.classes import CLASSES, background
+from errdex.errors import NotFoundError
+from errdex.explain import explain_text
+from errdex.match import Matcher
+from errdex.serialize import template_from_dict
+from errdex.store import SQLiteStore
+
+SEARCH_LIMIT = 20
+CLOSEST_LIMIT = 5
+# Where "Report an issue" goes: errdex's own tracker, since a wrong page is our bug.
+REPORT_URL = "https://github.com/errdex/errdex/issues/new"
+VALUE_PREFIX = "v."  # query parameters `v.<placeholder>=<value>` carry a paste's values
+
+
+def message_segments(record: dict[str, Any], values: dict[str, str]) -> list[dict[str, Any]]:
+    """The message as literal text and holes; a hole shows the user's value when there
+    is one, else its placeholder name, so a page can mark exactly what was bound."""
+    template = template_from_dict(record)
+    out: list[dict[str, Any]] = []
+    for literal, hole in zip(template.literals, (*template.placeholders, None), strict=True):
+        if literal:
+            out.append({"text": literal, "hole": None, "bound": False})
+        if hole is not None:
+            value = values.get(hole.name)
+            out.append({
+                "text": value if value is not None else "{" + hole.name + "}",
+                "hole": hole.name,
+                "bound": value is not None,
+            })
+    return out
+
+
+def _listing(row: dict[str, Any]) -> dict[str, Any]:
+    """A search or listing row, with the message as segments for display."""
+    return {
+        "id": row["id"], "repo": row["repo"], "kind": row["kind"],
+        "exception": row["exception"], "message": row["message"],
+        "path": row["path"], "line": row["line"],
+    }
+
+
+def home_page(store: SQLiteStore) -> dict[str, Any]:
+    return {
+        "repos": store.repos(),
+        "classes": [{"slug": slug, "title": title} for slug, title, _ in CLASSES],
+    }
+
+
+def search_page(store: SQLiteStore, matcher: Matcher, query: str) -> dict[str, Any]:
+    """Pasted text first (exact template matches with bound values), then full-text search
+    over messages, then, when neither finds anything, the closest errors."""
+    out: dict[str, Any] = {"query": query, "mode": "empty", "results": [], "closest": []}
+    if not query.strip():
+        return out
+    found = explain_text(store, matcher, query, limit=SEARCH_LIMIT)["matches"]
+    exact = [m for m in found if m["exact"]]
+    if exact:
+        out["mode"] = "match"
+        out["results"] = [_match_row(m) for m in exact]
+        return out
+    rows = store.search_text(query, limit=SEARCH_LIMIT)
+    if rows:
+        out["mode"] = "text"
+        out["results"] = [_listing(row) for row in rows]
+        return out
+    out["mode"] = "none"
+    closest = [_match_row(m) for m in found[:CLOSEST_LIMIT]]
+    if not closest:
+        seen: set[str] = set()
+        for word in sorted(set(query.split()), key=len, reverse=True)[:8]:
+            for row in store.search_text(word, limit=CLOSEST_LIMIT):
+                if row["id"] not in seen and len(closest) < CLOSEST_LIMIT:
+                    seen.add(row["id"])
+                    closest.append(_listing(row))
+    out["closest"] = closest
+    return out
+
+
+def _match_row(match: dict[str, Any]) -> dict[str, Any]:
+    record = match["record"]
+    site = record["sites"][match["site_index"] or 0]
+    return {
+        "id": record["id"], "repo": record["repo"], "kind": record["kind"],
+        "exception": record["exception"], "message": record["message"],
+        "path": site["path"], "line": site["line"],
+        "score": match["score"], "exact": match["exact"], "why": match["why"],
+        "values": match["values"],
+        "segments": message_segments(record, match["values"]),
+        "summary": (record["explanation"] or {}).get("summary", ""),
+    }
+
+
+def _snapshot(store: SQLiteStore, repo: str) -> dict[str, Any] | None:
+    return next((row for row in store.repos() if row["repo"] == repo), None)
+
+
+def pin_label(record: dict[str, Any]) -> str:
+    """What a permalink is pinned to: the short commit, else the release version."""
+    if record.get("commit"):
+        return str(record["commit"])[:10]
+    return str(record.get("version") or "an unknown version")
+
+
+def error_page(store: SQLiteStore, record_id: str, values: dict[str, str]) -> dict[str, Any]:
+    """Everything one error's page shows. `values` are a paste's values for the
+    placeholders; names the template does not have are dropped."""
+    record = store.record_dict(record_id)
+    names = {p["name"] for p in record["placeholders"]}
+    bound = {name: value for name, value in values.items() if name in names}
+    snapshot = _snapshot(store, record["repo"]) or {}
+    title = f'What causes "{record["template"]}" in {record["repo"]}?'
+    failure = record.get("failure_class")
+    return {
+        "record": record,
+        "title": title,
+        "values": bound,
+        "segments": message_segments(record, bound),
+        "pin": pin_label(record),
+        "analysis": {
+            "repo": record["repo"],
+            "at": pin_label(record),
+            "date": (record.get("commit_date") or snapshot.get("indexed_at") or "")[:10],
+            "source": (record["explanation"] or {}).get("source", "facts"),
+            "model": (record["explanation"] or {}).get("model"),
+        },
+        "failure_class": (
+            {**failure, "background": background(failure["slug"]) or ""} if failure else None
+        ),
+        "report_url": report_url(record),
+    }
+
+
+def report_url(record: dict[str, Any]) -> str:
+    title = f"Explanation of {record['id']} ({record['repo']}) is wrong or unclear"
+    body = (f"Error: {record['id']}\nRepository: {record['repo']}@{pin_label(record)}\n"
+            f"Message: {record['template']}\n\nWhat is wrong:\n")
+    return REPORT_URL + "?" + urlencode({"title": title, "body": body})
+
+
+def repo_page(store: SQLiteStore, repo: str) -> dict[str, Any]:
+    """Every error of a repository, grouped by file, with counts by kind."""
+    snapshot = _snapshot(store, repo)
+    if snapshot is None:
+        known = ", ".join(r["repo"] for r in store.repos()) or "none"
+        raise NotFoundError(f"repository {repo!r} is not indexed (indexed: {known})")
+    rows = store.records(repo)
+    by_file: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_file[row["path"]].append(_listing(row))
+    kinds = Counter(row["kind"] for row in rows)
+    return {
+        "repo": snapshot,
+        "counts": dict(kinds.most_common()),
+        "total": len(rows),
+        "files": [
+            {"path": path, "counts": dict(Counter(r["kind"] for r in items).most_common()),
+             "errors": items}
+            for path, items in by_file.items()
+        ],
+    }
+
+
+def class_page(store: SQLiteStore, slug: str) -> dict[str, Any]:
+    """A failure class across repositories: its background, then its errors by repo."""
+    entry = next(((s, t) for s, t, _ in CLASSES if s == slug), None)
+    if entry is None:
+        known = ", ".join(s for s, _, _ in CLASSES)
+        raise NotFoundError(f"no failure class {slug!r} (classes: {known})")
+    rows = store.records_in_class(slug)
+    by_repo: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_repo[row["repo"]].append(_listing(row))
+    return {
+        "slug": slug, "title": entry[1], "background": background(slug) or "",
+        "total": len(rows),
+        "repos": [{"repo": repo, "errors": items} for repo, items in by_repo.items()],
+    }
+
+
+def values_from_query(params: list[tuple[str, str]]) -> dict[str, str]:
+    """`v.<name>=<value>` pairs of a query string: a paste's values for an error page."""
+    return {key[len(VALUE_PREFIX):]: value for key, value in params
+            if key.startswith(VALUE_PREFIX) and len(key) > len(VALUE_PREFIX)}
+
+
+def value_query(values: dict[str, str]) -> str:
+    """The inverse of `values_from_query`, for links from search results."""
+    return urlencode({VALUE_PREFIX + k: v for k, v in values.items()}) if values else ""
