@@ -85,27 +85,31 @@ def _functions(record: Record) -> set[tuple[str, str]]:
     return {(site.path, site.function) for site in record.sites if site.function}
 
 
+def _by_function(records: Sequence[Record]) -> dict[tuple[str, str], list[Record]]:
+    grouped: dict[tuple[str, str], list[Record]] = defaultdict(list)
+    for record in records:
+        for key in _functions(record):
+            grouped[key].append(record)
+    return grouped
+
+
+def _siblings(record: Record, grouped: dict[tuple[str, str], list[Record]]) -> list[Record]:
+    """The other records raised in the same function(s), in source order."""
+    found = {o.id: o for key in _functions(record) for o in grouped[key] if o.id != record.id}
+    return sorted(found.values(), key=lambda r: (r.sites[0].path, r.sites[0].line))
+
+
 def analyze_records(
     records: Sequence[Record], repository: Repository | None = None
 ) -> list[Record]:
     related = find_related(records)
-    by_function: dict[tuple[str, str], list[Record]] = defaultdict(list)
-    for record in records:
-        for key in _functions(record):
-            by_function[key].append(record)
+    by_function = _by_function(records)
     entry_points: Callable[[Site], tuple[EntryPoint, ...]] | None = None
     if repository is not None:
         entry_points = repository.graph.entry_points
     analyzed = []
     for record in records:
-        seen = {record.id}
-        siblings: list[Record] = []
-        for key in sorted(_functions(record)):
-            for other in by_function[key]:
-                if other.id not in seen:
-                    seen.add(other.id)
-                    siblings.append(other)
-        siblings.sort(key=lambda r: (r.sites[0].path, r.sites[0].line))
+        siblings = _siblings(record, by_function)
         known = record_facts(
             record, siblings,
             read=repository.read if repository else None,
@@ -128,18 +132,13 @@ def analyze_records(
 def rewrite_with_facts(records: Sequence[Record]) -> list[Record]:
     """Stored records with their pages written again by the facts writer, from the facts
     stored with them (no repository needed); removed records are left as they are."""
-    by_function: dict[tuple[str, str], list[Record]] = defaultdict(list)
-    for record in records:
-        for key in _functions(record):
-            by_function[key].append(record)
+    by_function = _by_function(records)
     out = []
     for record in records:
         if record.facts and record.facts.history and record.facts.history.removed:
             out.append(record)
             continue
-        siblings = sorted({o.id: o for key in _functions(record) for o in by_function[key]
-                           if o.id != record.id}.values(),
-                          key=lambda r: (r.sites[0].path, r.sites[0].line))  # fmt: skip
+        siblings = _siblings(record, by_function)
         out.append(replace(record, explanation=write_explanation(record, siblings, record.facts)))
     return out
 
@@ -153,10 +152,7 @@ def kept_removed(
     """The previous snapshot's records whose message is gone, marked removed, each
     pointing at the record of the same function that reads most alike (a rename)."""
     ids = {r.id for r in current}
-    by_function: dict[tuple[str, str], list[Record]] = defaultdict(list)
-    for record in current:
-        for key in _functions(record):
-            by_function[key].append(record)
+    by_function = _by_function(current)
     kept = []
     for old in previous:
         if old.id in ids:
