@@ -9,19 +9,10 @@ from collections.abc import Callable
 
 import pytest
 
-from errdex.cli import main
-from errdex.explain import explain_text, load_matcher
+from errdex.explain import explain_text
 from errdex.match import Matcher
 from errdex.store import SQLiteStore
 from tests.e2e.cases import CASES
-
-
-@pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[SQLiteStore, Matcher]:
-    db = tmp_path_factory.mktemp("e2e") / "errdex.sqlite"
-    assert main(["--db", str(db), "index", "py:stdlib", "py:packaging"]) == 0
-    store = SQLiteStore(db, create=False)
-    return store, load_matcher(store)
 
 
 def _raise(case: Callable[[], object]) -> BaseException:

@@ -15,21 +15,11 @@ from collections.abc import Callable
 import pytest
 from packaging.version import Version
 
-from errdex.cli import main
-from errdex.explain import load_matcher
 from errdex.match import Matcher
 from errdex.matchindex import matcher_for_text
 from errdex.models import Match
 from errdex.store import SQLiteStore
 from tests.e2e.cases import CASES
-
-
-@pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[SQLiteStore, Matcher]:
-    db = tmp_path_factory.mktemp("tracebacks") / "errdex.sqlite"
-    assert main(["--db", str(db), "index", "py:stdlib", "py:packaging"]) == 0
-    store = SQLiteStore(db, create=False)
-    return store, load_matcher(store)
 
 
 def _traceback(case: Callable[[], object]) -> tuple[str, list[BaseException]]:
