@@ -303,6 +303,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # a bug of errdex's own: still one line, unless debugging
+        if os.environ.get("ERRDEX_DEBUG"):
+            raise
+        print(f"errdex: internal error ({type(exc).__name__}: {exc}); "
+              "set ERRDEX_DEBUG=1 for the traceback", file=sys.stderr)
+        return 70
 
 
 if __name__ == "__main__":

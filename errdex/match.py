@@ -120,6 +120,7 @@ class _Found:
     why: str = ""
     site_index: int | None = None
     variant: bool = False  # found as a Rust Debug value, not as text
+    order: float = 0.0  # approximate only: share of the template's word pairs kept in order
 
 
 def _fragments(literal: str, index: int) -> list[tuple[str, int, int]]:
@@ -527,7 +528,7 @@ class Matcher:
         """
         out: list[_Found] = []
         budget = 20 * sum(len(doc.text) for doc in paste.docs) + 1_000_000
-        done: dict[str, list[tuple[int, float, str]]] = {}
+        done: dict[str, list[tuple[int, float, str, float]]] = {}
         for group in paste.groups:  # a message repeated later was already matched
             if group.index in matched:
                 done[self._message(paste, group)] = []
@@ -539,9 +540,10 @@ class Matcher:
                 if len(done) > APPROX_MAX_GROUPS or stats.approximate > budget:
                     break
                 done[message] = self._nearest(message, stats)
-            for i, score, detail in done[message]:
+            for i, score, detail, order in done[message]:
                 span = (group.start, group.end)
-                out.append(_Found(i, False, (), span, score, group.index, detail))
+                out.append(_Found(i, False, (), span, score, group.index, detail,
+                                  order=order))
         return out
 
     @staticmethod
@@ -549,7 +551,12 @@ class Matcher:
         doc = paste.docs[group.doc]
         return doc.text[group.start : min(group.end, group.start + 2_000)]
 
-    def _nearest(self, message: str, stats: MatchStats) -> list[tuple[int, float, str]]:
+    def _nearest(
+        self, message: str, stats: MatchStats
+    ) -> list[tuple[int, float, str, float]]:
+        """Each near record with its score (shared words, idf-weighted) and, to break
+        ties between templates sharing the same words, the share of its adjacent word
+        pairs that the message keeps (`k .. and v` against `q .. and k`)."""
         words = {w.lower() for w in _WORD.findall(message)}
         if len(words) < APPROX_MIN_WORDS:
             return []
@@ -566,7 +573,8 @@ class Matcher:
             read += len(ids)
             partial.update(ids)
         stats.approximate += read
-        out: list[tuple[int, float, str]] = []
+        out: list[tuple[int, float, str, float]] = []
+        message_pairs = _pairs(message)
         for i, _ in partial.most_common(APPROX_CANDIDATES):
             template_words = self._compiled[i].words
             shared = template_words & words
@@ -578,7 +586,9 @@ class Matcher:
                     f"approximate: {len(shared)} of {len(template_words)} template words"
                     f" ({score:.2f} idf-weighted)"
                 )
-                out.append((i, score, detail))
+                pairs = set().union(*(_pairs(lit) for lit in self._compiled[i].literals))
+                order = len(pairs & message_pairs) / len(pairs) if pairs else 0.0
+                out.append((i, score, detail, order))
         return out
 
     def _rank(
@@ -625,9 +635,18 @@ class Matcher:
             item.rank = (0, last, frame_rank, 0 if agrees else 1, -c.solid_chars, library,
                          holes, -item.score)
         else:
-            item.rank = (1, last, frame_rank, 0 if agrees else 1, -item.score, library,
-                         -c.solid_chars, holes)
+            item.rank = (1, last, frame_rank, 0 if agrees else 1, -item.score, -item.order,
+                         library, -c.solid_chars, holes)
         item.why = "; ".join(reasons)
+
+
+_TOKEN_WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
+def _pairs(text: str) -> set[tuple[str, str]]:
+    """Adjacent word pairs, one-letter words included (`k and`, `and v`)."""
+    tokens = [t.lower() for t in _TOKEN_WORD.findall(text)]
+    return set(itertools.pairwise(tokens))
 
 
 def _automaton(keys: dict[str, int]) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -279,3 +280,15 @@ def test_the_installed_command_never_prints_a_traceback(tmp_path: Path) -> None:
     assert done.returncode == 1
     missing = tmp_path / "d.sqlite"
     assert done.stderr == f"errdex: no database at {missing}: run `errdex index` first\n"
+
+
+def test_a_corrupted_database_is_one_line_not_a_traceback(db: str) -> None:
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE records SET match_data = 'not json'")
+    done = subprocess.run(
+        [sys.executable, "-m", "errdex", "--db", db, "explain", "cache size must be positive"],
+        capture_output=True, text=True, check=False,
+    )
+    assert done.returncode == 70
+    assert done.stderr.startswith("errdex: internal error (JSONDecodeError")
+    assert done.stderr.count("\n") == 1

@@ -440,6 +440,18 @@ def test_a_line_with_an_exact_match_gets_no_approximate_ones() -> None:
     assert [r.record_id for r in m.match("failed to open the model file a.bin")] == ["exact"]
 
 
+def test_among_near_misses_sharing_words_the_one_keeping_their_order_ranks_first() -> None:
+    m = Matcher(
+        [
+            entry("qk", "shape mismatch q {:?} and k {:?}"),
+            entry("qv", "shape mismatch q {:?} and v {:?}"),
+            entry("kv", "shape mismatch k {:?} and v {:?}"),
+        ]
+    )
+    found = m.match("shape mismatch k [4, 16] and value [4, 32]")
+    assert (found[0].record_id, found[0].exact) == ("kv", False)
+
+
 # --- hostile input -----------------------------------------------------------------------
 
 
