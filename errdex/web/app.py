@@ -157,8 +157,10 @@ def create_app(db_path: str | Path) -> FastAPI:
     @app.get("/errors/{record_id}", response_class=HTMLResponse, tags=["pages"],
              responses=_ERRORS)
     async def error(record_id: str, request: Request) -> HTMLResponse:
-        values = pages.values_from_query(list(request.query_params.multi_items()))
-        return _html("error.html", pages.error_page(store, record_id, values))
+        params = list(request.query_params.multi_items())
+        values = pages.values_from_query(params)
+        site = pages.site_from_query(params)
+        return _html("error.html", pages.error_page(store, record_id, values, site))
 
     @app.get("/repos/{owner}/{name}", response_class=HTMLResponse, tags=["pages"],
              responses=_ERRORS)

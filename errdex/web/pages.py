@@ -23,6 +23,7 @@ CLOSEST_LIMIT = 5
 # Where "Report an issue" goes: errdex's own tracker, since a wrong page is our bug.
 REPORT_URL = "https://github.com/errdex/errdex/issues/new"
 VALUE_PREFIX = "v."  # query parameters `v.<placeholder>=<value>` carry a paste's values
+SITE_PARAM = "site"  # `site=<index>`: the site a pasted traceback's frame points at
 
 
 def message_segments(record: dict[str, Any], values: dict[str, str]) -> list[dict[str, Any]]:
@@ -98,6 +99,7 @@ def _match_row(match: dict[str, Any]) -> dict[str, Any]:
         "path": site["path"], "line": site["line"],
         "score": match["score"], "exact": match["exact"], "why": match["why"],
         "values": match["values"],
+        "site": match["site_index"],
         "segments": message_segments(record, match["values"]),
         "summary": (record["explanation"] or {}).get("summary", ""),
     }
@@ -114,9 +116,28 @@ def pin_label(record: dict[str, Any]) -> str:
     return str(record.get("version") or "an unknown version")
 
 
-def error_page(store: SQLiteStore, record_id: str, values: dict[str, str]) -> dict[str, Any]:
+def _focus(record: dict[str, Any], site: int | None) -> dict[str, Any] | None:
+    """The site a pasted traceback points at, with what must hold there: of a record
+    raised at several places, the one the user actually hit."""
+    sites = record["sites"]
+    if site is None or not 0 <= site < len(sites) or len(sites) < 2:
+        return None
+    chosen = sites[site]
+    facts = (record.get("facts") or {}).get("sites") or []
+    requirement = next((f.get("requirement") for f in facts
+                        if (f.get("path"), f.get("line")) == (chosen["path"], chosen["line"])),
+                       None)
+    return {"index": site, "path": chosen["path"], "line": chosen["line"],
+            "function": chosen.get("function"), "guard": chosen.get("guard"),
+            "requirement": requirement}
+
+
+def error_page(
+    store: SQLiteStore, record_id: str, values: dict[str, str], site: int | None = None
+) -> dict[str, Any]:
     """Everything one error's page shows. `values` are a paste's values for the
-    placeholders; names the template does not have are dropped."""
+    placeholders; names the template does not have are dropped. `site` is the site a
+    pasted traceback pointed at, if any."""
     record = store.record_dict(record_id)
     names = {p["name"] for p in record["placeholders"]}
     bound = {name: value for name, value in values.items() if name in names}
@@ -127,6 +148,7 @@ def error_page(store: SQLiteStore, record_id: str, values: dict[str, str]) -> di
         "record": record,
         "title": title,
         "values": bound,
+        "focus": _focus(record, site),
         "segments": message_segments(record, bound),
         "pin": pin_label(record),
         "analysis": {
@@ -196,6 +218,16 @@ def values_from_query(params: list[tuple[str, str]]) -> dict[str, str]:
             if key.startswith(VALUE_PREFIX) and len(key) > len(VALUE_PREFIX)}
 
 
-def value_query(values: dict[str, str]) -> str:
-    """The inverse of `values_from_query`, for links from search results."""
-    return urlencode({VALUE_PREFIX + k: v for k, v in values.items()}) if values else ""
+def site_from_query(params: list[tuple[str, str]]) -> int | None:
+    """`site=<index>` of a query string; anything else is no site, never an error."""
+    raw = next((v for k, v in params if k == SITE_PARAM), "")
+    return int(raw) if raw.isdigit() and len(raw) < 6 else None
+
+
+def value_query(values: dict[str, str], site: int | None = None) -> str:
+    """The inverse of `values_from_query` and `site_from_query`, for links from search
+    results."""
+    query = {VALUE_PREFIX + k: v for k, v in values.items()}
+    if site is not None:
+        query[SITE_PARAM] = str(site)
+    return urlencode(query) if query else ""

@@ -43,8 +43,10 @@ class Links:
     def search(self) -> str:
         return self.root + "search.html" if self.static else "/search"
 
-    def error(self, record_id: str, values: dict[str, str] | None = None) -> str:
-        query = value_query(values or {})
+    def error(
+        self, record_id: str, values: dict[str, str] | None = None, site: int | None = None
+    ) -> str:
+        query = value_query(values or {}, site)
         base = (self.root + f"errors/{_part(record_id)}.html" if self.static
                 else f"/errors/{_part(record_id)}")
         return base + ("?" + query if query else "")

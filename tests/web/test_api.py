@@ -3,6 +3,7 @@ escaping and security headers, and the CLI's `serve`/`export` edges."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import subprocess
@@ -184,3 +185,21 @@ def test_the_wheel_ships_the_templates_and_static_files(tmp_path: Path) -> None:
     for name in ("templates/error.html", "templates/base.html", "static/style.css",
                  "static/search.js", "static/pygments.css"):
         assert f"errdex/web/{name}" in names
+
+
+def test_a_traceback_leads_to_the_site_it_was_raised_at(served: Served) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "from packaging.version import Version; Version('not a version')"],
+        capture_output=True, text=True, check=False,
+    )
+    frame_line = int(re.findall(r'version\.py", line (\d+)', done.stderr)[-1])
+    results = httpx.post(served.url + "/search", data={"q": done.stderr}).text
+    link = re.search(r'href="(/errors/[0-9a-f]{16}\?[^"]*site=\d+[^"]*)"', results)
+    assert link is not None, "the result links to the site the traceback points at"
+    page = httpx.get(served.url + html.unescape(link.group(1))).text
+    focus = page.split('id="your-site"', 1)[1].split("</section>", 1)[0]
+    assert f"packaging/version.py:{frame_line}" in focus
+    assert "(your traceback)" in page
+    # Without the frame, the same page names no site of its own.
+    plain = httpx.get(served.url + html.unescape(link.group(1)).split("?")[0]).text
+    assert 'id="your-site"' not in plain
