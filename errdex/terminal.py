@@ -82,7 +82,11 @@ def _indent(text: str, prefix: str = "    ") -> str:
     return "\n".join(prefix + line if line else line for line in text.splitlines())
 
 
-def record_text(record: dict[str, Any], style: Style, *, full: bool = True) -> str:
+def record_text(
+    record: dict[str, Any], style: Style, *, full: bool = True, focus: int | None = None
+) -> str:
+    """A record as text; `focus` is the site a pasted traceback points at: listed first
+    and marked, because of several places that raise a message it is the one hit."""
     lines = [style.bold(record["message"])]
     where = f"{record['repo']}"
     if record.get("version"):
@@ -94,10 +98,14 @@ def record_text(record: dict[str, Any], style: Style, *, full: bool = True) -> s
     explanation = record.get("explanation")
     if explanation:
         lines += ["", explanation["summary"]]
-    for site in record["sites"]:
+    sites = list(enumerate(record["sites"]))
+    if focus is not None and 0 <= focus < len(sites):
+        sites.insert(0, sites.pop(focus))
+    for index, site in sites:
         function = f" in {site['function']}" if site.get("function") else ""
         where = style.accent(f"{site['path']}:{site['line']}")
-        lines.append(f"  thrown at {where}{function}")
+        yours = " (your traceback)" if index == focus and len(sites) > 1 else ""
+        lines.append(f"  thrown at {where}{function}{yours}")
         if site.get("guard"):
             lines.append(f"    when {site['guard']}")
         if full and site.get("url"):
@@ -127,7 +135,7 @@ def explain_text(result: dict[str, Any], style: Style) -> str:
         record = match["record"]
         label = "match" if match["exact"] else "closest (not exact)"
         head = style.dim(f"[{i}] {label}, score {match['score']:.2f}")
-        block = [head, record_text(record, style, full=False)]
+        block = [head, record_text(record, style, full=False, focus=match.get("site_index"))]
         if match["values"]:
             block.append("  your values: " + ", ".join(
                 f"{name} = {value}" for name, value in match["values"].items()))

@@ -7,7 +7,7 @@ import io
 import pytest
 
 from errdex.models import IndexSummary
-from errdex.terminal import Progress, Style, summary_text, use_color
+from errdex.terminal import Progress, Style, record_text, summary_text, use_color
 
 
 class _Terminal(io.StringIO):
@@ -54,3 +54,20 @@ def test_index_summary_lists_skips_kinds_and_records() -> None:
         "  records      4",
         "  time         1.2s",
     ]
+
+
+def test_the_site_a_traceback_points_at_comes_first_and_is_marked() -> None:
+    record = {
+        "id": "0123456789abcdef", "repo": "acme/lib", "kind": "raise",
+        "exception": "ValueError", "message": "bad value {x}", "explanation": None,
+        "sites": [
+            {"path": "lib/a.py", "line": 3, "function": "lib.a.f", "guard": None},
+            {"path": "lib/b.py", "line": 9, "function": "lib.b.g", "guard": "x < 0"},
+        ],
+    }
+    lines = record_text(record, Style(color=False), full=False, focus=1).splitlines()
+    sites = [line for line in lines if "thrown at" in line]
+    assert sites == ["  thrown at lib/b.py:9 in lib.b.g (your traceback)",
+                     "  thrown at lib/a.py:3 in lib.a.f"]
+    plain = record_text(record, Style(color=False), full=False).splitlines()
+    assert next(line for line in plain if "thrown at" in line).endswith("lib.a.f")
