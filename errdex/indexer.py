@@ -157,6 +157,5 @@ def index_snapshot(
     )
     if removed:
         summary.extra["removed"] = len(removed)
-    store.replace_snapshot(snapshot, summary, [*records, *removed])
-    store.put_vocabulary(snapshot.repo, names)
+    store.replace_snapshot(snapshot, summary, [*records, *removed], vocabulary=names)
     return summary

@@ -108,9 +108,14 @@ class SQLiteStore:
     # -- writing ------------------------------------------------------------------------
 
     def replace_snapshot(
-        self, snapshot: Snapshot, summary: IndexSummary, records: Sequence[Record]
+        self,
+        snapshot: Snapshot,
+        summary: IndexSummary,
+        records: Sequence[Record],
+        vocabulary: frozenset[str] | None = None,
     ) -> None:
-        """All of a repository's records, swapped in one transaction."""
+        """All of a repository's records, its match keys and (when given) the names of its
+        code, swapped in one transaction: readers never see one without the other."""
         now = datetime.now(UTC).isoformat(timespec="seconds")
         rows = []
         for record in records:
@@ -145,6 +150,9 @@ class SQLiteStore:
                     [(row[0], row[1], row[5]) for row in rows],
                 )
                 matchindex.index_repo(self._conn, snapshot.repo)
+                if vocabulary is not None:
+                    self._conn.execute("INSERT OR REPLACE INTO vocabulary VALUES (?, ?)",
+                                       (snapshot.repo, " ".join(sorted(vocabulary))))
         except sqlite3.Error as exc:
             raise StoreError(f"cannot write database {self.path}: {exc}") from None
 
@@ -201,15 +209,6 @@ class SQLiteStore:
         return [dict(row) for row in rows]
 
     # -- analysis (errdex.check, errdex.llm) ---------------------------------------------
-
-    def put_vocabulary(self, repo: str, names: frozenset[str]) -> None:
-        """Every identifier of a repository's indexed code: what record text may name."""
-        try:
-            with self._conn:
-                self._conn.execute("INSERT OR REPLACE INTO vocabulary VALUES (?, ?)",
-                                   (repo, " ".join(sorted(names))))
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot write database {self.path}: {exc}") from None
 
     def vocabulary(self, repo: str) -> frozenset[str]:
         with self._reading() as conn:
