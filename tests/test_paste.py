@@ -2,19 +2,32 @@
 
 from __future__ import annotations
 
+import dataclasses
+import random
 import traceback
+from collections.abc import Callable
 
 import pytest
 
 from errdex.paste import (
     PREFIX_RULES,
     DebugValue,
+    Doc,
     Frame,
+    Group,
+    Line,
     Paste,
+    _new_doc,
+    _new_group,
+    _new_line,
+    _new_paste,
+    _parse_general,
+    _parse_one_line,
     parse_debug,
     parse_paste,
     strip_prefixes,
 )
+from tests.test_prefixes import BODIES, PREFIXES, generated_lines
 
 
 def messages(paste: Paste) -> list[str]:
@@ -221,3 +234,67 @@ def test_a_huge_line_is_scanned_once() -> None:
     paste = parse_paste(text)
     assert len(paste.groups) == 1
     assert paste.groups[0].end - paste.groups[0].start == 5_000_000
+
+
+# --- the one-line fast path gives what the general scanner gives ------------------------
+
+
+def _one_line_inputs() -> list[str]:
+    lines = generated_lines(4000, seed=2) + PREFIXES + BODIES
+    rng = random.Random(3)
+    # Every line of real tracebacks and Rust output, alone.
+    lines += _raise_chained().split("\n")
+    lines += [
+        "thread 'main' panicked at src/lib.rs:10:5:",
+        "Error: WithBacktrace { inner: Msg(\"boom\"), backtrace: x }",
+        'Error: Context { context: "while loading", error: Io(NotFound) }  ',
+        "Error: WithBacktrace {",
+        '"plain failure"',
+        "ValueError: Foo(1) \t",
+        "U8() got multiple values for argument [3, 3]",
+        "x" * 300_000 + ' Foo("a")',
+        'Foo("' + "a" * 250_000 + '")',
+    ]
+    lines += [line + rng.choice(["\r", "\r\r", " \r", ""]) for line in lines[:500]]
+    return lines
+
+
+def test_one_line_fast_path_equals_the_general_scanner() -> None:
+    checked = 0
+    for text in _one_line_inputs():
+        assert "\n" not in text
+        fast = _parse_one_line(text)
+        general = _parse_general(text)
+        if fast is not None:
+            checked += 1
+            assert fast == general, repr(text)
+            assert hash(fast) == hash(general) and repr(fast) == repr(general)
+        assert parse_paste(text) == general, repr(text)
+    assert checked > 3000  # the fast path is the usual one
+
+
+def test_multi_line_and_crlf_pastes_take_the_general_path() -> None:
+    rng = random.Random(4)
+    pool = _one_line_inputs()[:4000]
+    for _ in range(500):
+        text = rng.choice(["\n", "\r\n"]).join(rng.choice(pool) for _ in range(rng.randint(2, 4)))
+        assert parse_paste(text) == _parse_general(text)
+
+
+@pytest.mark.parametrize(
+    ("cls", "made"),
+    [
+        (Line, lambda: _new_line(1, 2, 3, 4, 5)),
+        (Group, lambda: _new_group(1, 2, 3, 4, "E", Frame("p", 1), True, False)),
+        (Doc, lambda: _new_doc("t", (), (0,), ((0, 0),))),
+        (Paste, lambda: _new_paste((), (), ())),
+    ],
+)
+def test_fast_constructors_set_every_field(cls: type, made: Callable[[], object]) -> None:
+    value = made()
+    assert type(value) is cls
+    assert set(vars(value)) == {field.name for field in dataclasses.fields(cls)}
+    rebuilt = cls(**vars(value))
+    assert value == rebuilt and hash(value) == hash(rebuilt) and repr(value) == repr(rebuilt)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        value.x = 1  # type: ignore[attr-defined]

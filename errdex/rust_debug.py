@@ -1,0 +1,202 @@
+"""Rust Debug values (`{:?}` and `{:#?}`) as pasted: a tolerant parser that gives up (None)
+rather than guess, and the parsed value, which renders the same compact text whichever
+form was pasted. Where such a value sits in a paste, and which of its strings are
+messages, is `errdex.paste`'s business.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_DEBUG_CHARS = 200_000
+_MAX_DEBUG_NODES = 5_000
+
+
+@dataclass(frozen=True)
+class DebugValue:
+    """A parsed Rust Debug value. `kind`: str, atom, list, tuple, map, struct, variant."""
+
+    kind: str
+    name: str | None
+    fields: tuple[tuple[str, DebugValue], ...]
+    start: int
+    end: int
+    raw: str
+    string: str | None = None  # unescaped content of a string
+    string_pieces: tuple[tuple[int, int], ...] = ()  # (string offset, doc offset)
+
+    def render(self) -> str:
+        """Compact Debug text, the same whether the paste was `{:?}` or `{:#?}`."""
+        if self.kind == "str":
+            escaped = (self.string or "").replace("\\", "\\\\").replace('"', '\\"')
+            return '"' + escaped.replace("\n", "\\n") + '"'
+        if self.kind == "atom":
+            return self.raw
+        inner = ", ".join(
+            f"{key}: {value.render()}" if self.kind in ("struct", "map") else value.render()
+            for key, value in self.fields
+        )
+        name = self.name or ""
+        if self.kind == "struct":
+            return f"{name} {{ {inner} }}" if inner else name
+        if self.kind == "map":
+            return "{" + inner + "}"
+        if self.kind == "list":
+            return f"{name} [{inner}]" if name else f"[{inner}]"
+        return f"{name}({inner})"
+
+    def binding(self) -> str:
+        """The text this value puts in a template's hole: a string without its quotes."""
+        if self.kind == "str":
+            return self.string or ""
+        return self.raw if "\n" not in self.raw else self.render()
+
+
+
+# --- Rust Debug parsing ------------------------------------------------------------------
+
+_IDENT = re.compile(r"[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*")
+_ATOM = re.compile(r"(?:[^\s,:()\[\]{}\"]|::)+")
+_CHAR = re.compile(r"'(?:\\.|[^'\\])*'")
+_STRING_STEP = re.compile(r"\\(?:u\{[0-9a-fA-F]{1,6}\}|x[0-9a-fA-F]{2}|.)|\"", re.DOTALL)
+_INLINE_WS = re.compile(r"[ \t]*")
+_WS = re.compile(r"\s*")
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", '"': '"', "'": "'"}
+
+
+class DebugParser:
+    """A tolerant recursive-descent parser; gives up (None) rather than guess."""
+
+    def __init__(self, text: str, limit: int) -> None:
+        self.text = text
+        self.limit = min(limit, len(text))
+        self.pos = 0
+        self.nodes = 0
+
+    def _ws(self) -> None:
+        m = _WS.match(self.text, self.pos, self.limit)
+        self.pos = m.end() if m else self.pos
+
+    def _peek(self) -> str:
+        return self.text[self.pos] if self.pos < self.limit else ""
+
+    def parse(self, pos: int) -> DebugValue | None:
+        self.pos = pos
+        return self._value(0)
+
+    def _value(self, depth: int) -> DebugValue | None:
+        self.nodes += 1
+        if depth > 40 or self.nodes > _MAX_DEBUG_NODES:
+            return None
+        self._ws()
+        start = self.pos
+        c = self._peek()
+        if c == '"':
+            return self._string()
+        if c in "[({":
+            return self._sequence(None, start, depth)
+        if c == "'":
+            m = _CHAR.match(self.text, self.pos, self.limit)
+            if m is None:
+                return None
+            self.pos = m.end()
+            return DebugValue("atom", None, (), start, self.pos, m.group())
+        ident = _IDENT.match(self.text, self.pos, self.limit)
+        if ident is not None:
+            after = _INLINE_WS.match(self.text, ident.end(), self.limit)
+            nxt = after.end() if after else ident.end()
+            if nxt < self.limit and self.text[nxt] in "[({":
+                self.pos = nxt
+                return self._sequence(ident.group(), start, depth)
+        m = _ATOM.match(self.text, self.pos, self.limit)
+        if m is None:
+            return None
+        self.pos = m.end()
+        return DebugValue("atom", None, (), start, self.pos, m.group())
+
+    def _sequence(self, name: str | None, start: int, depth: int) -> DebugValue | None:
+        opener = self.text[self.pos]
+        closer = {"[": "]", "(": ")", "{": "}"}[opener]
+        keyed = opener == "{"
+        kind = {"[": "list", "(": "variant" if name else "tuple", "{": "struct" if name else "map"}
+        self.pos += 1
+        fields: list[tuple[str, DebugValue]] = []
+        while True:
+            self._ws()
+            c = self._peek()
+            if c == closer:
+                self.pos += 1
+                break
+            if not c:
+                return None
+            if keyed and self.text.startswith("..", self.pos):
+                self.pos += 2
+                continue
+            key = str(len(fields))
+            if keyed and name:
+                ident = _IDENT.match(self.text, self.pos, self.limit)
+                if ident is None:
+                    return None
+                key, self.pos = ident.group(), ident.end()
+            else:
+                value = self._value(depth + 1)
+                if value is None:
+                    return None
+                if not keyed:
+                    fields.append((key, value))
+                else:
+                    key = value.render()
+            if keyed:
+                self._ws()
+                if self._peek() != ":":
+                    return None
+                self.pos += 1
+                value = self._value(depth + 1)
+                if value is None:
+                    return None
+                fields.append((key, value))
+            self._ws()
+            if self._peek() == ",":
+                self.pos += 1
+            elif self._peek() != closer:
+                return None
+        raw = self.text[start : self.pos]
+        return DebugValue(kind[opener], name, tuple(fields), start, self.pos, raw)
+
+    def _string(self) -> DebugValue | None:
+        start = self.pos
+        out: list[str] = []
+        pieces: list[tuple[int, int]] = [(0, start + 1)]
+        size = 0
+        pos = start + 1
+        while True:
+            m = _STRING_STEP.search(self.text, pos, self.limit)
+            if m is None:
+                self.pos = self.limit  # read to the limit: charge it
+                return None
+            chunk = self.text[pos : m.start()]
+            out.append(chunk)
+            size += len(chunk)
+            if m.group() == '"':
+                self.pos = m.end()
+                break
+            escape = m.group()[1:]
+            if escape.startswith("u{"):
+                char = chr(min(int(escape[2:-1], 16), 0x10FFFF))
+            elif escape.startswith("x") and len(escape) == 3:
+                char = chr(int(escape[1:], 16))
+            else:
+                char = _ESCAPES.get(escape, escape)
+            out.append(char)
+            pieces.append((size, m.start()))
+            size += 1
+            pos = m.end()
+            pieces.append((size, pos))
+        raw = self.text[start : self.pos]
+        return DebugValue("str", None, (), start, self.pos, raw, "".join(out), tuple(pieces))
+
+
+def parse_debug(text: str, pos: int = 0) -> DebugValue | None:
+    """The Rust Debug value starting at `pos`, or None if the text there isn't one."""
+    return DebugParser(text, pos + MAX_DEBUG_CHARS).parse(pos)
