@@ -53,6 +53,8 @@ EMPTY_PENALTY = 0.9  # score factor per empty hole
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
 _TOKEN = re.compile(r"\S+")
 MIN_SCAN_KEY = 5  # anchors shorter than this are too common to pre-filter a log with
+SCAN_ASK = -1  # `scan_keys`' tag for a line only the matcher can judge (a Debug value)
+_DEBUG_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\t": "\\t", "\r": "\\r"})
 @dataclass(frozen=True)
 class MatchEntry:
     record_id: str
@@ -248,16 +250,10 @@ class Matcher:
         return _automaton(long_keys), _automaton(short_keys)
 
     def plausible(self, line: str) -> bool:
-        """Cheap test before the full matcher, for log scanning: some template anchored
-        in `line` has every literal somewhere in it (order and holes not checked)."""
+        """Cheap test before the full matcher, for log scanning (see `plausible_hits`)."""
         if self._automaton is None:
             return False
-        for _, key_id in self._automaton.iter(line):
-            start = self._post_start[key_id]
-            for p in range(start, min(self._post_start[key_id + 1], start + MAX_OCCURRENCES)):
-                if all(lit in line for lit in self._compiled[self._post_entry[p]].literals):
-                    return True
-        return False
+        return self.plausible_hits(line, [key_id for _, key_id in self._automaton.iter(line)])
 
     def anchor_ends(self, text: str) -> Iterable[int]:
         """End offsets of anchors of MIN_SCAN_KEY+ characters in `text`: a line without
@@ -265,6 +261,87 @@ class Matcher:
         if self._automaton is None:
             return ()
         return (end for end, _ in self._automaton.iter(text))
+
+    def scan_keys(self) -> list[tuple[str, int]]:
+        """What makes one log line worth a closer look, each with the tag to hand
+        `plausible_hits`: every anchor of MIN_SCAN_KEY+ characters (tagged with its key
+        id), also as a Rust Debug string escapes it, and every Rust variant name opening
+        a Debug value, `Name(` or `Name {` (tagged SCAN_ASK). A log scanner finds
+        these in big blocks with an automaton of its own, then asks about the few lines
+        that hold one. Anchors holding a newline can't be in one line and are left out."""
+        keys: list[tuple[str, int]] = []
+        for key, key_id in self._automaton.items() if self._automaton is not None else ():
+            if "\n" in key:
+                continue
+            keys.append((key, key_id))
+            escaped = key.translate(_DEBUG_ESCAPES)
+            if escaped != key:
+                keys.append((escaped, key_id))
+        for name in self._variants:
+            keys += [(name + "(", SCAN_ASK), (name + " {", SCAN_ASK),
+                     (name + "{", SCAN_ASK)]
+        return keys
+
+    def plausible_hits(self, line: str, key_ids: Iterable[int]) -> bool:
+        """False only if `match_with_stats(line, exact_only=True)` can't find an exact
+        match anchored at any of `key_ids` (tags of `scan_keys` found in the one line
+        `line`): no template anchored there has its literals in order in the line, or,
+        for a template that must be the whole message, at the message's ends. A line
+        with a backslash (a Debug or JSON string, matched unescaped), a Debug value of a
+        known variant, or more checking than a few dozen passes over it is left to the
+        matcher: True. A cheap rejection for the many log lines that share a word with
+        some template and are no error at all."""
+        if "\\" in line or "\n" in line:
+            return True
+        budget = 40 * len(line) + 100_000  # linear in the line, whatever it holds
+        content: tuple[int, int] | None = None
+        for key_id in set(key_ids):
+            if key_id < 0:
+                return True
+            for p in range(self._post_start[key_id], self._post_start[key_id + 1]):
+                budget -= len(line)
+                if budget < 0:
+                    return True
+                compiled = self._compiled[self._post_entry[p]]
+                if not self._in_order(line, compiled.literals):
+                    continue
+                if not compiled.whole_line or '"' in line:
+                    return True  # a quoted string may be matched on its own, unescaped
+                if content is None:
+                    from errdex.prefixes import strip_prefixes
+
+                    prefixed = strip_prefixes(line.removesuffix("\r"))
+                    start = prefixed.end if prefixed.panic_header else prefixed.start
+                    content = (start, prefixed.end)
+                if self._may_cover(line, compiled.literals, *content):
+                    return True
+        return False
+
+    @staticmethod
+    def _in_order(line: str, literals: tuple[str, ...]) -> bool:
+        """The literals appear in `line` one after another (leftmost first is enough)."""
+        pos = 0
+        for literal in literals:
+            found = line.find(literal, pos)
+            if found < 0:
+                return False
+            pos = found + len(literal)
+        return True
+
+    @staticmethod
+    def _may_cover(line: str, literals: tuple[str, ...], start: int, end: int) -> bool:
+        """A template that must be the whole message can, in `line` whose message is
+        line[start:end]: `_bind`'s test (only blanks between the message's ends and the
+        match, or the match reaching past them) read as a condition on the first and
+        last literals."""
+        first, last = literals[0], literals[-1]
+        if first and not (0 <= line.find(first) < start
+                          or line[start:].lstrip().startswith(first.lstrip())):
+            return False
+        if not last:
+            return True
+        at = line.rfind(last)
+        return (at >= 0 and at + len(last) > end) or line[:end].rstrip().endswith(last.rstrip())
 
     # --- matching ------------------------------------------------------------------------
 

@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import subprocess
 import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
 from errdex.cli import main
 from errdex.match import Matcher
-from errdex.scan import MAX_LINE, Scanner, scan_stream
-from tests.test_match import entry
+from errdex.scan import KEEP_LINES, MAX_LINE, MESSAGE_FIELDS, Scanner, scan_stream
+from tests.test_match import BINARY, DTYPE, KV, entry
 
 SHAPE = entry("shape", "shape mismatch k {k|:?} and v {v|:?}")
 LOADING = entry("loading", "cannot load weights from {path}")
@@ -53,7 +55,7 @@ def test_reports_each_record_with_lines_counts_and_times(matcher: Matcher) -> No
     assert dict(loading.values) == {"path": "/m/a.bin"}
     assert report.records["invalid"].lines == [6]
     assert [r.record_id for r in report.ordered()] == ["shape", "loading", "invalid"]
-    assert report.stats.json_lines == 2
+    assert report.stats.json_lines == 1  # the line without a known error isn't even parsed
 
 
 def test_the_same_report_whatever_the_read_size(matcher: Matcher) -> None:
@@ -83,6 +85,130 @@ def test_a_line_longer_than_max_line_is_matched_in_pieces(matcher: Matcher) -> N
     assert report.stats.lines == 3
     assert report.stats.long_lines == 1
     assert report.records["loading"].lines == [2]
+
+
+# --- exactness: the scan finds what matching each line on its own finds -------------------
+
+VARIED = [
+    SHAPE, LOADING, INVALID, KV, BINARY, DTYPE,
+    entry("interrupted", "interrupted"),  # must be the whole message
+    entry("unclosed", "unclosed {obj|!r}"),
+    entry("unrecognized", "{arg|%r} unrecognized"),
+    entry("field", 'unknown field "{name}" in header'),
+    entry("range", "index {i|%d} out of range for dimension {d|%d}"),
+]
+PREFIXES = [
+    "", "2024-05-01 10:00:00 ERROR app: ", "ERROR:root:", "[WARN] ", "Error: ", "ValueError: ",
+    "  ", "2024-05-01T10:00:00Z INFO worker.pool: ", "candle_core::tensor: ",
+]
+BODIES = [
+    "shape mismatch k [{n}, 2] and v [3]", "cannot load weights from /m/{n}.bin",
+    "invalid value {n} for option 'x'", "invalid value x{n} for option 'x'",
+    "only kv-repeat = 1 is supported", "interrupted", "interrupted by user {n}",
+    "the job was interrupted", "unclosed <socket {n}>", "unclosed", "'--x{n}' unrecognized",
+    "flag unrecognized here", 'unknown field "f{n}" in header', "unknown field in header",
+    "index {n} out of range for dimension 2", "index x out of range for dimension {n}",
+    "for dimension {n} index 3 out of range", "weights cannot load from {n}",
+    "request {n} served: shape k and v ok, option kv-repeat = 2, header field unknown",
+    "ShapeMismatchBinaryOp {{ lhs: [{n}, 2], rhs: [3], op: \"add\" }}",
+    "UnexpectedDType(F16)", "Msg(\"unknown field \\\"g{n}\\\" in header\")",
+    "Custom {{ msg: \"interrupted\" }}", "we saw shape mismatch k [1] and v [{n}] today",
+    "caf\u00e9 {n}: cannot load weights from /m/caf\u00e9.bin", "tab\tinterrupted",
+]
+
+
+def _varied_log(count: int) -> bytes:
+    rng = random.Random(11)
+    lines: list[bytes] = []
+    for n in range(count):
+        body = rng.choice(BODIES).format(n=n)
+        kind = rng.random()
+        if kind < 0.15:
+            key = rng.choice(["msg", "message"])
+            fields = {"time": f"2024-05-01T10:00:{n % 60:02d}", key: body}
+            line = json.dumps(fields, ensure_ascii=rng.random() < 0.5)
+        elif kind < 0.2:
+            line = f"thread 'main' panicked at '{body}', src/x.rs:{n}:5"
+        else:
+            line = rng.choice(PREFIXES) + body
+        data = line.encode()
+        if rng.random() < 0.05:
+            data += b"\r"
+        if rng.random() < 0.02:
+            data = b"\xff\xfe " + data
+        lines.append(data)
+    return b"\n".join(lines) + b"\n"
+
+
+def _line_by_line(matcher: Matcher, log: bytes) -> dict[str, list[int]]:
+    """Every line on its own through `match_with_stats(exact_only=True)`, a JSON line's
+    message fields joined as a scan joins them."""
+    found: dict[str, list[int]] = {}
+    for number, raw in enumerate(log.decode("utf-8", "replace").split("\n")[:-1], start=1):
+        text = raw
+        if raw.lstrip(" \t").startswith("{"):
+            try:
+                item = json.loads(raw)
+            except ValueError:
+                item = None
+            if isinstance(item, dict):
+                text = "\n".join(str(item[k]) for k in MESSAGE_FIELDS if isinstance(
+                    item.get(k), str | int))
+        if not text.strip():
+            continue
+        matches, _ = matcher.match_with_stats(text, 1, exact_only=True)
+        if matches and matches[0].exact:
+            found.setdefault(matches[0].record_id, []).append(number)
+    return found
+
+
+def test_the_scan_finds_exactly_what_matching_each_line_finds() -> None:
+    matcher = Matcher(VARIED)
+    log = _varied_log(4_000)
+    expected = _line_by_line(matcher, log)
+    assert len(expected) >= 10  # most templates appear, in many shapes
+    for block in (1 << 22, 4096, 97):
+        report = scan_stream(matcher, io.BytesIO(log), block=block)
+        got = {k: (v.count, v.first_line, v.last_line, v.lines) for k, v in report.records.items()}
+        assert got == {
+            k: (len(v), v[0], v[-1], v[:KEEP_LINES]) for k, v in expected.items()
+        }
+    # Most lines were turned away before the matcher: noise sharing words with templates
+    # (and a whole-message template inside a longer message) among them.
+    assert report.stats.matcher_calls < 0.6 * report.stats.lines
+
+
+# Logs made to cost a scanner more than linear work or memory: anchors without their tails
+# on every line, one long line of them, JSON lines full of escapes, a line holding the
+# anchors of thousands of templates.
+MANY = [entry(f"m{i}", f"mismatch{i:05d} in {{x}}: expected {{y}}") for i in range(2_000)]
+HOSTILE_LOGS = {
+    "anchors without tails": lambda n: "".join(  # every line different: no cache
+        f"shape mismatch k [{i}] " * 40 + "\n" for i in range(n // 1_000)),
+    "one long line": lambda n: "cannot load weights " * (n // 20),
+    "escaped json": lambda n: ('{"msg": "\\"cannot load\\" \\u00e9 weights from"}\n') * (n // 47),
+    "thousands of anchors": lambda n: (
+        " ".join(f"mismatch{i:05d} in" for i in range(2_000)) + "\n") * (n // 36_000),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_LOGS))
+def test_hostile_logs_cost_linear_work_and_bounded_memory(name: str) -> None:
+    matcher = Matcher([SHAPE, LOADING, INVALID, *MANY])
+    make = HOSTILE_LOGS[name]
+    small = scan_stream(matcher, io.BytesIO(make(1_000_000).encode()))
+    data = make(4_000_000).encode()
+    tracemalloc.start()
+    try:
+        big = scan_stream(matcher, io.BytesIO(data))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert big.stats.bytes == len(data) and not big.records
+    assert big.stats.matcher_work <= 4.5 * small.stats.matcher_work + 100_000
+    assert big.stats.matcher_work <= 45 * len(data)
+    assert big.stats.candidate_lines <= 4.5 * small.stats.candidate_lines + 10
+    assert peak <= 60 * (1 << 20)  # a few read blocks and their hits, whatever the log
 
 
 _ONE_GB_CHILD = """
