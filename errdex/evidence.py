@@ -32,6 +32,8 @@ def text_libraries(text: str) -> frozenset[tuple[str, str | None]]:
     `.../site-packages/packaging/version.py` -> ("packaging", None), `/usr/lib/python3.11/
     json/decoder.py` -> ("cpython", "3.11"), `.../registry/src/index.crates.io-x/
     candle-core-0.8.0/src/lib.rs` -> ("candle_core", "0.8.0")."""
+    if "-packages" not in text and "python3" not in text and "registry" not in text:
+        return _NONE  # what every path the pattern knows has in it
     found: set[tuple[str, str | None]] = set()
     for m in _LIBRARY_PATH.finditer(text):
         if m.group("pkg"):
@@ -44,6 +46,9 @@ def text_libraries(text: str) -> frozenset[tuple[str, str | None]]:
         if len(found) > 64:
             break
     return frozenset(found)
+
+
+_NONE: frozenset[tuple[str, str | None]] = frozenset()
 
 
 def _norm(name: str) -> str:

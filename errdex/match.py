@@ -39,6 +39,10 @@ from errdex.paste import DebugHit, Doc, Frame, Group, Paste, parse_paste
 MIN_ANCHOR = 8  # an anchor fragment this long is "of decent length"
 SHORT_TEMPLATE = 4  # fewer literal non-space chars: must cover the whole message line
 EDGE_TEMPLATE = 16  # a hole at an end and fewer literal chars: must cover it too
+# A template whose fixed text is one short word between holes that take anything
+# (`{} must {}`) fits half the sentences there are: it is claimed exactly only where its
+# literal text is at least this share of the line, and is a near miss otherwise.
+WEAK_COVERAGE = 0.25
 MAX_HOLE = 20_000  # longest value a hole may take
 MAX_OCCURRENCES = 64  # anchor occurrences verified per anchor fragment per document
 APPROX_THRESHOLD = 0.5
@@ -68,7 +72,7 @@ class MatchEntry:
     version: str | None = None  # the indexed snapshot's release version, where known
 
 
-@dataclass
+@dataclass(slots=True)
 class MatchStats:
     """The work one `match` call did, for tests and benchmarks that bound it."""
 
@@ -92,9 +96,11 @@ class _Compiled:
     specs: tuple[str, ...]
     types: tuple[str, ...]
     empty_ok: tuple[bool, ...]
+    single_line: tuple[bool, ...]  # per hole: its value can't span lines (all but `{:#?}`)
     literal_length: int  # every literal character, spaces included
     solid_chars: int  # literal non-space characters
     whole_line: bool  # too short to trust inside other text: must be the whole message
+    weak: bool  # one short word and a hole that takes anything: see WEAK_COVERAGE
     exception: str | None
     sites: tuple[tuple[tuple[str, ...], int], ...]
 
@@ -103,12 +109,17 @@ class _Compiled:
         return _literal_words(self.literals)
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=65536)
+def _single_line(specs: tuple[str, ...]) -> tuple[bool, ...]:
+    return tuple("#?" not in spec for spec in specs)
+
+
+@lru_cache(maxsize=1 << 16)
 def _literal_words(literals: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(w.lower() for lit in literals for w in _WORD.findall(lit))
+    return frozenset(_WORD.findall(" ".join(literals).lower()))
 
 
-@dataclass
+@dataclass(slots=True)
 class _Found:
     entry: int
     exact: bool
@@ -123,6 +134,7 @@ class _Found:
     site_index: int | None = None
     variant: bool = False  # found as a Rust Debug value, not as text
     order: float = 0.0  # approximate only: share of the template's word pairs kept in order
+    partial: bool = False  # exact, but text is left over on the message's line(s)
 
 
 def _fragments(literal: str, index: int) -> list[tuple[str, int, int]]:
@@ -152,6 +164,7 @@ class Matcher:
         self._post_literal = array("H")
         self._post_offset = array("I")
         self._automaton, self._short_automaton = self._build_automata()
+        self._automata = tuple(a for a in (self._automaton, self._short_automaton) if a)
         self._variants: dict[str, list[int]] = defaultdict(list)
         # Exception types whose message is made at run time: found by the type alone.
         self._typed: dict[str, list[int]] = defaultdict(list)
@@ -161,20 +174,28 @@ class Matcher:
             tail = _type_tail(entry.exception)
             if tail and self._compiled[i].literal_length == 0 and entry.language == "python":
                 self._typed[tail].append(i)
-        self._words: dict[str, array[int]] = {}
+        # The word index for near misses: word -> id; id -> the templates using it; each
+        # template's word ids, flat (_template_words[_words_start[i]:_words_start[i + 1]]).
+        self._word_ids: dict[str, int] = {}
+        self._postings: list[array[int]] = []
+        self._words_start = array("I", [0])
+        self._template_words = array("I")
         with_words = 0
         for i, compiled in enumerate(self._compiled):
             words = compiled.words
             with_words += bool(words)
             for word in words:
-                ids = self._words.get(word)
-                if ids is None:
-                    ids = self._words[word] = array("I")
-                ids.append(i)
+                word_id = self._word_ids.setdefault(word, len(self._postings))
+                if word_id == len(self._postings):
+                    self._postings.append(array("I"))
+                self._postings[word_id].append(i)
+                self._template_words.append(word_id)
+            self._words_start.append(len(self._template_words))
         total = with_words or 1
-        self._idf = {w: math.log(1 + total / len(ids)) for w, ids in self._words.items()}
+        self._idf = array("d", (math.log(1 + total / len(ids)) for ids in self._postings))
+        idf, starts, flat = self._idf.__getitem__, self._words_start, self._template_words
         self._idf_total = array(
-            "d", (sum(self._idf[w] for w in c.words) for c in self._compiled)
+            "d", (sum(map(idf, flat[starts[i] : starts[i + 1]])) for i in range(len(starts) - 1))
         )
 
     @staticmethod
@@ -190,6 +211,7 @@ class Matcher:
             specs=specs,
             types=types,
             empty_ok=empty_ok,
+            single_line=_single_line(specs),
             literal_length=sum(len(lit) for lit in template.literals),
             solid_chars=solid,
             # "interrupted", "unsupported dtype": a whole message, not words in a sentence.
@@ -198,6 +220,8 @@ class Matcher:
             or (not template.placeholders and len(template.literals[0].split()) <= 2)
             or (solid < EDGE_TEMPLATE and len(template.literals) > 1
                 and not (template.literals[0] and template.literals[-1])),
+            weak=solid < EDGE_TEMPLATE and "any" in types
+            and len(_literal_words(template.literals)) <= 1,
             exception=_type_tail(entry.exception),
             sites=interned.setdefault(sites, sites),
         )
@@ -354,7 +378,8 @@ class Matcher:
     ) -> tuple[list[Match], MatchStats]:
         """Rank: exact matches first; then a site a traceback frame points at (path and
         line, then path only); then the exception type agreeing with the text's `Type:`
-        prefix; then more literal characters; then the record of the library (and
+        prefix; then more literal characters; then a match that accounts for its whole
+        line over one that leaves text over; then the record of the library (and
         version) the text's frames come from; then fewer holes; then score. Each record
         appears once, at its best occurrence. `exact_only` skips the nearest-record
         lookup and matches by exception type alone (what a log scan wants)."""
@@ -373,12 +398,13 @@ class Matcher:
             found.extend(self._variant(hit, paste))
         if not exact_only:
             found.extend(self._by_type(paste))
-            matched_groups = {f.group for f in found}
+            matched_groups = {f.group for f in found if f.exact}
             found.extend(self._approximate(paste, matched_groups, stats))
-        libraries = text_libraries(text) if found else frozenset()
+        if not found:
+            return [], stats
+        libraries = text_libraries(text)
         # In a traceback, the exception that ended it comes first; its causes follow.
-        framed = [g.index for g in paste.groups if g.frame is not None]
-        final = framed[-1] if framed else None
+        final = next((g.index for g in reversed(paste.groups) if g.frame is not None), None)
         best: dict[str, _Found] = {}
         for item in found:
             self._rank(item, paste, final, libraries)
@@ -386,55 +412,57 @@ class Matcher:
             if record not in best or item.rank < best[record].rank:
                 best[record] = item
         ordered = sorted(best.values(), key=lambda f: f.rank)[: max(0, limit)]
-        matches = [
-            Match(
+        matches = []
+        for f in ordered:
+            doc = paste.docs[paste.groups[f.group].doc]
+            matches.append(Match(
                 record_id=self.entries[f.entry].record_id,
                 score=round(min(1.0, max(0.0, f.score)), 4),
                 exact=f.exact,
                 values=f.values,
-                span=paste.docs[paste.groups[f.group].doc].span_to_original(*f.span),
+                span=f.span if doc.pieces == _IDENTITY else doc.span_to_original(*f.span),
                 why=f.why,
                 site_index=f.site_index,
-            )
-            for f in ordered
-        ]
+            ))
         return matches, stats
 
     def _exact(
         self, doc: Doc, doc_index: int, stats: MatchStats, budget: int, hit_cap: int
     ) -> list[_Found]:
         out: list[_Found] = []
-        occurrences: Counter[int] = Counter()
+        occurrences: dict[int, int] = {}
         seen: set[tuple[int, int]] = set()
-        hits = itertools.chain.from_iterable(
-            automaton.iter(doc.text)
-            for automaton in (self._automaton, self._short_automaton)
-            if automaton is not None
+        text = doc.text
+        post_start, post_entry = self._post_start, self._post_entry
+        post_literal, post_offset, key_length = (
+            self._post_literal, self._post_offset, self._key_length
         )
-        for end, key_id in hits:
-            stats.anchor_hits += 1
-            if stats.anchor_hits > hit_cap or stats.scanned > budget:
-                stats.exhausted = True
-                break
-            occurrences[key_id] += 1
-            if occurrences[key_id] > MAX_OCCURRENCES:
-                continue
-            anchor_start = end - self._key_length[key_id] + 1
-            for p in range(self._post_start[key_id], self._post_start[key_id + 1]):
-                entry, literal_index, offset = (
-                    self._post_entry[p], self._post_literal[p], self._post_offset[p]
-                )
-                if stats.scanned > budget:
+        hits = 0
+        for automaton in self._automata:
+            for end, key_id in automaton.iter(text):
+                hits += 1
+                if hits > hit_cap or stats.scanned > budget:
                     stats.exhausted = True
                     break
-                literal_start = anchor_start - offset
-                if literal_start < 0 or (entry, literal_start) in seen:
+                seen_here = occurrences.get(key_id, 0) + 1
+                occurrences[key_id] = seen_here
+                if seen_here > MAX_OCCURRENCES:
                     continue
-                seen.add((entry, literal_start))
-                stats.verifications += 1
-                item = self._verify(entry, literal_index, literal_start, doc, stats)
-                if item is not None:
-                    out.append(item)
+                anchor_start = end - key_length[key_id] + 1
+                for p in range(post_start[key_id], post_start[key_id + 1]):
+                    if stats.scanned > budget:
+                        stats.exhausted = True
+                        break
+                    entry = post_entry[p]
+                    literal_start = anchor_start - post_offset[p]
+                    if literal_start < 0 or (entry, literal_start) in seen:
+                        continue
+                    seen.add((entry, literal_start))
+                    stats.verifications += 1
+                    item = self._verify(entry, post_literal[p], literal_start, doc, stats)
+                    if item is not None:
+                        out.append(item)
+        stats.anchor_hits += hits
         return out
 
     def _verify(
@@ -442,50 +470,72 @@ class Matcher:
     ) -> _Found | None:
         """Find the template's literals around one anchor occurrence, in linear time."""
         c = self._compiled[entry]
-        text, lits, n = doc.text, c.literals, len(c.literals)
-        stats.scanned += len(lits[index])
-        if not text.startswith(lits[index], start):
+        text, lits = doc.text, c.literals
+        anchor = lits[index]
+        stats.scanned += len(anchor)
+        if not text.startswith(anchor, start):
             return None
+        n = len(lits)
+        if n == 1:
+            return self._bind(entry, [start], doc, stats)
         starts = [0] * n
         starts[index] = start
-        pos = start + len(lits[index])
+        pos = start + len(anchor)
+        size = len(text)
+        last_window: tuple[int, int] | None = None  # where the last literal was looked for
         for k in range(index + 1, n):
             lit = lits[k]
             if k == n - 1 and not lit:
                 break  # a trailing hole: runs to the end of the line
-            limit = min(len(text), pos + MAX_HOLE)
-            if "#?" not in c.specs[k - 1]:
+            limit = pos + MAX_HOLE
+            if limit > size:
+                limit = size
+            if c.single_line[k - 1]:
                 newline = text.find("\n", pos, limit)
-                limit = newline if newline >= 0 else limit
+                if newline >= 0:
+                    limit = newline
             stats.scanned += limit - pos + len(lit)
             found = text.find(lit, pos, limit + len(lit))
             if found < 0:
                 return None
-            starts[k], pos = found, found + len(lit)
+            if k == n - 1:
+                last_window = (pos, limit + len(lit))
+            starts[k] = found
+            pos = found + len(lit)
         right = start
         for k in range(index - 1, -1, -1):
             lit = lits[k]
             if k == 0 and not lit:
                 break  # a leading hole: runs from the start of the line's message
-            low = max(0, right - MAX_HOLE)
-            if "#?" not in c.specs[k]:
+            low = right - MAX_HOLE
+            if low < 0:
+                low = 0
+            if c.single_line[k]:
                 newline = text.rfind("\n", low, right)
-                low = newline + 1 if newline >= 0 else low
+                if newline >= 0:
+                    low = newline + 1
             low = max(0, low - len(lit))
             stats.scanned += right - low
             found = text.rfind(lit, low, right)
             if found < 0:
                 return None
-            starts[k], right = found, found
-        return self._bind(entry, starts, doc, stats)
+            starts[k] = right = found
+        item = self._bind(entry, starts, doc, stats)
+        if item is None and last_window is not None:
+            # The last literal may occur inside the value before it too (`.` after
+            # 'model.safetensors'): one more try at its last occurrence in the window.
+            later = text.rfind(lits[-1], *last_window)
+            if later > starts[-1]:
+                stats.scanned += last_window[1] - last_window[0]
+                starts[-1] = later
+                return self._bind(entry, starts, doc, stats)
+        return item
 
     def _bind(self, entry: int, starts: list[int], doc: Doc, stats: MatchStats) -> _Found | None:
         c = self._compiled[entry]
         text, lits, n = doc.text, c.literals, len(c.literals)
-        bounds: list[tuple[int, int]] = []
-        for k in range(n - 1):
-            bounds.append((starts[k] + len(lits[k]), starts[k + 1]))
         match_start, match_end = starts[0], starts[n - 1] + len(lits[n - 1])
+        bounds = [(starts[k] + len(lits[k]), starts[k + 1]) for k in range(n - 1)]
         if n > 1 and not lits[0]:
             line = doc.line_at(starts[1])
             match_start = line.content_start if line.content_start <= starts[1] else line.start
@@ -495,41 +545,52 @@ class Matcher:
             line = doc.line_at(last)
             match_end = line.content_end if last <= line.content_end else max(last, line.end)
             bounds[-1] = (last, match_end)
-        first_line, last_line = (
-            doc.line_at(match_start),
-            doc.line_at(max(match_start, match_end - 1)),
-        )
+        first_line = doc.line_at(match_start)
+        last_line = first_line if match_end <= first_line.end else doc.line_at(match_end - 1)
         if first_line.group < 0:
             return None  # inside a traceback frame, code line or header
-        if c.whole_line and not (
-            _blank(text, first_line.content_start, match_start)
-            and _blank(text, match_end, last_line.content_end)
-        ):
+        whole = _blank(text, first_line.content_start, match_start) and _blank(
+            text, match_end, last_line.content_end
+        )
+        if c.whole_line and not whole:
             return None
         values: list[tuple[str, str]] = []
         empties = 0
-        for k, (lo, hi) in enumerate(bounds):
-            if hi - lo > MAX_HOLE or hi < lo:
-                return None
-            stats.scanned += hi - lo
-            value = text[lo:hi]
-            if (k == 0 and not lits[0]) or lits[k][-1:].isspace():
-                value = value.lstrip()
-            if (k == n - 2 and not lits[-1]) or lits[k + 1][:1].isspace():
-                value = value.rstrip()
-            if not value:
-                if not c.empty_ok[k]:
+        if n > 1:
+            placeholders = self.entries[entry].template.placeholders
+            for k, (lo, hi) in enumerate(bounds):
+                if hi - lo > MAX_HOLE or hi < lo:
                     return None
-                empties += 1
-            check = _TYPE_CHECKS.get(c.types[k])
-            if value and check is not None and not check.fullmatch(value.strip()):
-                return None
-            values.append((self.entries[entry].template.placeholders[k].name, value))
+                stats.scanned += hi - lo
+                value = text[lo:hi]
+                if (k == 0 and not lits[0]) or lits[k][-1:].isspace():
+                    value = value.lstrip()
+                if (k == n - 2 and not lits[-1]) or lits[k + 1][:1].isspace():
+                    value = value.rstrip()
+                if not value:
+                    if not c.empty_ok[k]:
+                        return None
+                    empties += 1
+                else:
+                    check = _TYPE_CHECKS.get(c.types[k])
+                    if check is not None and not check.fullmatch(value.strip()):
+                        return None
+                values.append((placeholders[k].name, value))
         covered = max(1, last_line.content_end - first_line.content_start)
-        score = min(1.0, c.literal_length / covered) * EMPTY_PENALTY**empties
-        detail = "exact template" + (f" ({empties} empty hole(s))" if empties else "")
+        coverage = min(1.0, c.literal_length / covered)
+        score = coverage * EMPTY_PENALTY**empties
+        exact = not c.weak or coverage >= WEAK_COVERAGE
+        if not exact:
+            fixed = " ".join(" ".join(lits).split())
+            detail = (f"template fits, but its only fixed text {fixed!r} is {coverage:.0%} of"
+                      " the line: too little to be sure")
+        elif empties:
+            detail = f"exact template ({empties} empty hole(s))"
+        else:
+            detail = "exact template"
         return _Found(
-            entry, True, tuple(values), (match_start, match_end), score, first_line.group, detail
+            entry, exact, tuple(values), (match_start, match_end), score, first_line.group,
+            detail, partial=not whole,
         )
 
     def _variant(self, hit: DebugHit, paste: Paste) -> list[_Found]:
@@ -634,38 +695,49 @@ class Matcher:
         """Each near record with its score (shared words, idf-weighted) and, to break
         ties between templates sharing the same words, the share of its adjacent word
         pairs that the message keeps (`k .. and v` against `q .. and k`)."""
-        words = {w.lower() for w in _WORD.findall(message)}
+        words = set(_WORD.findall(message.lower()))
         if len(words) < APPROX_MIN_WORDS:
             return []
+        word_ids = self._word_ids
+        known = sorted((word_ids[w] for w in words if w in word_ids),
+                       key=lambda w: len(self._postings[w]))
+        mine = set(known)
         # Candidates come from the message's rarest words first, reading at most about
         # APPROX_READ postings: a near miss shares its rare words, and common words alone
         # can't reach the threshold anyway.
-        known = sorted((w for w in words if w in self._words), key=lambda w: len(self._words[w]))
         partial: Counter[int] = Counter()
         read = 0
         for word in known:
-            ids = self._words[word]
+            ids = self._postings[word]
             if len(ids) > APPROX_MAX_POSTINGS or (read and read + len(ids) > APPROX_READ):
                 break
             read += len(ids)
             partial.update(ids)
         stats.approximate += read
-        out: list[tuple[int, float, str, float]] = []
-        message_pairs = _pairs(message)
-        for i, _ in partial.most_common(APPROX_CANDIDATES):
-            template_words = self._compiled[i].words
-            shared = template_words & words
+        idf, starts, flat = self._idf.__getitem__, self._words_start, self._template_words
+        scored: list[tuple[int, float, str]] = []
+        for i in _most_counted(partial, APPROX_CANDIDATES):
+            template_words = flat[starts[i] : starts[i + 1]]
+            shared = mine.intersection(template_words)
             if len(template_words) < APPROX_MIN_WORDS or len(shared) < 2:
                 continue
-            score = sum(self._idf[w] for w in shared) / self._idf_total[i]
+            score = sum(map(idf, shared)) / self._idf_total[i]
             if score >= APPROX_THRESHOLD:
                 detail = (
                     f"approximate: {len(shared)} of {len(template_words)} template words"
                     f" ({score:.2f} idf-weighted)"
                 )
+                scored.append((i, score, detail))
+        # Word order only breaks ties of score, so it is worked out for those alone.
+        ties = Counter(round(score, 9) for _, score, _ in scored)
+        message_pairs = _pairs(message) if len(ties) < len(scored) else set()
+        out: list[tuple[int, float, str, float]] = []
+        for i, score, detail in scored:
+            order = 0.0
+            if ties[round(score, 9)] > 1:
                 pairs = set().union(*(_pairs(lit) for lit in self._compiled[i].literals))
                 order = len(pairs & message_pairs) / len(pairs) if pairs else 0.0
-                out.append((i, score, detail, order))
+            out.append((i, score, detail, order))
         return out
 
     def _rank(
@@ -693,7 +765,7 @@ class Matcher:
                 reasons.append(f"traceback frame {where}")
             elif frame_rank == 1:
                 reasons.append(f"same file as frame {where}, other line")
-        text_type = _type_tail(group.exception)
+        text_type = _type_tail(group.exception) if group.exception else None
         agrees = text_type is not None and text_type == c.exception
         if agrees:
             reasons.append(f"exception type {text_type} agrees")
@@ -709,14 +781,15 @@ class Matcher:
             reasons.append("traceback comes from " + entry.repo
                            + (f" {entry.version}" if library == 0 else ""))
         if item.exact:
-            item.rank = (0, last, frame_rank, 0 if agrees else 1, -c.solid_chars, library,
-                         holes, -item.score)
+            item.rank = (0, last, frame_rank, 0 if agrees else 1, -c.solid_chars,
+                         item.partial, library, holes, -item.score)
         else:
             item.rank = (1, last, frame_rank, 0 if agrees else 1, -item.score, -item.order,
                          library, -c.solid_chars, holes)
-        item.why = "; ".join(reasons)
+        item.why = "; ".join(reasons) if len(reasons) > 1 else item.detail
 
 
+_IDENTITY = ((0, 0),)  # a Doc's offsets are the input's own
 _TOKEN_WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
@@ -724,6 +797,25 @@ def _pairs(text: str) -> set[tuple[str, str]]:
     """Adjacent word pairs, one-letter words included (`k and`, `and v`)."""
     tokens = [t.lower() for t in _TOKEN_WORD.findall(text)]
     return set(itertools.pairwise(tokens))
+
+
+def _most_counted(counts: Counter[int], n: int) -> list[int]:
+    """About the `n` keys with the highest counts, the first-counted first among ties:
+    what `most_common(n)` gives, without its Python-level loop over every key. Counts are
+    small (words shared), so a histogram finds the cut and C-level passes select."""
+    if len(counts) <= n:
+        return list(counts)
+    keys, values = list(counts), list(counts.values())
+    histogram = Counter(values)
+    taken, cut = 0, 0
+    for count in sorted(histogram, reverse=True):
+        cut = count
+        taken += histogram[count]
+        if taken >= n:
+            break
+    above = list(itertools.compress(keys, map(cut.__lt__, values)))
+    at_cut = itertools.compress(keys, map(cut.__eq__, values))
+    return above + list(itertools.islice(at_cut, max(0, n - len(above))))
 
 
 def _automaton(keys: dict[str, int]) -> Any:

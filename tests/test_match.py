@@ -490,3 +490,42 @@ def test_many_templates_sharing_an_anchor_are_bounded() -> None:
     matches, stats = Matcher(entries).match_with_stats(text)
     assert matches[0].record_id == "t77"
     assert stats.work <= 50 * len(text) + 2_000_000 + 100_000
+
+
+def test_a_one_word_template_does_not_claim_an_unrelated_sentence() -> None:
+    """`{} must {}` fits any sentence with "must" in it: on a long line it is offered as a
+    near miss that says why, and on a line it mostly explains it is still exact."""
+    matcher = Matcher([entry("must", "{name} must {rule}"), KV])
+    long_line = "labels 69832 appropriate container binding must indices of the batch"
+    found = matcher.match(long_line)
+    assert [m.record_id for m in found] == ["must"]
+    assert not found[0].exact
+    assert "only fixed text 'must'" in found[0].why
+    short = matcher.match("axis must be an int")
+    assert short[0].record_id == "must" and short[0].exact
+    assert dict(short[0].values) == {"name": "axis", "rule": "be an int"}
+    # A typed hole is evidence of its own: `unclosed {!r}` is claimed on a long repr.
+    typed = Matcher([entry("unclosed", "unclosed {obj|!r}")])
+    sock = "unclosed <socket.socket fd=3, family=AF_INET, type=SOCK_STREAM, proto=6>"
+    assert typed.match(sock)[0].exact
+
+
+def test_the_template_that_accounts_for_the_whole_line_wins_a_tie() -> None:
+    """`unknown compression type` is in `unknown compression type 'zstd'` too, but only the
+    template with a hole explains the rest of the line."""
+    matcher = Matcher([entry("bare", "unknown compression type"),
+                       entry("named", "unknown compression type {kind|!r}")])
+    found = matcher.match("ValueError: unknown compression type 'zstd'")
+    assert [m.record_id for m in found] == ["named", "bare"]
+    assert dict(found[0].values) == {"kind": "'zstd'"}
+    assert matcher.match("unknown compression type")[0].record_id == "bare"
+
+
+def test_a_value_holding_the_text_that_follows_it_still_binds() -> None:
+    """`No such weights file {!r}.`: the `.` that ends the template is also inside the
+    file name, so the first `.` would cut the value short."""
+    matcher = Matcher([entry("file", "No such weights file {path|!r}."),
+                       entry("thread", "There is no current event loop in thread %r.")])
+    found = matcher.match("OSError: No such weights file 'model.safetensors'.")
+    assert found[0].record_id == "file" and found[0].exact
+    assert dict(found[0].values) == {"path": "'model.safetensors'"}
