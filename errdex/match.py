@@ -16,14 +16,15 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import zlib
 from array import array
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-import ahocorasick
+import ahocorasick_rs
 
 from errdex.errors import EmptyInputError
 from errdex.evidence import components as _components
@@ -56,6 +57,8 @@ EMPTY_PENALTY = 0.9  # score factor per empty hole
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
 _TOKEN = re.compile(r"\S+")
+MAX_KEY = 256  # an anchor is at most this long (a longer literal is anchored at its start)
+ANCHOR_CHUNK = 1 << 16  # a longer text is searched for anchors piece by piece
 MIN_SCAN_KEY = 5  # anchors shorter than this are too common to pre-filter a log with
 SCAN_ASK = -1  # `scan_keys`' tag for a line only the matcher can judge (a Debug value)
 _DEBUG_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\t": "\\t", "\r": "\\r"})
@@ -144,7 +147,7 @@ def _fragments(literal: str, index: int) -> list[tuple[str, int, int]]:
         (literal[spans[i][0] : spans[j][1]], index, spans[i][0])
         for i in range(len(spans))
         for j in range(i, min(i + 3, len(spans)))
-        if spans[j][1] - spans[i][0] >= MIN_ANCHOR
+        if MIN_ANCHOR <= spans[j][1] - spans[i][0] <= MAX_KEY
     ]
 
 
@@ -163,8 +166,7 @@ class Matcher:
         self._post_entry = array("I")
         self._post_literal = array("H")
         self._post_offset = array("I")
-        self._automaton, self._short_automaton = self._build_automata()
-        self._automata = tuple(a for a in (self._automaton, self._short_automaton) if a)
+        self._anchors = self._build_anchors()
         self._variants: dict[str, list[int]] = defaultdict(list)
         # Exception types whose message is made at run time: found by the type alone.
         self._typed: dict[str, list[int]] = defaultdict(list)
@@ -226,11 +228,11 @@ class Matcher:
             sites=interned.setdefault(sites, sites),
         )
 
-    def _build_automata(self) -> tuple[Any, Any]:
+    def _build_anchors(self) -> Any:
         """Anchor each template at its rarest fragment (fewest templates share it, then
-        longest); a template with no fragment of MIN_ANCHOR chars at its longest literal.
-        Anchors shorter than MIN_SCAN_KEY (`:`, `for`) go in a second automaton, so a log
-        scan can pre-filter lines with the first alone."""
+        longest); a template with no fragment of MIN_ANCHOR chars at (the first MAX_KEY
+        characters of) its longest literal. One automaton holds every anchor, with the
+        anchor's key id as its pattern index."""
         # Fragment counts in a fixed table of hashed counters: a collision only makes a
         # fragment look a little commoner, and a million templates' fragments (tens of
         # millions of strings) never have to be held at once.
@@ -239,13 +241,13 @@ class Matcher:
         for compiled in self._compiled:
             for frag in {f[0] for i, lit in enumerate(compiled.literals)
                          for f in _fragments(lit, i)}:
-                df[hash(frag) % slots] += 1
+                df[_stable_hash(frag) % slots] += 1
         key_ids: dict[str, int] = {}
         postings: list[tuple[int, int, int, int]] = []  # (key id, entry, literal, offset)
         for entry_index, compiled in enumerate(self._compiled):
             frags = [f for i, lit in enumerate(compiled.literals) for f in _fragments(lit, i)]
             if frags:
-                anchor = min(frags, key=lambda f: (df[hash(f[0]) % slots], -len(f[0])))
+                anchor = min(frags, key=lambda f: (df[_stable_hash(f[0]) % slots], -len(f[0])))
             else:
                 longest = max(
                     range(len(compiled.literals)), key=lambda i: len(compiled.literals[i].strip())
@@ -254,7 +256,7 @@ class Matcher:
                 text = literal.strip()
                 if not text:
                     continue  # no literal text at all: reachable only as a Debug variant
-                anchor = (text, longest, literal.index(text))
+                anchor = (text[:MAX_KEY], longest, literal.index(text))
             key, literal_index, offset = anchor
             key_id = key_ids.setdefault(key, len(key_ids))
             if key_id == len(self._key_length):
@@ -269,22 +271,40 @@ class Matcher:
             self._post_offset.append(offset)
         self._post_start.append(len(self._post_entry))
         del postings
-        long_keys = {k: i for k, i in key_ids.items() if len(k) >= MIN_SCAN_KEY}
-        short_keys = {k: i for k, i in key_ids.items() if len(k) < MIN_SCAN_KEY}
-        return _automaton(long_keys), _automaton(short_keys)
+        keys = list(key_ids)  # in key id order: an anchor's pattern index is its key id
+        del key_ids
+        return ahocorasick_rs.AhoCorasick(keys) if keys else None
 
-    def plausible(self, line: str) -> bool:
-        """Cheap test before the full matcher, for log scanning (see `plausible_hits`)."""
-        if self._automaton is None:
-            return False
-        return self.plausible_hits(line, [key_id for _, key_id in self._automaton.iter(line)])
+    def _anchor_key(self, key_id: int) -> str:
+        """The anchor text of a key id, read back from its first template (the automaton
+        doesn't keep its patterns, and a million of them needn't be held twice)."""
+        p = self._post_start[key_id]
+        literal = self._compiled[self._post_entry[p]].literals[self._post_literal[p]]
+        offset = self._post_offset[p]
+        return literal[offset : offset + self._key_length[key_id]]
 
-    def anchor_ends(self, text: str) -> Iterable[int]:
-        """End offsets of anchors of MIN_SCAN_KEY+ characters in `text`: a line without
-        one can match no template except a very short one. For pre-filtering logs."""
-        if self._automaton is None:
+    def _anchor_hits(self, text: str) -> Iterable[tuple[int, int, int]]:
+        """(key id, start, end) of every anchor occurrence, overlapping ones included.
+        A long text is searched in ANCHOR_CHUNK pieces, overlapping by the longest key,
+        so a hostile paste never builds one huge list of hits."""
+        if self._anchors is None:
             return ()
-        return (end for end, _ in self._automaton.iter(text))
+        if len(text) <= ANCHOR_CHUNK:
+            found: list[tuple[int, int, int]] = self._anchors.find_matches_as_indexes(
+                text, overlapping=True
+            )
+            return found
+        return self._chunked_hits(text)
+
+    def _chunked_hits(self, text: str) -> Iterator[tuple[int, int, int]]:
+        overlap = MAX_KEY
+        for base in range(0, len(text), ANCHOR_CHUNK):
+            piece = text[base : base + ANCHOR_CHUNK + overlap]
+            for key_id, start, end in self._anchors.find_matches_as_indexes(
+                piece, overlapping=True
+            ):
+                if start < ANCHOR_CHUNK:  # one that starts in the overlap is the next piece's
+                    yield key_id, base + start, base + end
 
     def scan_keys(self) -> list[tuple[str, int]]:
         """What makes one log line worth a closer look, each with the tag to hand
@@ -294,8 +314,9 @@ class Matcher:
         these in big blocks with an automaton of its own, then asks about the few lines
         that hold one. Anchors holding a newline can't be in one line and are left out."""
         keys: list[tuple[str, int]] = []
-        for key, key_id in self._automaton.items() if self._automaton is not None else ():
-            if "\n" in key:
+        for key_id in range(len(self._key_length)):
+            key = self._anchor_key(key_id)
+            if len(key) < MIN_SCAN_KEY or "\n" in key:
                 continue
             keys.append((key, key_id))
             escaped = key.translate(_DEBUG_ESCAPES)
@@ -434,34 +455,30 @@ class Matcher:
         seen: set[tuple[int, int]] = set()
         text = doc.text
         post_start, post_entry = self._post_start, self._post_entry
-        post_literal, post_offset, key_length = (
-            self._post_literal, self._post_offset, self._key_length
-        )
+        post_literal, post_offset = self._post_literal, self._post_offset
         hits = 0
-        for automaton in self._automata:
-            for end, key_id in automaton.iter(text):
-                hits += 1
-                if hits > hit_cap or stats.scanned > budget:
+        for key_id, anchor_start, _ in self._anchor_hits(text):
+            hits += 1
+            if hits > hit_cap or stats.scanned > budget:
+                stats.exhausted = True
+                break
+            seen_here = occurrences.get(key_id, 0) + 1
+            occurrences[key_id] = seen_here
+            if seen_here > MAX_OCCURRENCES:
+                continue
+            for p in range(post_start[key_id], post_start[key_id + 1]):
+                if stats.scanned > budget:
                     stats.exhausted = True
                     break
-                seen_here = occurrences.get(key_id, 0) + 1
-                occurrences[key_id] = seen_here
-                if seen_here > MAX_OCCURRENCES:
+                entry = post_entry[p]
+                literal_start = anchor_start - post_offset[p]
+                if literal_start < 0 or (entry, literal_start) in seen:
                     continue
-                anchor_start = end - key_length[key_id] + 1
-                for p in range(post_start[key_id], post_start[key_id + 1]):
-                    if stats.scanned > budget:
-                        stats.exhausted = True
-                        break
-                    entry = post_entry[p]
-                    literal_start = anchor_start - post_offset[p]
-                    if literal_start < 0 or (entry, literal_start) in seen:
-                        continue
-                    seen.add((entry, literal_start))
-                    stats.verifications += 1
-                    item = self._verify(entry, post_literal[p], literal_start, doc, stats)
-                    if item is not None:
-                        out.append(item)
+                seen.add((entry, literal_start))
+                stats.verifications += 1
+                item = self._verify(entry, post_literal[p], literal_start, doc, stats)
+                if item is not None:
+                    out.append(item)
         stats.anchor_hits += hits
         return out
 
@@ -818,14 +835,10 @@ def _most_counted(counts: Counter[int], n: int) -> list[int]:
     return above + list(itertools.islice(at_cut, max(0, n - len(above))))
 
 
-def _automaton(keys: dict[str, int]) -> Any:
-    if not keys:
-        return None
-    automaton = ahocorasick.Automaton()
-    for key, key_id in keys.items():
-        automaton.add_word(key, key_id)
-    automaton.make_automaton()
-    return automaton
+def _stable_hash(text: str) -> int:
+    """The same in every process (str's hash() is salted per process), so which anchor a
+    template gets, and so what a benchmark measures, doesn't change from run to run."""
+    return zlib.crc32(text.encode("utf-8", "surrogatepass"))
 
 
 def _blank(text: str, start: int, end: int) -> bool:

@@ -529,3 +529,17 @@ def test_a_value_holding_the_text_that_follows_it_still_binds() -> None:
     found = matcher.match("OSError: No such weights file 'model.safetensors'.")
     assert found[0].record_id == "file" and found[0].exact
     assert dict(found[0].values) == {"path": "'model.safetensors'"}
+
+
+def test_a_long_paste_is_searched_in_pieces_without_losing_a_message_across_a_seam() -> None:
+    """Anchors are looked for piece by piece in a long text: a message that straddles
+    the seam between two pieces, or sits in the last one, is still found once."""
+    from errdex.match import ANCHOR_CHUNK
+
+    matcher = Matcher([SHAPE])
+    message = "shape mismatch k [1, 2] and v [1, 3]"
+    for at in (ANCHOR_CHUNK - 10, ANCHOR_CHUNK - 1, 3 * ANCHOR_CHUNK + 7):
+        text = "x" * at + "\n" + message + "\n" + "y" * 100
+        found = matcher.match(text)
+        assert [m.record_id for m in found] == ["shape"]
+        assert found[0].span == (at + 1, at + 1 + len(message))
