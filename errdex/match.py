@@ -167,6 +167,9 @@ class Matcher:
         self._post_literal = array("H")
         self._post_offset = array("I")
         self._anchors = self._build_anchors()
+        # What other modules build from this matcher once and keep with it (a log scan's
+        # automaton): the matcher itself never changes, so neither do they.
+        self.derived: dict[str, object] = {}
         self._variants: dict[str, list[int]] = defaultdict(list)
         # Exception types whose message is made at run time: found by the type alone.
         self._typed: dict[str, list[int]] = defaultdict(list)

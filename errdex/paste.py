@@ -400,12 +400,25 @@ def _parse_one_line(text: str) -> Paste | None:
 # Frozen dataclasses set each field through object.__setattr__ in __init__, which made
 # building a paste's few objects cost as much as the rest of reading it. These give
 # instances equal in every way (same class, fields, ==, hash, repr) with the fields set in
-# one step; tests/test_paste.py checks they cover every field.
+# one step; tests/test_paste.py checks they cover every field. Compiled by mypyc (see
+# setup.py) the classes are native, have no __dict__, and their constructors are fast.
 _new = object.__new__
 _set_attribute = object.__setattr__
 
 
+def _instances_have_dicts() -> bool:
+    try:
+        return hasattr(_new(Line), "__dict__")
+    except TypeError:  # a native class: object.__new__ can't make one
+        return False
+
+
+_INTERPRETED = _instances_have_dicts()
+
+
 def _new_line(start: int, end: int, content_start: int, content_end: int, group: int) -> Line:
+    if not _INTERPRETED:
+        return Line(start, end, content_start, content_end, group)
     line = _new(Line)
     _set_attribute(line, "__dict__", {
         "start": start, "end": end, "content_start": content_start,
@@ -418,6 +431,8 @@ def _new_group(
     index: int, doc: int, start: int, end: int, exception: str | None, frame: Frame | None,
     debug: bool, cause: bool,
 ) -> Group:
+    if not _INTERPRETED:
+        return Group(index, doc, start, end, exception, frame, debug, cause)
     group = _new(Group)
     _set_attribute(group, "__dict__", {
         "index": index, "doc": doc, "start": start, "end": end, "exception": exception,
@@ -430,6 +445,8 @@ def _new_doc(
     text: str, lines: tuple[Line, ...], line_starts: tuple[int, ...],
     pieces: tuple[tuple[int, int], ...],
 ) -> Doc:
+    if not _INTERPRETED:
+        return Doc(text, lines, line_starts, pieces)
     doc = _new(Doc)
     _set_attribute(doc, "__dict__", {
         "text": text, "lines": lines, "line_starts": line_starts, "pieces": pieces,
@@ -440,6 +457,8 @@ def _new_doc(
 def _new_paste(
     docs: tuple[Doc, ...], groups: tuple[Group, ...], debug: tuple[DebugHit, ...]
 ) -> Paste:
+    if not _INTERPRETED:
+        return Paste(docs, groups, debug)
     paste = _new(Paste)
     _set_attribute(paste, "__dict__", {"docs": docs, "groups": groups, "debug": debug})
     return paste

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import re
-import weakref
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -113,13 +112,10 @@ class _ScanKeys:
         return [self.tags[i] for i, _, _ in self.hits(text.encode())]
 
 
-_KEYS: weakref.WeakKeyDictionary[Matcher, _ScanKeys] = weakref.WeakKeyDictionary()
-
-
 def _scan_keys(matcher: Matcher) -> _ScanKeys:
-    keys = _KEYS.get(matcher)
-    if keys is None:
-        keys = _KEYS[matcher] = _ScanKeys(matcher)
+    keys = matcher.derived.get("scan_keys")
+    if not isinstance(keys, _ScanKeys):
+        keys = matcher.derived["scan_keys"] = _ScanKeys(matcher)
     return keys
 
 

@@ -1,0 +1,64 @@
+"""Builds errdex, compiling its matcher with mypyc where it can.
+
+The modules every pasted message passes through (reading the paste, finding and checking
+templates) are strictly typed Python; mypyc turns them into C extensions that run about
+twice as fast, with the .py files shipped beside them. Without a C compiler, or with
+ERRDEX_PURE_PYTHON=1, errdex installs as plain Python and works the same, only slower.
+An editable install (`pip install -e .`) is never compiled: a stale extension would
+shadow the source being edited.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+COMPILED = [
+    "errdex/match.py",
+    "errdex/paste.py",
+    "errdex/prefixes.py",
+    "errdex/rust_debug.py",
+    "errdex/holes.py",
+    "errdex/evidence.py",
+]
+
+
+class OptionalBuildExt(build_ext):
+    """A failed compile leaves the pure-Python package, with a warning."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as error:  # no compiler, no headers: fall back, don't fail
+            self._warn(error)
+
+    def build_extension(self, ext: Any) -> None:
+        try:
+            super().build_extension(ext)
+        except Exception as error:
+            self._warn(error)
+
+    @staticmethod
+    def _warn(error: BaseException) -> None:
+        print(f"errdex: not compiling the matcher ({error}); installing pure Python",
+              file=sys.stderr)
+
+
+def extensions() -> list[Any]:
+    editable = any(arg.startswith("editable") for arg in sys.argv)
+    if editable or os.environ.get("ERRDEX_PURE_PYTHON"):
+        return []
+    try:
+        from mypyc.build import mypycify
+
+        return list(mypycify(COMPILED, opt_level="3", group_name="errdex"))
+    except (ImportError, Exception, SystemExit) as error:  # mypyc missing or refusing
+        OptionalBuildExt._warn(error)
+        return []
+
+
+setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})

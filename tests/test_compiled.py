@@ -1,0 +1,107 @@
+"""The compiled matcher (mypyc, see setup.py) gives the answers of the source it was
+compiled from. Tests run on the source tree, so this is the one place the installed,
+compiled package is checked: a subprocess started outside the tree imports it and matches
+the same pastes against the same index as the interpreted matcher in this process.
+Skipped where errdex is installed uncompiled (an editable install, ERRDEX_PURE_PYTHON)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from errdex.indexer import index_snapshot
+from errdex.match import MatchEntry, Matcher
+from errdex.source import SourceOptions, resolve
+from errdex.store import SQLiteStore
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+_MATCH_ALL = """
+import json, sys
+from errdex.match import Matcher
+from errdex.store import SQLiteStore
+db, pastes = sys.argv[1], json.load(sys.stdin)
+with SQLiteStore(db, create=False) as store:
+    matcher = Matcher(store.match_entries())
+import errdex.match
+out = {"compiled": not errdex.match.__file__.endswith(".py"), "results": []}
+for text in pastes:
+    found = matcher.match(text, limit=5)
+    out["results"].append([[m.record_id, m.score, m.exact, m.values, m.span, m.why,
+                            m.site_index] for m in found])
+print(json.dumps(out))
+"""
+
+
+def _outside_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def _installed_is_compiled(cwd: Path) -> bool:
+    done = subprocess.run(
+        [sys.executable, "-c", "import errdex.match as m; print(m.__file__)"],
+        cwd=cwd, env=_outside_env(), capture_output=True, text=True, check=False,
+    )
+    return done.returncode == 0 and not done.stdout.strip().endswith(".py")
+
+
+def _pastes(entries: list[MatchEntry]) -> list[str]:
+    """Every template filled with plausible values, as a bare message, with its
+    exception type, inside a traceback and with a word dropped; plus lines from no
+    template."""
+    rng = random.Random(7)
+    values = ["[2, 16, 8, 64]", "'weight'", "42", "F16", "/tmp/x.bin", "", "a b c"]
+    out: list[str] = []
+    for e in entries:
+        t = e.template
+        text = t.literals[0] + "".join(
+            rng.choice(values) + lit for lit in t.literals[1:]
+        )
+        kind = (e.exception or "Error").rsplit(".", 1)[-1]
+        path, line = e.sites[0] if e.sites else ("a.py", 1)
+        words = text.split(" ")
+        out += [
+            text,
+            f"{kind}: {text}",
+            f'Traceback (most recent call last):\n  File "/x/{path}", line {line}, in f\n'
+            f"    raise\n{kind}: {text}",
+            " ".join(words[:1] + words[2:]),
+        ]
+    out += ["nothing to see here at all", "ERROR app: disk quota 12 exceeded", "x" * 70_000]
+    return out
+
+
+def test_the_compiled_matcher_answers_as_the_source_does(tmp_path: Path) -> None:
+    if not _installed_is_compiled(tmp_path):
+        pytest.skip("errdex is installed without its compiled matcher (editable install)")
+    db = str(tmp_path / "corpus.sqlite")
+    with SQLiteStore(db) as store:
+        for spec in (FIXTURES / "python_repo", FIXTURES / "rust_repo"):
+            for snapshot in resolve(str(spec), SourceOptions()):
+                index_snapshot(snapshot, store)
+        entries = store.match_entries()
+    assert len(entries) > 20
+    pastes = _pastes(entries)
+    done = subprocess.run(
+        [sys.executable, "-c", _MATCH_ALL, db], input=json.dumps(pastes), cwd=tmp_path,
+        env=_outside_env(), capture_output=True, text=True, check=True,
+    )
+    compiled: dict[str, Any] = json.loads(done.stdout)
+    assert compiled["compiled"]
+    matcher = Matcher(entries)
+    mine = [
+        [[m.record_id, m.score, m.exact, [list(v) for v in m.values], list(m.span), m.why,
+          m.site_index] for m in matcher.match(text, limit=5)]
+        for text in pastes
+    ]
+    assert sum(bool(r) for r in mine) > len(entries)  # most pastes find something
+    assert compiled["results"] == mine
