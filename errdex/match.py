@@ -49,10 +49,11 @@ MAX_OCCURRENCES = 64  # anchor occurrences verified per anchor fragment per docu
 APPROX_THRESHOLD = 0.5
 APPROX_MIN_WORDS = 3
 APPROX_MAX_GROUPS = 1_000  # messages that get a nearest-record lookup, per input
-APPROX_MAX_POSTINGS = 5_000  # a word in more templates than this only scores, never finds
 APPROX_CANDIDATES = 25
 DF_SLOTS = 1 << 22  # hashed counters for fragment rarity (16 MB while building)
-APPROX_READ = 4_000  # postings read per message by the nearest-record lookup
+APPROX_READ = 2_000  # postings read per message by the nearest-record lookup
+APPROX_PAIR_TEMPLATES = 500  # a word pair in more templates finds no near miss
+PAIR_SLOTS = 1 << 23  # hashed slots of the word-pair index (fewer for fewer templates)
 EMPTY_PENALTY = 0.9  # score factor per empty hole
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
@@ -90,10 +91,12 @@ class MatchStats:
         return self.anchor_hits + self.verifications + self.scanned + self.approximate
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Compiled:
     """What verification needs of a template, kept small: a million of these stay in
-    memory (specs, types and the word set are shared or recomputed, never copied)."""
+    memory (specs, types and the word set are shared or recomputed, never copied).
+    Never changed once built; not frozen only because a frozen dataclass's __init__ is
+    slow, and a million of them are made."""
 
     literals: tuple[str, ...]
     specs: tuple[str, ...]
@@ -179,29 +182,56 @@ class Matcher:
             tail = _type_tail(entry.exception)
             if tail and self._compiled[i].literal_length == 0 and entry.language == "python":
                 self._typed[tail].append(i)
-        # The word index for near misses: word -> id; id -> the templates using it; each
-        # template's word ids, flat (_template_words[_words_start[i]:_words_start[i + 1]]).
+        # Near misses are scored by words: word -> id, how many templates use each, and
+        # each template's word ids, flat (_template_words[_words_start[i]:...[i + 1]]).
         self._word_ids: dict[str, int] = {}
-        self._postings: list[array[int]] = []
+        df = array("I")
         self._words_start = array("I", [0])
         self._template_words = array("I")
         with_words = 0
-        for i, compiled in enumerate(self._compiled):
+        for compiled in self._compiled:
             words = compiled.words
             with_words += bool(words)
             for word in words:
-                word_id = self._word_ids.setdefault(word, len(self._postings))
-                if word_id == len(self._postings):
-                    self._postings.append(array("I"))
-                self._postings[word_id].append(i)
+                word_id = self._word_ids.setdefault(word, len(df))
+                if word_id == len(df):
+                    df.append(0)
+                df[word_id] += 1
                 self._template_words.append(word_id)
             self._words_start.append(len(self._template_words))
         total = with_words or 1
-        self._idf = array("d", (math.log(1 + total / len(ids)) for ids in self._postings))
+        self._idf = array("d", (math.log(1 + total / count) for count in df))
+        del df
+        self._pair_slots, self._pair_start, self._pair_owner = self._build_pairs()
         idf, starts, flat = self._idf.__getitem__, self._words_start, self._template_words
         self._idf_total = array(
             "d", (sum(map(idf, flat[starts[i] : starts[i + 1]])) for i in range(len(starts) - 1))
         )
+
+    def _build_pairs(self) -> tuple[int, array[int], array[int]]:
+        """Near misses are found by adjacent word pairs (`shape mismatch`, `and v`): a
+        text from a nearby version keeps most of its template's pairs, and a pair is in
+        far fewer templates than either word. Pairs are hashed into slots, the templates
+        of slot b being _pair_owner[_pair_start[b]:_pair_start[b + 1]] (flat arrays: a
+        million templates hold some seven million pairs); a collision only adds a
+        candidate that scoring then drops."""
+        slots = max(1024, min(PAIR_SLOTS, 8 * len(self._compiled)))
+        buckets, owners = array("I"), array("I")
+        for i, compiled in enumerate(self._compiled):
+            for pair in _literal_pairs(compiled.literals):
+                buckets.append(_stable_hash(pair) % slots)
+                owners.append(i)
+        start = array("I", bytes(4 * (slots + 1)))
+        for bucket in buckets:
+            start[bucket + 1] += 1
+        for b in range(slots):
+            start[b + 1] += start[b]
+        fill = array("I", start)
+        owner = array("I", bytes(4 * len(owners)))
+        for bucket, i in zip(buckets, owners, strict=True):
+            owner[fill[bucket]] = i
+            fill[bucket] += 1
+        return slots, start, owner
 
     @staticmethod
     def _compile(entry: MatchEntry, interned: dict[Any, Any]) -> _Compiled:
@@ -435,19 +465,16 @@ class Matcher:
             record = self.entries[item.entry].record_id
             if record not in best or item.rank < best[record].rank:
                 best[record] = item
-        ordered = sorted(best.values(), key=lambda f: f.rank)[: max(0, limit)]
+        ordered = list(best.values())
+        if len(ordered) > 1:
+            ordered.sort(key=_rank_of)
         matches = []
-        for f in ordered:
+        for f in ordered[: max(0, limit)]:
             doc = paste.docs[paste.groups[f.group].doc]
-            matches.append(Match(
-                record_id=self.entries[f.entry].record_id,
-                score=round(min(1.0, max(0.0, f.score)), 4),
-                exact=f.exact,
-                values=f.values,
-                span=f.span if doc.pieces == _IDENTITY else doc.span_to_original(*f.span),
-                why=f.why,
-                site_index=f.site_index,
-            ))
+            span = f.span if doc.pieces == _IDENTITY else doc.span_to_original(*f.span)
+            score = round(min(1.0, max(0.0, f.score)), 4)
+            matches.append(_new_match(self.entries[f.entry].record_id, score, f.exact,
+                                      f.values, span, f.why, f.site_index))
         return matches, stats
 
     def _exact(
@@ -719,20 +746,20 @@ class Matcher:
         if len(words) < APPROX_MIN_WORDS:
             return []
         word_ids = self._word_ids
-        known = sorted((word_ids[w] for w in words if w in word_ids),
-                       key=lambda w: len(self._postings[w]))
-        mine = set(known)
-        # Candidates come from the message's rarest words first, reading at most about
-        # APPROX_READ postings: a near miss shares its rare words, and common words alone
-        # can't reach the threshold anyway.
+        mine = {word_ids[w] for w in words if w in word_ids}
+        # Candidates share adjacent word pairs with the message, those sharing most first;
+        # a pair in more than APPROX_PAIR_TEMPLATES templates says too little to read, and
+        # at most APPROX_READ postings are read in all.
         partial: Counter[int] = Counter()
         read = 0
-        for word in known:
-            ids = self._postings[word]
-            if len(ids) > APPROX_MAX_POSTINGS or (read and read + len(ids) > APPROX_READ):
-                break
-            read += len(ids)
-            partial.update(ids)
+        start, owner, slots = self._pair_start, self._pair_owner, self._pair_slots
+        for pair in _literal_pairs((message,)):
+            bucket = _stable_hash(pair) % slots
+            low, high = start[bucket], start[bucket + 1]
+            if high - low > APPROX_PAIR_TEMPLATES or read + high - low > APPROX_READ:
+                continue
+            read += high - low
+            partial.update(owner[low:high])
         stats.approximate += read
         idf, starts, flat = self._idf.__getitem__, self._words_start, self._template_words
         scored: list[tuple[int, float, str]] = []
@@ -810,7 +837,33 @@ class Matcher:
 
 
 _IDENTITY = ((0, 0),)  # a Doc's offsets are the input's own
+_new_object = object.__new__
+_set_attribute = object.__setattr__
+
+
+def _rank_of(found: _Found) -> tuple[int | float, ...]:
+    return found.rank
+
+
+def _new_match(
+    record_id: str, score: float, exact: bool, values: tuple[tuple[str, str], ...],
+    span: tuple[int, int], why: str, site_index: int | None,
+) -> Match:
+    """A Match, as Match(...) makes it: a frozen dataclass sets each field through
+    object.__setattr__, which cost a fifth of matching a one-line message; this sets them
+    at once. tests/test_match.py checks it covers every field."""
+    match = _new_object(Match)
+    _set_attribute(match, "__dict__", {
+        "record_id": record_id, "score": score, "exact": exact, "values": values,
+        "span": span, "why": why, "site_index": site_index,
+    })
+    return match
 _TOKEN_WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
+def _literal_pairs(literals: tuple[str, ...]) -> set[str]:
+    """Adjacent word pairs inside each literal (not across a hole), as `a b`."""
+    return {f"{a} {b}" for literal in literals for a, b in _pairs(literal)}
 
 
 def _pairs(text: str) -> set[tuple[str, str]]:

@@ -75,8 +75,13 @@ _MAX_DEBUG_HITS = 1_000
 
 # --- data --------------------------------------------------------------------------------
 
+# A paste's objects are made anew for every message and never changed once parse_paste
+# returns them. They are plain slotted dataclasses, not frozen ones: a frozen dataclass
+# sets each field through object.__setattr__, in Python even when mypyc compiles the
+# module (setup.py), and that cost more than the rest of reading a one-line paste.
 
-@dataclass(frozen=True)
+
+@dataclass(slots=True)
 class Line:
     """A physical line of a Doc; `group` is -1 for lines that are structure (traceback
     frames, code, carets, headers), not message text."""
@@ -88,7 +93,7 @@ class Line:
     group: int
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Group:
     """One message in the paste (a log line, an exception's possibly multi-line message,
     a cause, an unescaped Debug string)."""
@@ -103,7 +108,7 @@ class Group:
     cause: bool = False  # a line of a Rust `Caused by:` list: what the error above wraps
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Doc:
     text: str
     lines: tuple[Line, ...]
@@ -122,14 +127,14 @@ class Doc:
         return self.to_original(start), self.to_original(max(start, end))
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class DebugHit:
     value: DebugValue
     doc: int
     group: int
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Paste:
     docs: tuple[Doc, ...]
     groups: tuple[Group, ...]
@@ -150,7 +155,7 @@ class _Builder:
         self, doc: int, start: int, end: int, exc: str | None, frame: Frame | None,
         cause: bool = False,
     ) -> int:
-        self.groups.append(_new_group(len(self.groups), doc, start, end, exc, frame, False, cause))
+        self.groups.append(Group(len(self.groups), doc, start, end, exc, frame, False, cause))
         return len(self.groups) - 1
 
     def add_doc(
@@ -161,7 +166,7 @@ class _Builder:
         depth: int = 0,
     ) -> None:
         doc_index = len(self.docs)
-        self.docs.append(_new_doc(text, (), (0,), pieces))  # replaced once its lines are known
+        self.docs.append(Doc(text, (), (0,), pieces))  # replaced once its lines are known
         lines: list[Line] = []
         values: list[tuple[DebugValue, int]] = []
         state = "text"
@@ -201,7 +206,7 @@ class _Builder:
             if ls < skip_until or stripped in _HEADERS or (
                 first in _STRUCTURE_FIRST and STRUCTURE_LINE.match(s)
             ):
-                lines.append(_new_line(ls, le, ls, le, -1))
+                lines.append(Line(ls, le, ls, le, -1))
                 state = _HEADERS.get(stripped, state)
                 frames = [] if state == "traceback" and ls >= skip_until else frames
                 continue
@@ -210,11 +215,11 @@ class _Builder:
                 if state != "traceback":
                     state, frames = "traceback", []  # a traceback pasted without its header
                 frames.append(Frame(frame_match.group("path"), int(frame_match.group("line"))))
-                lines.append(_new_line(ls, le, ls, le, -1))
+                lines.append(Line(ls, le, ls, le, -1))
                 continue
             if state == "traceback":
                 if not stripped or s[0] in " \t":  # code, carets, "[Previous line repeated]"
-                    lines.append(_new_line(ls, le, ls, le, -1))
+                    lines.append(Line(ls, le, ls, le, -1))
                     continue
                 exc_line = PYTHON_EXCEPTION_LINE.match(s)
                 if exc_line is not None:
@@ -222,7 +227,7 @@ class _Builder:
                     cs = ls + (exc_line.start("rest") if rest is not None else len(s))
                     frame = frames[-1] if frames else None
                     group = self._group(doc_index, cs, le, exc_line.group("exc"), frame)
-                    lines.append(_new_line(ls, le, cs, le, group))
+                    lines.append(Line(ls, le, cs, le, group))
                     state = "message"
                     continue
                 state = "text"
@@ -231,7 +236,7 @@ class _Builder:
                     prefixed = strip_prefixes(s) if state == "panic" else None
                     cs = ls + (prefixed.start if prefixed else 0)
                     ce = ls + (prefixed.end if prefixed else len(s))
-                    lines.append(_new_line(ls, le, cs, ce, group))
+                    lines.append(Line(ls, le, cs, ce, group))
                     if self.groups[group].start >= self.groups[group].end:
                         self._set(group, start=cs, end=ce)
                         if state == "panic":
@@ -245,30 +250,30 @@ class _Builder:
                     m = CAUSE_INDEX.match(s)
                     cs = ls + (m.end() if m else 0)
                     group = self._group(doc_index, cs, le, None, inherited, cause=True)
-                    lines.append(_new_line(ls, le, cs, le, group))
+                    lines.append(Line(ls, le, cs, le, group))
                     debug_at(cs, group)
                     continue
                 state = "text"
             if state == "backtrace":
                 if not stripped or s[0] in " \t" or stripped[0].isdigit():
-                    lines.append(_new_line(ls, le, ls, le, -1))
+                    lines.append(Line(ls, le, ls, le, -1))
                     continue
                 state = "text"
             if not stripped:
-                lines.append(_new_line(ls, le, ls, le, -1))
+                lines.append(Line(ls, le, ls, le, -1))
                 continue
             prefixed = strip_prefixes(s)
             cs, ce = ls + prefixed.start, ls + prefixed.end
             if prefixed.panic_header:
                 group = self._group(doc_index, ce, ce, None, prefixed.frame or inherited)
-                lines.append(_new_line(ls, le, ce, ce, group))
+                lines.append(Line(ls, le, ce, ce, group))
                 state = "panic"
                 continue
             group = self._group(doc_index, cs, ce, prefixed.exception, prefixed.frame or inherited)
-            lines.append(_new_line(ls, le, cs, ce, group))
+            lines.append(Line(ls, le, cs, ce, group))
             debug_at(cs, group)
         line_starts = tuple([line.start for line in lines])
-        self.docs[doc_index] = _new_doc(text, tuple(lines), line_starts, pieces)
+        self.docs[doc_index] = Doc(text, tuple(lines), line_starts, pieces)
         for value, value_group in values:
             self._visit(value, doc_index, value_group, depth, top=True)
 
@@ -276,7 +281,7 @@ class _Builder:
         self, group: int, start: int | None = None, end: int | None = None, debug: bool = False
     ) -> None:
         old = self.groups[group]
-        self.groups[group] = _new_group(
+        self.groups[group] = Group(
             old.index,
             old.doc,
             old.start if start is None else start,
@@ -344,7 +349,7 @@ def _parse_general(text: str) -> Paste:
         builder.add_doc(text.replace("\r\n", "\n"), tuple(pieces))
     else:
         builder.add_doc(text, ((0, 0),))
-    return _new_paste(tuple(builder.docs), tuple(builder.groups), tuple(builder.debug))
+    return Paste(tuple(builder.docs), tuple(builder.groups), tuple(builder.debug))
 
 
 # Characters a line's first character must be for STRUCTURE_LINE or PYTHON_FRAME to match,
@@ -373,12 +378,12 @@ def _parse_one_line(text: str) -> Paste | None:
             and (STRUCTURE_LINE.match(s) is not None or PYTHON_FRAME.match(s) is not None)
         )
     ):
-        doc = _new_doc(text, (_new_line(0, le, 0, le, -1),), _FIRST_LINE, _ONE_PIECE)
-        return _new_paste((doc,), (), ())
+        doc = Doc(text, (Line(0, le, 0, le, -1),), _FIRST_LINE, _ONE_PIECE)
+        return Paste((doc,), (), ())
     start, end, exception, frame, panic_header = prefix_span(s)
     if panic_header:
-        group = _new_group(0, 0, end, end, None, frame, False, False)
-        line = _new_line(0, le, end, end, 0)
+        group = Group(0, 0, end, end, None, frame, False, False)
+        line = Line(0, le, end, end, 0)
     else:
         if (
             text[start : start + 1] in _DEBUG_FIRST
@@ -392,73 +397,6 @@ def _parse_one_line(text: str) -> Paste | None:
             value = DebugParser(text, min(len(text), start + MAX_DEBUG_CHARS)).parse(start)
             if value is not None and not text[value.end :].strip():
                 return None
-        group = _new_group(0, 0, start, end, exception, frame, False, False)
-        line = _new_line(0, le, start, end, 0)
-    return _new_paste((_new_doc(text, (line,), _FIRST_LINE, _ONE_PIECE),), (group,), ())
-
-
-# Frozen dataclasses set each field through object.__setattr__ in __init__, which made
-# building a paste's few objects cost as much as the rest of reading it. These give
-# instances equal in every way (same class, fields, ==, hash, repr) with the fields set in
-# one step; tests/test_paste.py checks they cover every field. Compiled by mypyc (see
-# setup.py) the classes are native, have no __dict__, and their constructors are fast.
-_new = object.__new__
-_set_attribute = object.__setattr__
-
-
-def _instances_have_dicts() -> bool:
-    try:
-        return hasattr(_new(Line), "__dict__")
-    except TypeError:  # a native class: object.__new__ can't make one
-        return False
-
-
-_INTERPRETED = _instances_have_dicts()
-
-
-def _new_line(start: int, end: int, content_start: int, content_end: int, group: int) -> Line:
-    if not _INTERPRETED:
-        return Line(start, end, content_start, content_end, group)
-    line = _new(Line)
-    _set_attribute(line, "__dict__", {
-        "start": start, "end": end, "content_start": content_start,
-        "content_end": content_end, "group": group,
-    })
-    return line
-
-
-def _new_group(
-    index: int, doc: int, start: int, end: int, exception: str | None, frame: Frame | None,
-    debug: bool, cause: bool,
-) -> Group:
-    if not _INTERPRETED:
-        return Group(index, doc, start, end, exception, frame, debug, cause)
-    group = _new(Group)
-    _set_attribute(group, "__dict__", {
-        "index": index, "doc": doc, "start": start, "end": end, "exception": exception,
-        "frame": frame, "debug": debug, "cause": cause,
-    })
-    return group
-
-
-def _new_doc(
-    text: str, lines: tuple[Line, ...], line_starts: tuple[int, ...],
-    pieces: tuple[tuple[int, int], ...],
-) -> Doc:
-    if not _INTERPRETED:
-        return Doc(text, lines, line_starts, pieces)
-    doc = _new(Doc)
-    _set_attribute(doc, "__dict__", {
-        "text": text, "lines": lines, "line_starts": line_starts, "pieces": pieces,
-    })
-    return doc
-
-
-def _new_paste(
-    docs: tuple[Doc, ...], groups: tuple[Group, ...], debug: tuple[DebugHit, ...]
-) -> Paste:
-    if not _INTERPRETED:
-        return Paste(docs, groups, debug)
-    paste = _new(Paste)
-    _set_attribute(paste, "__dict__", {"docs": docs, "groups": groups, "debug": debug})
-    return paste
+        group = Group(0, 0, start, end, exception, frame, False, False)
+        line = Line(0, le, start, end, 0)
+    return Paste((Doc(text, (line,), _FIRST_LINE, _ONE_PIECE),), (group,), ())

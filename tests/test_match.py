@@ -543,3 +543,34 @@ def test_a_long_paste_is_searched_in_pieces_without_losing_a_message_across_a_se
         found = matcher.match(text)
         assert [m.record_id for m in found] == ["shape"]
         assert found[0].span == (at + 1, at + 1 + len(message))
+
+
+def test_matches_are_made_whole() -> None:
+    """The matcher's quick way of making a Match gives the same frozen value as Match()."""
+    import dataclasses
+
+    found = Matcher([SHAPE]).match("shape mismatch k [1] and v [2]")[0]
+    rebuilt = Match(**{f.name: getattr(found, f.name) for f in dataclasses.fields(Match)})
+    assert found == rebuilt and hash(found) == hash(rebuilt) and repr(found) == repr(rebuilt)
+    assert vars(found).keys() == vars(rebuilt).keys()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        found.score = 0.0  # type: ignore[misc]
+
+
+def test_near_misses_are_found_by_shared_word_pairs_with_bounded_work() -> None:
+    """Thousands of templates share the words `tensor must be`: a message from a nearby
+    version of one of them still finds it as the nearest record, by the word pairs only
+    it has, and the lookup reads at most APPROX_READ postings however common its words."""
+    from errdex.match import APPROX_READ
+
+    crowd = [entry(f"c{i}", f"tensor must be contiguous for op{i} {{name}}")
+             for i in range(3_000)]
+    target = entry("target", "tensor must be contiguous before the fused rotary kernel {name}")
+    matcher = Matcher([*crowd, target])
+    found, stats = matcher.match_with_stats(
+        "tensor must be contiguous before the fused rotary embedding kernel 'q'"
+    )
+    assert found[0].record_id == "target" and not found[0].exact
+    assert 0 < stats.approximate <= APPROX_READ
+    _, salad = matcher.match_with_stats("must tensor be for contiguous op7 op9 op11")
+    assert salad.approximate <= APPROX_READ

@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import traceback
-from collections.abc import Callable
 
 import pytest
 
 from errdex.paste import (
     PREFIX_RULES,
     DebugValue,
-    Doc,
     Frame,
-    Group,
-    Line,
     Paste,
-    _new_doc,
-    _new_group,
-    _new_line,
-    _new_paste,
     _parse_general,
     _parse_one_line,
     parse_debug,
@@ -268,7 +259,7 @@ def test_one_line_fast_path_equals_the_general_scanner() -> None:
         if fast is not None:
             checked += 1
             assert fast == general, repr(text)
-            assert hash(fast) == hash(general) and repr(fast) == repr(general)
+            assert repr(fast) == repr(general)
         assert parse_paste(text) == general, repr(text)
     assert checked > 3000  # the fast path is the usual one
 
@@ -279,24 +270,3 @@ def test_multi_line_and_crlf_pastes_take_the_general_path() -> None:
     for _ in range(500):
         text = rng.choice(["\n", "\r\n"]).join(rng.choice(pool) for _ in range(rng.randint(2, 4)))
         assert parse_paste(text) == _parse_general(text)
-
-
-@pytest.mark.parametrize(
-    ("cls", "made"),
-    [
-        (Line, lambda: _new_line(1, 2, 3, 4, 5)),
-        (Group, lambda: _new_group(1, 2, 3, 4, "E", Frame("p", 1), True, False)),
-        (Doc, lambda: _new_doc("t", (), (0,), ((0, 0),))),
-        (Paste, lambda: _new_paste((), (), ())),
-    ],
-)
-def test_fast_constructors_set_every_field(cls: type, made: Callable[[], object]) -> None:
-    value = made()
-    assert type(value) is cls
-    names = {field.name for field in dataclasses.fields(cls)}
-    if hasattr(value, "__dict__"):  # interpreted; compiled by mypyc there is no __dict__
-        assert set(vars(value)) == names
-    rebuilt = cls(**{name: getattr(value, name) for name in names})
-    assert value == rebuilt and hash(value) == hash(rebuilt) and repr(value) == repr(rebuilt)
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        value.x = 1  # type: ignore[attr-defined]
