@@ -19,6 +19,7 @@ from setuptools.command.build_ext import build_ext
 
 COMPILED = [
     "errdex/match.py",
+    "errdex/nearmiss.py",
     "errdex/paste.py",
     "errdex/prefixes.py",
     "errdex/rust_debug.py",

@@ -13,12 +13,9 @@ may hold is `errdex.holes`', and what a traceback says about the library it came
 
 from __future__ import annotations
 
-import itertools
-import math
 import re
-import zlib
 from array import array
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -35,6 +32,7 @@ from errdex.evidence import type_tail as _type_tail
 from errdex.holes import TYPE_CHECKS as _TYPE_CHECKS
 from errdex.holes import hole_kinds as _hole_kinds
 from errdex.models import Match, Template
+from errdex.nearmiss import NearIndex, literal_words, stable_hash
 from errdex.paste import DebugHit, Doc, Frame, Group, Paste, parse_paste
 
 MIN_ANCHOR = 8  # an anchor fragment this long is "of decent length"
@@ -46,17 +44,10 @@ EDGE_TEMPLATE = 16  # a hole at an end and fewer literal chars: must cover it to
 WEAK_COVERAGE = 0.25
 MAX_HOLE = 20_000  # longest value a hole may take
 MAX_OCCURRENCES = 64  # anchor occurrences verified per anchor fragment per document
-APPROX_THRESHOLD = 0.5
-APPROX_MIN_WORDS = 3
 APPROX_MAX_GROUPS = 1_000  # messages that get a nearest-record lookup, per input
-APPROX_CANDIDATES = 25
 DF_SLOTS = 1 << 22  # hashed counters for fragment rarity (16 MB while building)
-APPROX_READ = 2_000  # postings read per message by the nearest-record lookup
-APPROX_PAIR_TEMPLATES = 500  # a word pair in more templates finds no near miss
-PAIR_SLOTS = 1 << 23  # hashed slots of the word-pair index (fewer for fewer templates)
 EMPTY_PENALTY = 0.9  # score factor per empty hole
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
 _TOKEN = re.compile(r"\S+")
 MAX_KEY = 256  # an anchor is at most this long (a longer literal is anchored at its start)
 ANCHOR_CHUNK = 1 << 16  # a longer text is searched for anchors piece by piece
@@ -110,19 +101,10 @@ class _Compiled:
     exception: str | None
     sites: tuple[tuple[tuple[str, ...], int], ...]
 
-    @property
-    def words(self) -> frozenset[str]:
-        return _literal_words(self.literals)
-
 
 @lru_cache(maxsize=65536)
 def _single_line(specs: tuple[str, ...]) -> tuple[bool, ...]:
     return tuple("#?" not in spec for spec in specs)
-
-
-@lru_cache(maxsize=1 << 16)
-def _literal_words(literals: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(_WORD.findall(" ".join(literals).lower()))
 
 
 @dataclass(slots=True)
@@ -182,56 +164,7 @@ class Matcher:
             tail = _type_tail(entry.exception)
             if tail and self._compiled[i].literal_length == 0 and entry.language == "python":
                 self._typed[tail].append(i)
-        # Near misses are scored by words: word -> id, how many templates use each, and
-        # each template's word ids, flat (_template_words[_words_start[i]:...[i + 1]]).
-        self._word_ids: dict[str, int] = {}
-        df = array("I")
-        self._words_start = array("I", [0])
-        self._template_words = array("I")
-        with_words = 0
-        for compiled in self._compiled:
-            words = compiled.words
-            with_words += bool(words)
-            for word in words:
-                word_id = self._word_ids.setdefault(word, len(df))
-                if word_id == len(df):
-                    df.append(0)
-                df[word_id] += 1
-                self._template_words.append(word_id)
-            self._words_start.append(len(self._template_words))
-        total = with_words or 1
-        self._idf = array("d", (math.log(1 + total / count) for count in df))
-        del df
-        self._pair_slots, self._pair_start, self._pair_owner = self._build_pairs()
-        idf, starts, flat = self._idf.__getitem__, self._words_start, self._template_words
-        self._idf_total = array(
-            "d", (sum(map(idf, flat[starts[i] : starts[i + 1]])) for i in range(len(starts) - 1))
-        )
-
-    def _build_pairs(self) -> tuple[int, array[int], array[int]]:
-        """Near misses are found by adjacent word pairs (`shape mismatch`, `and v`): a
-        text from a nearby version keeps most of its template's pairs, and a pair is in
-        far fewer templates than either word. Pairs are hashed into slots, the templates
-        of slot b being _pair_owner[_pair_start[b]:_pair_start[b + 1]] (flat arrays: a
-        million templates hold some seven million pairs); a collision only adds a
-        candidate that scoring then drops."""
-        slots = max(1024, min(PAIR_SLOTS, 8 * len(self._compiled)))
-        buckets, owners = array("I"), array("I")
-        for i, compiled in enumerate(self._compiled):
-            for pair in _literal_pairs(compiled.literals):
-                buckets.append(_stable_hash(pair) % slots)
-                owners.append(i)
-        start = array("I", bytes(4 * (slots + 1)))
-        for bucket in buckets:
-            start[bucket + 1] += 1
-        for b in range(slots):
-            start[b + 1] += start[b]
-        fill = array("I", start)
-        owner = array("I", bytes(4 * len(owners)))
-        for bucket, i in zip(buckets, owners, strict=True):
-            owner[fill[bucket]] = i
-            fill[bucket] += 1
-        return slots, start, owner
+        self._near = NearIndex(tuple(c.literals for c in self._compiled))
 
     @staticmethod
     def _compile(entry: MatchEntry, interned: dict[Any, Any]) -> _Compiled:
@@ -256,7 +189,7 @@ class Matcher:
             or (solid < EDGE_TEMPLATE and len(template.literals) > 1
                 and not (template.literals[0] and template.literals[-1])),
             weak=solid < EDGE_TEMPLATE and "any" in types
-            and len(_literal_words(template.literals)) <= 1,
+            and len(literal_words(template.literals)) <= 1,
             exception=_type_tail(entry.exception),
             sites=interned.setdefault(sites, sites),
         )
@@ -274,13 +207,13 @@ class Matcher:
         for compiled in self._compiled:
             for frag in {f[0] for i, lit in enumerate(compiled.literals)
                          for f in _fragments(lit, i)}:
-                df[_stable_hash(frag) % slots] += 1
+                df[stable_hash(frag) % slots] += 1
         key_ids: dict[str, int] = {}
         postings: list[tuple[int, int, int, int]] = []  # (key id, entry, literal, offset)
         for entry_index, compiled in enumerate(self._compiled):
             frags = [f for i, lit in enumerate(compiled.literals) for f in _fragments(lit, i)]
             if frags:
-                anchor = min(frags, key=lambda f: (df[_stable_hash(f[0]) % slots], -len(f[0])))
+                anchor = min(frags, key=lambda f: (df[stable_hash(f[0]) % slots], -len(f[0])))
             else:
                 longest = max(
                     range(len(compiled.literals)), key=lambda i: len(compiled.literals[i].strip())
@@ -702,15 +635,8 @@ class Matcher:
         return out
 
     def _approximate(self, paste: Paste, matched: set[int], stats: MatchStats) -> list[_Found]:
-        """Nearest records for messages with no exact match, by literal word overlap.
-
-        score = sum of idf(w) over template words w that the message contains, divided by
-        the sum of idf(w) over all the template's words, with idf(w) = ln(1 + N/df(w)):
-        the share of the template's (rarity-weighted) wording the message repeats. 1.0
-        means every word of the template is there; a changed or dropped rare word costs
-        more than a changed "the". Only templates of APPROX_MIN_WORDS+ words, sharing at
-        least two words, and scoring APPROX_THRESHOLD or more are returned.
-        """
+        """Nearest records for messages with no exact match (`errdex.nearmiss` says how
+        they are found and what their score means), each distinct message looked up once."""
         out: list[_Found] = []
         budget = 20 * sum(len(doc.text) for doc in paste.docs) + 1_000_000
         done: dict[str, list[tuple[int, float, str, float]]] = {}
@@ -739,53 +665,9 @@ class Matcher:
     def _nearest(
         self, message: str, stats: MatchStats
     ) -> list[tuple[int, float, str, float]]:
-        """Each near record with its score (shared words, idf-weighted) and, to break
-        ties between templates sharing the same words, the share of its adjacent word
-        pairs that the message keeps (`k .. and v` against `q .. and k`)."""
-        words = set(_WORD.findall(message.lower()))
-        if len(words) < APPROX_MIN_WORDS:
-            return []
-        word_ids = self._word_ids
-        mine = {word_ids[w] for w in words if w in word_ids}
-        # Candidates share adjacent word pairs with the message, those sharing most first;
-        # a pair in more than APPROX_PAIR_TEMPLATES templates says too little to read, and
-        # at most APPROX_READ postings are read in all.
-        partial: Counter[int] = Counter()
-        read = 0
-        start, owner, slots = self._pair_start, self._pair_owner, self._pair_slots
-        for pair in _literal_pairs((message,)):
-            bucket = _stable_hash(pair) % slots
-            low, high = start[bucket], start[bucket + 1]
-            if high - low > APPROX_PAIR_TEMPLATES or read + high - low > APPROX_READ:
-                continue
-            read += high - low
-            partial.update(owner[low:high])
+        found, read = self._near.nearest(message)
         stats.approximate += read
-        idf, starts, flat = self._idf.__getitem__, self._words_start, self._template_words
-        scored: list[tuple[int, float, str]] = []
-        for i in _most_counted(partial, APPROX_CANDIDATES):
-            template_words = flat[starts[i] : starts[i + 1]]
-            shared = mine.intersection(template_words)
-            if len(template_words) < APPROX_MIN_WORDS or len(shared) < 2:
-                continue
-            score = sum(map(idf, shared)) / self._idf_total[i]
-            if score >= APPROX_THRESHOLD:
-                detail = (
-                    f"approximate: {len(shared)} of {len(template_words)} template words"
-                    f" ({score:.2f} idf-weighted)"
-                )
-                scored.append((i, score, detail))
-        # Word order only breaks ties of score, so it is worked out for those alone.
-        ties = Counter(round(score, 9) for _, score, _ in scored)
-        message_pairs = _pairs(message) if len(ties) < len(scored) else set()
-        out: list[tuple[int, float, str, float]] = []
-        for i, score, detail in scored:
-            order = 0.0
-            if ties[round(score, 9)] > 1:
-                pairs = set().union(*(_pairs(lit) for lit in self._compiled[i].literals))
-                order = len(pairs & message_pairs) / len(pairs) if pairs else 0.0
-            out.append((i, score, detail, order))
-        return out
+        return found
 
     def _rank(
         self,
@@ -858,45 +740,6 @@ def _new_match(
         "span": span, "why": why, "site_index": site_index,
     })
     return match
-_TOKEN_WORD = re.compile(r"[A-Za-z0-9_]+")
-
-
-def _literal_pairs(literals: tuple[str, ...]) -> set[str]:
-    """Adjacent word pairs inside each literal (not across a hole), as `a b`."""
-    return {f"{a} {b}" for literal in literals for a, b in _pairs(literal)}
-
-
-def _pairs(text: str) -> set[tuple[str, str]]:
-    """Adjacent word pairs, one-letter words included (`k and`, `and v`)."""
-    tokens = [t.lower() for t in _TOKEN_WORD.findall(text)]
-    return set(itertools.pairwise(tokens))
-
-
-def _most_counted(counts: Counter[int], n: int) -> list[int]:
-    """About the `n` keys with the highest counts, the first-counted first among ties:
-    what `most_common(n)` gives, without its Python-level loop over every key. Counts are
-    small (words shared), so a histogram finds the cut and C-level passes select."""
-    if len(counts) <= n:
-        return list(counts)
-    keys, values = list(counts), list(counts.values())
-    histogram = Counter(values)
-    taken, cut = 0, 0
-    for count in sorted(histogram, reverse=True):
-        cut = count
-        taken += histogram[count]
-        if taken >= n:
-            break
-    above = list(itertools.compress(keys, map(cut.__lt__, values)))
-    at_cut = itertools.compress(keys, map(cut.__eq__, values))
-    return above + list(itertools.islice(at_cut, max(0, n - len(above))))
-
-
-def _stable_hash(text: str) -> int:
-    """The same in every process (str's hash() is salted per process), so which anchor a
-    template gets, and so what a benchmark measures, doesn't change from run to run."""
-    return zlib.crc32(text.encode("utf-8", "surrogatepass"))
-
-
 def _blank(text: str, start: int, end: int) -> bool:
     """Only whitespace between two offsets (short gaps only: a long one isn't blank)."""
     return end <= start or (end - start <= 64 and not text[start:end].strip())

@@ -561,7 +561,7 @@ def test_near_misses_are_found_by_shared_word_pairs_with_bounded_work() -> None:
     """Thousands of templates share the words `tensor must be`: a message from a nearby
     version of one of them still finds it as the nearest record, by the word pairs only
     it has, and the lookup reads at most APPROX_READ postings however common its words."""
-    from errdex.match import APPROX_READ
+    from errdex.nearmiss import APPROX_READ
 
     crowd = [entry(f"c{i}", f"tensor must be contiguous for op{i} {{name}}")
              for i in range(3_000)]
