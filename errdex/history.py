@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import ahocorasick
+import ahocorasick_rs
 
 from errdex.models import History
 
@@ -44,10 +44,8 @@ def is_git_tree(root: str) -> bool:
 
 
 def _scan(root: str, keys: Sequence[str], budget: float) -> dict[str, _Seen]:
-    automaton = ahocorasick.Automaton()
-    for key in keys:
-        automaton.add_word(key, key)
-    automaton.make_automaton()
+    keys = list(dict.fromkeys(keys))
+    automaton = ahocorasick_rs.AhoCorasick(keys)
     seen: dict[str, _Seen] = {}
     command = ["git", "-C", root, "log", "--reverse", "--no-renames", "--no-color", "-p",
                "-U0", "--format=%x00%H %cI", "--", *_GLOBS]
@@ -68,7 +66,8 @@ def _scan(root: str, keys: Sequence[str], budget: float) -> dict[str, _Seen]:
             if first not in (b"+", b"-") or raw[:4] in (b"+++ ", b"--- "):
                 continue
             line = raw[1:].decode("utf-8", "replace")
-            for _, key in automaton.iter(line):
+            for index, _, _ in automaton.find_matches_as_indexes(line, overlapping=True):
+                key = keys[index]
                 state = seen.setdefault(key, _Seen())
                 op = first.decode()
                 if op == "+" and state.introduced is None:

@@ -34,6 +34,7 @@ from errdex.holes import hole_kinds as _hole_kinds
 from errdex.models import Match, Template
 from errdex.nearmiss import NearIndex, literal_words, stable_hash
 from errdex.paste import DebugHit, Doc, Frame, Group, Paste, parse_paste
+from errdex.prefixes import strip_prefixes
 
 MIN_ANCHOR = 8  # an anchor fragment this long is "of decent length"
 SHORT_TEMPLATE = 4  # fewer literal non-space chars: must cover the whole message line
@@ -319,8 +320,6 @@ class Matcher:
                 if not compiled.whole_line or '"' in line:
                     return True  # a quoted string may be matched on its own, unescaped
                 if content is None:
-                    from errdex.prefixes import strip_prefixes
-
                     prefixed = strip_prefixes(line.removesuffix("\r"))
                     start = prefixed.end if prefixed.panic_header else prefixed.start
                     content = (start, prefixed.end)

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from errdex.match import MatchEntry
 from errdex.models import Template
+from errdex.nearmiss import WORD
 from errdex.serialize import template_from_dict
 
 if TYPE_CHECKING:
@@ -39,7 +40,6 @@ INDEX_VERSION = 2
 ALWAYS = ""  # the key of templates with no usable word: candidates for every text
 NEAR = "~"  # prefixes the rare words kept for approximate matching (read in a second step)
 APPROX_WORDS = 2  # rarest single words kept per template for approximate matching
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
 _WORD_CHAR = re.compile(r"\w")
 
 
@@ -49,7 +49,7 @@ def template_tokens(template: Template) -> tuple[list[str], list[str]]:
     pairs: list[str] = []
     last = len(template.literals) - 1
     for k, literal in enumerate(template.literals):
-        found = list(_WORD.finditer(literal))
+        found = list(WORD.finditer(literal))
         if k > 0 and found and not _has_separator(literal[: found[0].start()]):
             found = found[1:]  # glued to the hole before it
         if k < last and found and not _has_separator(literal[found[-1].end() :]):
@@ -67,7 +67,7 @@ def _has_separator(text: str) -> bool:
 def text_keys(text: str, near: bool = False) -> set[str]:
     """Every key a text can hit: its words, its adjacent word pairs, and ALWAYS; with
     `near`, also its words as approximate-matching keys."""
-    words = _WORD.findall(text.lower())
+    words = WORD.findall(text.lower())
     keys = set(words)
     keys.update(f"{a} {b}" for a, b in itertools.pairwise(words))
     if near:

@@ -35,7 +35,7 @@ APPROX_READ = 2_000  # postings read per message by the nearest-record lookup
 APPROX_PAIR_TEMPLATES = 500  # a word pair in more templates finds no near miss
 PAIR_SLOTS = 1 << 23  # hashed slots of the word-pair index (fewer for fewer templates)
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
+WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]+")  # a word, as scoring and errdex.matchindex count it
 _TOKEN_WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
@@ -95,7 +95,7 @@ class NearIndex:
     def nearest(self, message: str) -> tuple[list[tuple[int, float, str, float]], int]:
         """(template index, score, why, word-order share) of each near template, and the
         postings read to find them (at most APPROX_READ)."""
-        words = set(_WORD.findall(message.lower()))
+        words = set(WORD.findall(message.lower()))
         if len(words) < APPROX_MIN_WORDS:
             return [], 0
         word_ids = self._word_ids
@@ -141,7 +141,7 @@ class NearIndex:
 @lru_cache(maxsize=1 << 16)
 def literal_words(literals: tuple[str, ...]) -> frozenset[str]:
     """The words (two characters or more, lowercased) of a template's literals."""
-    return frozenset(_WORD.findall(" ".join(literals).lower()))
+    return frozenset(WORD.findall(" ".join(literals).lower()))
 
 
 def literal_pairs(literals: tuple[str, ...]) -> set[str]:

@@ -16,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-import ahocorasick
+import ahocorasick_rs
 
 from errdex.callgraph import CallGraph
 from errdex.facts import stable_literal
@@ -84,7 +84,10 @@ def _shape(record: Record) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{o})" for o in options), re.DOTALL)
 
 
-def _automaton(records: Sequence[Record]) -> ahocorasick.Automaton | None:
+def _automaton(
+    records: Sequence[Record],
+) -> tuple[ahocorasick_rs.AhoCorasick, list[list[str]]] | None:
+    """Every record's stable literal in one automaton, and per pattern the ids carrying it."""
     keys: dict[str, list[str]] = defaultdict(list)
     for record in records:
         key = stable_literal(record)
@@ -92,11 +95,7 @@ def _automaton(records: Sequence[Record]) -> ahocorasick.Automaton | None:
             keys[key].append(record.id)
     if not keys:
         return None
-    automaton = ahocorasick.Automaton()
-    for key, ids in keys.items():
-        automaton.add_word(key, ids)
-    automaton.make_automaton()
-    return automaton
+    return ahocorasick_rs.AhoCorasick(list(keys)), list(keys.values())
 
 
 _ANY_KIND = re.compile("|".join(f"(?P<k{i}>{p.pattern})" for i, (_, p) in enumerate(_KINDS)))
@@ -128,7 +127,7 @@ def find_test_refs(
     records: Sequence[Record], files: Sequence[tuple[str, Language, str]], graph: CallGraph
 ) -> dict[str, tuple[TestRef, ...]]:
     """For each record id, the test lines that exercise it (expectations first)."""
-    automaton = _automaton(records)
+    index_of_literals = _automaton(records)
     by_id = {r.id: r for r in records}
     shapes: dict[str, re.Pattern[str]] = {}
 
@@ -156,13 +155,14 @@ def find_test_refs(
             kind = _kind(here_kinds, index)
             ref = TestRef(path, index + 1, kind, line.strip()[:200])
             hit: set[str] = set()
-            if automaton is not None and quoted:
+            if index_of_literals is not None and quoted:
+                automaton, ids_of = index_of_literals
                 for m in _STRING.finditer(line):
                     literal = m.group(1)[1:-1]
                     if kind != "mentions":
                         literal = _REGEX_ESCAPE.sub(r"\1", literal)
-                    for _, ids in automaton.iter(literal):
-                        hit.update(i for i in ids if fits(i, literal))
+                    for key, _, _ in automaton.find_matches_as_indexes(literal, overlapping=True):
+                        hit.update(i for i in ids_of[key] if fits(i, literal))
             by_call = kind in ("is_err", "pytest.raises", "assertRaises")
             if by_call and here_kinds[index] == kind and not hit:
                 hit |= _by_call(lines, index, kind, by_function, exception_of)
