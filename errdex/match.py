@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -37,6 +37,8 @@ from errdex.paste import DebugHit, Doc, Frame, Group, Paste, parse_paste
 from errdex.prefixes import strip_prefixes
 
 MIN_ANCHOR = 8  # an anchor fragment this long is "of decent length"
+CHECK_WORD = 3  # a check word (see Matcher._build_anchors) is at least this long
+CHECK_TEXT = 1 << 14  # texts up to this long are searched for check words
 SHORT_TEMPLATE = 4  # fewer literal non-space chars: must cover the whole message line
 EDGE_TEMPLATE = 16  # a hole at an end and fewer literal chars: must cover it too
 # A template whose fixed text is one short word between holes that take anything
@@ -126,6 +128,12 @@ class _Found:
     partial: bool = False  # exact, but text is left over on the message's line(s)
 
 
+def _check_words(literals: tuple[str, ...]) -> set[str]:
+    """What may be a template's check word: its literals' space-separated words of
+    CHECK_WORD+ characters (punctuation included: it is found as a substring)."""
+    return {word for literal in literals for word in literal.split() if len(word) >= CHECK_WORD}
+
+
 def _fragments(literal: str, index: int) -> list[tuple[str, int, int]]:
     """Word-ish substrings (runs of one to three tokens) of a literal, with offsets."""
     spans = [m.span() for m in _TOKEN.finditer(literal)]
@@ -152,6 +160,8 @@ class Matcher:
         self._post_entry = array("I")
         self._post_literal = array("H")
         self._post_offset = array("I")
+        self._post_check = array("i")  # index of the check word in _check_words, or -1
+        self._check_words: tuple[str, ...] = ()
         self._anchors = self._build_anchors()
         # What other modules build from this matcher once and keep with it (a log scan's
         # automaton): the matcher itself never changes, so neither do they.
@@ -199,7 +209,13 @@ class Matcher:
         """Anchor each template at its rarest fragment (fewest templates share it, then
         longest); a template with no fragment of MIN_ANCHOR chars at (the first MAX_KEY
         characters of) its longest literal. One automaton holds every anchor, with the
-        anchor's key id as its pattern index."""
+        anchor's key id as its pattern index.
+
+        A template whose anchor says little (shared with other templates, or short) also
+        gets a check word: its rarest other word of CHECK_WORD+ characters, which any text
+        it matches must hold too. A template whose check word is absent from the text is
+        not verified: a hundred templates anchored at `is not divisible` cost a substring
+        search each (once per distinct word), not a verification each."""
         # Fragment counts in a fixed table of hashed counters: a collision only makes a
         # fragment look a little commoner, and a million templates' fragments (tens of
         # millions of strings) never have to be held at once.
@@ -207,7 +223,7 @@ class Matcher:
         df = array("I", bytes(4 * slots))
         for compiled in self._compiled:
             for frag in {f[0] for i, lit in enumerate(compiled.literals)
-                         for f in _fragments(lit, i)}:
+                         for f in _fragments(lit, i)}.union(_check_words(compiled.literals)):
                 df[stable_hash(frag) % slots] += 1
         key_ids: dict[str, int] = {}
         postings: list[tuple[int, int, int, int]] = []  # (key id, entry, literal, offset)
@@ -230,16 +246,28 @@ class Matcher:
                 self._key_length.append(len(key))
             postings.append((key_id, entry_index, literal_index, offset))
         postings.sort()
+        keys = list(key_ids)  # in key id order: an anchor's pattern index is its key id
+        shared = Counter(key_id for key_id, *_ in postings)
+        del key_ids
+        check_ids: dict[str, int] = {}
         for key_id, entry_index, literal_index, offset in postings:
             while len(self._post_start) <= key_id:
                 self._post_start.append(len(self._post_entry))
             self._post_entry.append(entry_index)
             self._post_literal.append(literal_index)
             self._post_offset.append(offset)
+            check = -1
+            key = keys[key_id]
+            if shared[key_id] > 1 or len(key) < MIN_ANCHOR:
+                words = [w for w in _check_words(self._compiled[entry_index].literals)
+                         if w not in key]
+                if words:
+                    word = min(words, key=lambda w: (df[stable_hash(w) % slots], -len(w), w))
+                    check = check_ids.setdefault(word, len(check_ids))
+            self._post_check.append(check)
         self._post_start.append(len(self._post_entry))
         del postings
-        keys = list(key_ids)  # in key id order: an anchor's pattern index is its key id
-        del key_ids
+        self._check_words = tuple(check_ids)
         return ahocorasick_rs.AhoCorasick(keys) if keys else None
 
     def _anchor_key(self, key_id: int) -> str:
@@ -314,6 +342,9 @@ class Matcher:
                 budget -= len(line)
                 if budget < 0:
                     return True
+                check = self._post_check[p]
+                if check >= 0 and self._check_words[check] not in line:
+                    continue
                 compiled = self._compiled[self._post_entry[p]]
                 if not self._in_order(line, compiled.literals):
                     continue
@@ -418,6 +449,11 @@ class Matcher:
         text = doc.text
         post_start, post_entry = self._post_start, self._post_entry
         post_literal, post_offset = self._post_literal, self._post_offset
+        # check word -> in the text, looked for once; a long text has no room for
+        # a search through all of it per word, and is verified without them.
+        post_check, check_words = self._post_check, self._check_words
+        present: dict[int, bool] = {}
+        checked = len(text) <= CHECK_TEXT
         hits = 0
         for key_id, anchor_start, _ in self._anchor_hits(text):
             hits += 1
@@ -436,6 +472,14 @@ class Matcher:
                 literal_start = anchor_start - post_offset[p]
                 if literal_start < 0 or (entry, literal_start) in seen:
                     continue
+                check = post_check[p]
+                if check >= 0 and checked:
+                    there = present.get(check)
+                    if there is None:
+                        stats.scanned += len(text)
+                        there = present[check] = check_words[check] in text
+                    if not there:
+                        continue
                 seen.add((entry, literal_start))
                 stats.verifications += 1
                 item = self._verify(entry, post_literal[p], literal_start, doc, stats)

@@ -103,6 +103,23 @@ def test_candidates_stay_few_among_thousands_of_similar_templates() -> None:
         assert stats.verifications <= 4
 
 
+
+def test_templates_sharing_their_only_long_fragment_are_not_all_verified() -> None:
+    """A hundred templates are `<word> {} is not divisible by {}`: one anchor for all of
+    them. Only those whose other word is in the message are verified, the right one is
+    found with its values, and one that shares the word only inside a longer one still
+    matches as before (the word is looked for as a substring)."""
+    words = [w + s for w in WORDS for s in ("", "s", "ed")][:100]
+    crowd = [entry(f"d{i}", f"{word} {{n}} is not divisible by {{d}}")
+             for i, word in enumerate(words)]
+    matcher = Matcher(crowd)
+    for i in (0, 37, 99):
+        matches, stats = matcher.match_with_stats(f"{words[i]} 7 is not divisible by 3", 3)
+        assert (matches[0].record_id, dict(matches[0].values)) == (f"d{i}", {"n": "7", "d": "3"})
+        assert stats.verifications <= 6
+    matches = matcher.match(f"un{words[5]} 12 is not divisible by 5")
+    assert matches[0].record_id == "d5" and matches[0].exact
+
 # --- ranking: the library and version the traceback came from ---------------------------
 
 
