@@ -39,6 +39,7 @@ from errdex.prefixes import strip_prefixes
 MIN_ANCHOR = 8  # an anchor fragment this long is "of decent length"
 CHECK_WORD = 3  # a check word (see Matcher._build_anchors) is at least this long
 CHECK_TEXT = 1 << 14  # texts up to this long are searched for check words
+POSTING = 4  # numbers per posting in Matcher._postings
 SHORT_TEMPLATE = 4  # fewer literal non-space chars: must cover the whole message line
 EDGE_TEMPLATE = 16  # a hole at an end and fewer literal chars: must cover it too
 # A template whose fixed text is one short word between holes that take anything
@@ -93,6 +94,7 @@ class _Compiled:
     slow, and a million of them are made."""
 
     literals: tuple[str, ...]
+    names: tuple[str, ...]  # the holes' names
     specs: tuple[str, ...]
     types: tuple[str, ...]
     empty_ok: tuple[bool, ...]
@@ -153,14 +155,13 @@ class Matcher:
         interned: dict[Any, Any] = {}
         self._compiled = tuple(self._compile(entry, interned) for entry in self.entries)
         del interned
-        # Postings of anchor k: _post_entry/_post_literal/_post_offset[_post_start[k]:
-        # _post_start[k + 1]], flat arrays rather than a million small lists and tuples.
+        # Postings of anchor k are _post_start[k] to _post_start[k + 1] - 1. Posting p is
+        # _postings[4p:4p + 4]: template, literal index, the anchor's offset in that
+        # literal, check word + 1 (0 for none); side by side, so that a posting is one
+        # memory read, not four, in a table of a million.
         self._key_length = array("H")
         self._post_start = array("I")
-        self._post_entry = array("I")
-        self._post_literal = array("H")
-        self._post_offset = array("I")
-        self._post_check = array("i")  # index of the check word in _check_words, or -1
+        self._postings = array("I")
         self._check_words: tuple[str, ...] = ()
         self._anchors = self._build_anchors()
         # What other modules build from this matcher once and keep with it (a log scan's
@@ -182,11 +183,13 @@ class Matcher:
         template = entry.template
         specs = tuple(p.spec for p in template.placeholders)
         specs = interned.setdefault(specs, specs)
+        names = tuple(p.name for p in template.placeholders)
         types, empty_ok = _hole_kinds(specs)
         solid = sum(len(part) for lit in template.literals for part in lit.split())
         sites = tuple((_components(path), line) for path, line in entry.sites)
         return _Compiled(
             literals=template.literals,
+            names=interned.setdefault(names, names),
             specs=specs,
             types=types,
             empty_ok=empty_ok,
@@ -252,10 +255,7 @@ class Matcher:
         check_ids: dict[str, int] = {}
         for key_id, entry_index, literal_index, offset in postings:
             while len(self._post_start) <= key_id:
-                self._post_start.append(len(self._post_entry))
-            self._post_entry.append(entry_index)
-            self._post_literal.append(literal_index)
-            self._post_offset.append(offset)
+                self._post_start.append(len(self._postings) // POSTING)
             check = -1
             key = keys[key_id]
             if shared[key_id] > 1 or len(key) < MIN_ANCHOR:
@@ -264,8 +264,8 @@ class Matcher:
                 if words:
                     word = min(words, key=lambda w: (df[stable_hash(w) % slots], -len(w), w))
                     check = check_ids.setdefault(word, len(check_ids))
-            self._post_check.append(check)
-        self._post_start.append(len(self._post_entry))
+            self._postings.extend((entry_index, literal_index, offset, check + 1))
+        self._post_start.append(len(self._postings) // POSTING)
         del postings
         self._check_words = tuple(check_ids)
         return ahocorasick_rs.AhoCorasick(keys) if keys else None
@@ -274,8 +274,8 @@ class Matcher:
         """The anchor text of a key id, read back from its first template (the automaton
         doesn't keep its patterns, and a million of them needn't be held twice)."""
         p = self._post_start[key_id]
-        literal = self._compiled[self._post_entry[p]].literals[self._post_literal[p]]
-        offset = self._post_offset[p]
+        entry, literal_index, offset = self._postings[POSTING * p : POSTING * p + 3]
+        literal = self._compiled[entry].literals[literal_index]
         return literal[offset : offset + self._key_length[key_id]]
 
     def _anchor_hits(self, text: str) -> Iterable[tuple[int, int, int]]:
@@ -342,10 +342,10 @@ class Matcher:
                 budget -= len(line)
                 if budget < 0:
                     return True
-                check = self._post_check[p]
+                check = self._postings[POSTING * p + 3] - 1
                 if check >= 0 and self._check_words[check] not in line:
                     continue
-                compiled = self._compiled[self._post_entry[p]]
+                compiled = self._compiled[self._postings[POSTING * p]]
                 if not self._in_order(line, compiled.literals):
                     continue
                 if not compiled.whole_line or '"' in line:
@@ -447,11 +447,10 @@ class Matcher:
         occurrences: dict[int, int] = {}
         seen: set[tuple[int, int]] = set()
         text = doc.text
-        post_start, post_entry = self._post_start, self._post_entry
-        post_literal, post_offset = self._post_literal, self._post_offset
+        post_start, postings = self._post_start, self._postings
         # check word -> in the text, looked for once; a long text has no room for
         # a search through all of it per word, and is verified without them.
-        post_check, check_words = self._post_check, self._check_words
+        check_words = self._check_words
         present: dict[int, bool] = {}
         checked = len(text) <= CHECK_TEXT
         hits = 0
@@ -468,11 +467,12 @@ class Matcher:
                 if stats.scanned > budget:
                     stats.exhausted = True
                     break
-                entry = post_entry[p]
-                literal_start = anchor_start - post_offset[p]
+                at = POSTING * p
+                entry = postings[at]
+                literal_start = anchor_start - postings[at + 2]
                 if literal_start < 0 or (entry, literal_start) in seen:
                     continue
-                check = post_check[p]
+                check = postings[at + 3] - 1
                 if check >= 0 and checked:
                     there = present.get(check)
                     if there is None:
@@ -482,7 +482,7 @@ class Matcher:
                         continue
                 seen.add((entry, literal_start))
                 stats.verifications += 1
-                item = self._verify(entry, post_literal[p], literal_start, doc, stats)
+                item = self._verify(entry, postings[at + 1], literal_start, doc, stats)
                 if item is not None:
                     out.append(item)
         stats.anchor_hits += hits
@@ -580,7 +580,7 @@ class Matcher:
         values: list[tuple[str, str]] = []
         empties = 0
         if n > 1:
-            placeholders = self.entries[entry].template.placeholders
+            names = c.names
             for k, (lo, hi) in enumerate(bounds):
                 if hi - lo > MAX_HOLE or hi < lo:
                     return None
@@ -598,7 +598,7 @@ class Matcher:
                     check = _TYPE_CHECKS.get(c.types[k])
                     if check is not None and not check.fullmatch(value.strip()):
                         return None
-                values.append((placeholders[k].name, value))
+                values.append((names[k], value))
         covered = max(1, last_line.content_end - first_line.content_start)
         coverage = min(1.0, c.literal_length / covered)
         score = coverage * EMPTY_PENALTY**empties
@@ -747,11 +747,13 @@ class Matcher:
         last = int(group.cause or (group.debug and not item.variant))
         if final is not None:
             last = 0 if item.group == final else 1
-        entry = self.entries[item.entry]
-        library = _library_rank(entry.repo, entry.version, libraries) if libraries else 2
-        if library < 2:
-            reasons.append("traceback comes from " + entry.repo
-                           + (f" {entry.version}" if library == 0 else ""))
+        library = 2
+        if libraries:
+            entry = self.entries[item.entry]
+            library = _library_rank(entry.repo, entry.version, libraries)
+            if library < 2:
+                reasons.append("traceback comes from " + entry.repo
+                               + (f" {entry.version}" if library == 0 else ""))
         if item.exact:
             item.rank = (0, last, frame_rank, 0 if agrees else 1, -c.solid_chars,
                          item.partial, library, holes, -item.score)
