@@ -14,6 +14,7 @@ may hold is `errdex.holes`', and what a traceback says about the library it came
 from __future__ import annotations
 
 import re
+import zlib
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
@@ -32,7 +33,7 @@ from errdex.evidence import type_tail as _type_tail
 from errdex.holes import TYPE_CHECKS as _TYPE_CHECKS
 from errdex.holes import hole_kinds as _hole_kinds
 from errdex.models import Match, Template
-from errdex.nearmiss import NearIndex, literal_words, stable_hash
+from errdex.nearmiss import NearIndex, literal_words
 from errdex.paste import DebugHit, Doc, Frame, Group, Paste, parse_paste
 from errdex.prefixes import strip_prefixes
 
@@ -128,6 +129,12 @@ class _Found:
     variant: bool = False  # found as a Rust Debug value, not as text
     order: float = 0.0  # approximate only: share of the template's word pairs kept in order
     partial: bool = False  # exact, but text is left over on the message's line(s)
+
+
+def stable_hash(text: str) -> int:
+    """The same in every process (str's hash() is salted per process), so which fragment
+    anchors a template, and so what a benchmark measures, doesn't change from run to run."""
+    return zlib.crc32(text.encode("utf-8", "surrogatepass"))
 
 
 def _check_words(literals: tuple[str, ...]) -> set[str]:

@@ -34,7 +34,6 @@ import itertools
 import math
 import re
 import sys
-import zlib
 from array import array
 from collections import Counter
 from collections.abc import Sequence
@@ -112,7 +111,7 @@ class NearIndex:
 
     def _tokenize(self, literals: tuple[str, ...], df: array[int]) -> tuple[list[int], set[int]]:
         """A template's word ids (the words of `literal_words`, in order of appearance)
-        and its pairs (those of `literal_pairs`, found in the lowercased literals) as keys
+        and its pairs (those `_pairs` finds in each literal, not across a hole) as keys
         `first id << 30 | second`."""
         words: list[int] = []
         pairs: set[int] = set()
@@ -306,11 +305,6 @@ def literal_words(literals: tuple[str, ...]) -> frozenset[str]:
     return frozenset(WORD.findall(" ".join(literals).lower()))
 
 
-def literal_pairs(literals: tuple[str, ...]) -> set[str]:
-    """Adjacent word pairs inside each literal (not across a hole), as `a b`."""
-    return {f"{a} {b}" for literal in literals for a, b in _pairs(literal)}
-
-
 def _pairs(text: str) -> set[tuple[str, str]]:
     """Adjacent word pairs, one-letter words included (`k and`, `and v`)."""
     tokens = [t.lower() for t in _TOKEN_WORD.findall(text)]
@@ -381,9 +375,3 @@ def _most_counted(counts: dict[int, int], n: int) -> list[int]:
     above = list(itertools.compress(keys, map(cut.__lt__, values)))
     at_cut = itertools.compress(keys, map(cut.__eq__, values))
     return above + list(itertools.islice(at_cut, max(0, n - len(above))))
-
-
-def stable_hash(text: str) -> int:
-    """The same in every process (str's hash() is salted per process), so what is
-    indexed where, and so what a benchmark measures, doesn't change from run to run."""
-    return zlib.crc32(text.encode("utf-8", "surrogatepass"))
