@@ -385,18 +385,36 @@ def _parse_one_line(text: str) -> Paste | None:
         group = Group(0, 0, end, end, None, frame, False, False)
         line = Line(0, le, end, end, 0)
     else:
+        debug, group_end = False, end
         if (
             text[start : start + 1] in _DEBUG_FIRST
             and text.rstrip()[-1:] in _DEBUG_LAST
             and DEBUG_START.match(text, start)
         ):
-            # As `debug_at` on the only line: a value that parses and ends the line needs
-            # the general path; anything else (`Size [2, 3] out of range`) is plain text.
+            # As `debug_at` on the only line: a value that parses and ends the line is
+            # Debug, and needs the general path if it holds a message or a variant;
+            # anything else (`Size [2, 3] out of range`) is plain text.
             # Such a value starts with `Name(`, `Name [`, `Name {` or `"` (DEBUG_START)
             # and ends with its closer, so a line ending otherwise holds none.
             value = DebugParser(text, min(len(text), start + MAX_DEBUG_CHARS)).parse(start)
             if value is not None and not text[value.end :].strip():
-                return None
-        group = Group(0, 0, start, end, exception, frame, False, False)
+                if not _inert(value):
+                    return None
+                # `Expected [58, 35]`: what `debug_at` makes of a value with no string
+                # and no struct or variant in it, without reading it a second time.
+                debug, group_end = True, max(value.end, end)
+        group = Group(0, 0, start, group_end, exception, frame, debug, False)
         line = Line(0, le, start, end, 0)
     return Paste((Doc(text, (line,), _FIRST_LINE, _ONE_PIECE),), (group,), ())
+
+
+def _inert(value: DebugValue) -> bool:
+    """A Debug value that gives the general scanner nothing to look into (`_visit`): no
+    string, so no message to unescape, and no struct or variant, so no Debug hit."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if node.kind in ("str", "struct", "variant"):
+            return False
+        stack.extend(child for _, child in node.fields)
+    return True

@@ -13,9 +13,11 @@ MAX_DEBUG_CHARS = 200_000
 _MAX_DEBUG_NODES = 5_000
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class DebugValue:
-    """A parsed Rust Debug value. `kind`: str, atom, list, tuple, map, struct, variant."""
+    """A parsed Rust Debug value. `kind`: str, atom, list, tuple, map, struct, variant.
+    Never changed once parsed; not frozen because a frozen dataclass sets each field
+    through object.__setattr__, which made up most of parsing `Expected [58, 35]`."""
 
     kind: str
     name: str | None

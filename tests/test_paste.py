@@ -243,6 +243,12 @@ def _one_line_inputs() -> list[str]:
         '"plain failure"',
         "ValueError: Foo(1) \t",
         "U8() got multiple values for argument [3, 3]",
+        "Expected [58, 35]",
+        "AssertionError: Expected [1, [2, 3]] \t",
+        "Shape [2, (3, 4), {a: 5}]",
+        'Shape [2, "a"]',
+        "Dims [Foo { a: 1 }]",
+        "Dims [Some(1)]",
         "x" * 300_000 + ' Foo("a")',
         'Foo("' + "a" * 250_000 + '")',
     ]
@@ -262,6 +268,16 @@ def test_one_line_fast_path_equals_the_general_scanner() -> None:
             assert repr(fast) == repr(general)
         assert parse_paste(text) == general, repr(text)
     assert checked > 3000  # the fast path is the usual one
+
+
+def test_a_one_line_debug_value_with_nothing_inside_is_read_once() -> None:
+    # `Expected [58, 35]` parses as a Debug value (a named list) but holds no message and
+    # no variant: the fast path answers for it instead of handing it to the general one.
+    for text in ("Expected [58, 35]", "ValueError: Shape [2, (3, 4)]"):
+        fast = _parse_one_line(text)
+        assert fast is not None and fast.groups[0].debug, text
+    for text in ('Shape [2, "a"]', "Dims [Some(1)]", 'Msg("boom")'):
+        assert _parse_one_line(text) is None, text
 
 
 def test_multi_line_and_crlf_pastes_take_the_general_path() -> None:
