@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import zlib
 from array import array
+from bisect import bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -184,6 +185,13 @@ class Matcher:
             if tail and self._compiled[i].literal_length == 0 and entry.language == "python":
                 self._typed[tail].append(i)
         self._near = NearIndex(tuple(c.literals for c in self._compiled))
+        # Each entry's record, as the first entry of that record: None where every entry
+        # is a record of its own (always, from a store), so that choosing each record's
+        # best occurrence reads no entry.
+        first: dict[str, int] = {}
+        record_of = array("I", (first.setdefault(e.record_id, i)
+                                for i, e in enumerate(self.entries)))
+        self._record_of: array[int] | None = None if len(first) == len(self.entries) else record_of
 
     @staticmethod
     def _compile(entry: MatchEntry, interned: dict[Any, Any]) -> _Compiled:
@@ -422,17 +430,17 @@ class Matcher:
             found.extend(self._variant(hit, paste))
         if not exact_only:
             found.extend(self._by_type(paste))
-            matched_groups = {f.group for f in found if f.exact}
-            found.extend(self._approximate(paste, matched_groups, stats))
+            found.extend(self._approximate(paste, _explained(paste, found), stats))
         if not found:
             return [], stats
         libraries = text_libraries(text)
         # In a traceback, the exception that ended it comes first; its causes follow.
         final = next((g.index for g in reversed(paste.groups) if g.frame is not None), None)
-        best: dict[str, _Found] = {}
+        best: dict[int, _Found] = {}
+        record_of = self._record_of
         for item in found:
             self._rank(item, paste, final, libraries)
-            record = self.entries[item.entry].record_id
+            record = item.entry if record_of is None else record_of[item.entry]
             if record not in best or item.rank < best[record].rank:
                 best[record] = item
         ordered = list(best.values())
@@ -792,6 +800,39 @@ def _new_match(
         "span": span, "why": why, "site_index": site_index,
     })
     return match
+def _explained(paste: Paste, found: list[_Found]) -> set[int]:
+    """The messages exact matches account for: each match's own, and every other that
+    lies inside a match (the later lines of a multi-line message, each a message of its
+    own to the paste reader). A nearest record is looked up for none of them."""
+    explained = {f.group for f in found if f.exact}
+    if len(explained) == len(paste.groups):
+        return explained
+    spans: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for f in found:
+        if f.exact and f.span[1] > f.span[0]:
+            spans[paste.groups[f.group].doc].append(f.span)
+    if not spans:
+        return explained
+    reach: dict[int, tuple[list[int], list[int]]] = {}  # doc -> match starts, furthest end
+    for doc, doc_spans in spans.items():
+        doc_spans.sort()
+        starts, ends = [], []
+        furthest = -1
+        for start, end in doc_spans:
+            furthest = max(furthest, end)
+            starts.append(start)
+            ends.append(furthest)
+        reach[doc] = (starts, ends)
+    for group in paste.groups:
+        if group.index in explained or group.doc not in reach:
+            continue
+        starts, ends = reach[group.doc]
+        i = bisect_right(starts, group.start) - 1
+        if i >= 0 and group.end <= ends[i]:
+            explained.add(group.index)
+    return explained
+
+
 def _blank(text: str, start: int, end: int) -> bool:
     """Only whitespace between two offsets (short gaps only: a long one isn't blank)."""
     return end <= start or (end - start <= 64 and not text[start:end].strip())

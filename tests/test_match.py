@@ -387,6 +387,14 @@ def test_chained_exceptions_are_each_matched() -> None:
     assert "RuntimeError agrees" in found["config"].why
 
 
+def test_a_record_given_twice_is_returned_once_at_its_best() -> None:
+    m = Matcher([entry("r", "{what} out of range"), entry("r", "index {i} out of range"),
+                 entry("other", "out of range")])
+    found = m.match("index 7 out of range")
+    assert [r.record_id for r in found] == ["r", "other"]
+    assert found[0].values == (("i", "7"),)
+
+
 def test_a_multi_line_exception_message_matches() -> None:
     m = Matcher([entry("two", "bad config:\n  key {key} is unknown")])
     text = (
@@ -438,6 +446,26 @@ def test_a_line_with_an_exact_match_gets_no_approximate_ones() -> None:
         ]
     )
     assert [r.record_id for r in m.match("failed to open the model file a.bin")] == ["exact"]
+
+
+def test_the_lines_of_a_multi_line_exact_match_get_no_approximate_ones() -> None:
+    # Each line of a paste is a message of its own until a template spans them: the
+    # second line, inside the exact match, must not be explained again by a near miss.
+    m = Matcher(
+        [
+            entry("exact", "could not start the worker pool:\nthe child process {pid} has"
+                  " finished its bootstrapping phase too early"),
+            entry("near", "the child process has not finished its bootstrapping phase"),
+        ]
+    )
+    text = ("could not start the worker pool:\nthe child process 4242 has finished its"
+            " bootstrapping phase too early\nthe child process had not finished its"
+            " bootstrapping phase")
+    found = [(r.record_id, r.exact) for r in m.match(text)]
+    assert found == [("exact", True), ("near", False)]
+    assert m.match(text)[1].span[0] > text.index("early")  # the third line, not the second
+    [only] = m.match(text[: text.index("early") + len("early")])
+    assert only.record_id == "exact"
 
 
 def test_among_near_misses_sharing_words_the_one_keeping_their_order_ranks_first() -> None:
