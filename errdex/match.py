@@ -83,6 +83,16 @@ class MatchStats:
     approximate: int = 0  # postings entries read by the nearest-record lookup
     exhausted: bool = False  # the budget ran out: later text was not fully verified
 
+    def __init__(
+        self, anchor_hits: int = 0, verifications: int = 0, scanned: int = 0,
+        approximate: int = 0, exhausted: bool = False
+    ) -> None:
+        self.anchor_hits = anchor_hits
+        self.verifications = verifications
+        self.scanned = scanned
+        self.approximate = approximate
+        self.exhausted = exhausted
+
     @property
     def work(self) -> int:
         return self.anchor_hits + self.verifications + self.scanned + self.approximate
@@ -92,8 +102,8 @@ class MatchStats:
 class _Compiled:
     """What verification needs of a template, kept small: a million of these stay in
     memory (specs, types and the word set are shared or recomputed, never copied).
-    Never changed once built; not frozen only because a frozen dataclass's __init__ is
-    slow, and a million of them are made."""
+    Never changed once built; not frozen, and with an __init__ of its own, because a
+    million of them are made (see the note on errdex.paste's data classes)."""
 
     literals: tuple[str, ...]
     names: tuple[str, ...]  # the holes' names
@@ -107,6 +117,25 @@ class _Compiled:
     weak: bool  # one short word and a hole that takes anything: see WEAK_COVERAGE
     exception: str | None
     sites: tuple[tuple[tuple[str, ...], int], ...]
+
+    def __init__(
+        self, literals: tuple[str, ...], names: tuple[str, ...], specs: tuple[str, ...],
+        types: tuple[str, ...], empty_ok: tuple[bool, ...], single_line: tuple[bool, ...],
+        literal_length: int, solid_chars: int, whole_line: bool, weak: bool,
+        exception: str | None, sites: tuple[tuple[tuple[str, ...], int], ...]
+    ) -> None:
+        self.literals = literals
+        self.names = names
+        self.specs = specs
+        self.types = types
+        self.empty_ok = empty_ok
+        self.single_line = single_line
+        self.literal_length = literal_length
+        self.solid_chars = solid_chars
+        self.whole_line = whole_line
+        self.weak = weak
+        self.exception = exception
+        self.sites = sites
 
 
 @lru_cache(maxsize=65536)
@@ -130,6 +159,26 @@ class _Found:
     variant: bool = False  # found as a Rust Debug value, not as text
     order: float = 0.0  # approximate only: share of the template's word pairs kept in order
     partial: bool = False  # exact, but text is left over on the message's line(s)
+
+    def __init__(
+        self, entry: int, exact: bool, values: tuple[tuple[str, str], ...], span: tuple[int, int],
+        score: float, group: int, detail: str, rank: tuple[int | float, ...] = (), why: str = "",
+        site_index: int | None = None, variant: bool = False, order: float = 0.0,
+        partial: bool = False
+    ) -> None:
+        self.entry = entry
+        self.exact = exact
+        self.values = values
+        self.span = span
+        self.score = score
+        self.group = group
+        self.detail = detail
+        self.rank = rank
+        self.why = why
+        self.site_index = site_index
+        self.variant = variant
+        self.order = order
+        self.partial = partial
 
 
 def stable_hash(text: str) -> int:

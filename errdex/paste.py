@@ -76,9 +76,10 @@ _MAX_DEBUG_HITS = 1_000
 # --- data --------------------------------------------------------------------------------
 
 # A paste's objects are made anew for every message and never changed once parse_paste
-# returns them. They are plain slotted dataclasses, not frozen ones: a frozen dataclass
-# sets each field through object.__setattr__, in Python even when mypyc compiles the
-# module (setup.py), and that cost more than the rest of reading a one-line paste.
+# returns them. They are slotted dataclasses, not frozen ones (a frozen dataclass sets
+# each field through object.__setattr__), with an __init__ of their own: mypyc compiles
+# that one, while the __init__ @dataclass writes runs as Python, at about 7 times the
+# cost. tests/test_compiled.py holds each __init__ to the dataclass's fields.
 
 
 @dataclass(slots=True)
@@ -91,6 +92,15 @@ class Line:
     content_start: int  # after recognised prefixes and indentation
     content_end: int
     group: int
+
+    def __init__(
+        self, start: int, end: int, content_start: int, content_end: int, group: int
+    ) -> None:
+        self.start = start
+        self.end = end
+        self.content_start = content_start
+        self.content_end = content_end
+        self.group = group
 
 
 @dataclass(slots=True)
@@ -107,6 +117,19 @@ class Group:
     debug: bool = False  # the message is a Rust Debug value (its strings have groups of their own)
     cause: bool = False  # a line of a Rust `Caused by:` list: what the error above wraps
 
+    def __init__(
+        self, index: int, doc: int, start: int, end: int, exception: str | None,
+        frame: Frame | None, debug: bool = False, cause: bool = False
+    ) -> None:
+        self.index = index
+        self.doc = doc
+        self.start = start
+        self.end = end
+        self.exception = exception
+        self.frame = frame
+        self.debug = debug
+        self.cause = cause
+
 
 @dataclass(slots=True)
 class Doc:
@@ -114,6 +137,15 @@ class Doc:
     lines: tuple[Line, ...]
     line_starts: tuple[int, ...]
     pieces: tuple[tuple[int, int], ...]  # (doc offset, original offset), sorted
+
+    def __init__(
+        self, text: str, lines: tuple[Line, ...], line_starts: tuple[int, ...],
+        pieces: tuple[tuple[int, int], ...]
+    ) -> None:
+        self.text = text
+        self.lines = lines
+        self.line_starts = line_starts
+        self.pieces = pieces
 
     def line_at(self, pos: int) -> Line:
         return self.lines[max(0, bisect_right(self.line_starts, pos) - 1)]
@@ -133,12 +165,24 @@ class DebugHit:
     doc: int
     group: int
 
+    def __init__(self, value: DebugValue, doc: int, group: int) -> None:
+        self.value = value
+        self.doc = doc
+        self.group = group
+
 
 @dataclass(slots=True)
 class Paste:
     docs: tuple[Doc, ...]
     groups: tuple[Group, ...]
     debug: tuple[DebugHit, ...]  # every named Debug value (variant or struct), outer first
+
+    def __init__(
+        self, docs: tuple[Doc, ...], groups: tuple[Group, ...], debug: tuple[DebugHit, ...]
+    ) -> None:
+        self.docs = docs
+        self.groups = groups
+        self.debug = debug
 
 
 # --- the line scanner --------------------------------------------------------------------

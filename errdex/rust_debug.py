@@ -16,8 +16,8 @@ _MAX_DEBUG_NODES = 5_000
 @dataclass(slots=True)
 class DebugValue:
     """A parsed Rust Debug value. `kind`: str, atom, list, tuple, map, struct, variant.
-    Never changed once parsed; not frozen because a frozen dataclass sets each field
-    through object.__setattr__, which made up most of parsing `Expected [58, 35]`."""
+    Never changed once parsed; not frozen, and with an __init__ of its own, as
+    errdex.paste's data classes are (see the note there)."""
 
     kind: str
     name: str | None
@@ -27,6 +27,20 @@ class DebugValue:
     raw: str
     string: str | None = None  # unescaped content of a string
     string_pieces: tuple[tuple[int, int], ...] = ()  # (string offset, doc offset)
+
+    def __init__(
+        self, kind: str, name: str | None, fields: tuple[tuple[str, DebugValue], ...], start: int,
+        end: int, raw: str, string: str | None = None,
+        string_pieces: tuple[tuple[int, int], ...] = ()
+    ) -> None:
+        self.kind = kind
+        self.name = name
+        self.fields = fields
+        self.start = start
+        self.end = end
+        self.raw = raw
+        self.string = string
+        self.string_pieces = string_pieces
 
     def render(self) -> str:
         """Compact Debug text, the same whether the paste was `{:?}` or `{:#?}`."""

@@ -109,3 +109,26 @@ def test_the_compiled_matcher_answers_as_the_source_does(tmp_path: Path) -> None
     ]
     assert sum(bool(r) for r in mine) > len(entries)  # most pastes find something
     assert compiled["results"] == mine
+
+
+def test_hand_written_inits_take_exactly_the_dataclass_fields() -> None:
+    """The hot data classes write their own __init__ (mypyc compiles it; the one
+    @dataclass writes runs as Python): each must take every field, in order, with the
+    field's default, and set it, or a field added later would be silently left unset."""
+    import dataclasses
+    import inspect
+
+    from errdex import match, paste, rust_debug
+
+    classes = [match.MatchStats, match._Compiled, match._Found, paste.Line, paste.Group,
+               paste.Doc, paste.DebugHit, paste.Paste, rust_debug.DebugValue]
+    for cls in classes:
+        fields = dataclasses.fields(cls)
+        params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+        assert [p.name for p in params] == [f.name for f in fields], cls
+        for p, f in zip(params, fields, strict=True):
+            expected = inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default
+            assert p.default == expected, (cls, f.name)
+        source = inspect.getsource(cls.__init__)
+        for f in fields:
+            assert f"self.{f.name} = {f.name}\n" in source, (cls, f.name)
