@@ -727,6 +727,8 @@ class Matcher:
         """Messages whose `Type:` prefix names an exception the library raises with a
         message made at run time. Both names must agree as far as both are qualified."""
         out: list[_Found] = []
+        if not self._typed:
+            return out
         for group in paste.groups:
             for i in self._typed.get(_type_tail(group.exception) or "", ()):
                 named, known = group.exception or "", self.entries[i].exception or ""
