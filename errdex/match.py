@@ -34,7 +34,7 @@ from errdex.evidence import type_tail as _type_tail
 from errdex.holes import TYPE_CHECKS as _TYPE_CHECKS
 from errdex.holes import hole_kinds as _hole_kinds
 from errdex.models import Match, Template
-from errdex.nearmiss import NearIndex, literal_words
+from errdex.nearmiss import NearIndex, literal_words, near_detail
 from errdex.paste import DebugHit, Doc, Frame, Group, Paste, parse_paste
 from errdex.prefixes import strip_prefixes
 
@@ -159,12 +159,13 @@ class _Found:
     variant: bool = False  # found as a Rust Debug value, not as text
     order: float = 0.0  # approximate only: share of the template's word pairs kept in order
     partial: bool = False  # exact, but text is left over on the message's line(s)
+    words: tuple[int, int] = (0, 0)  # approximate only: template words kept, of all
 
     def __init__(
         self, entry: int, exact: bool, values: tuple[tuple[str, str], ...], span: tuple[int, int],
         score: float, group: int, detail: str, rank: tuple[int | float, ...] = (), why: str = "",
         site_index: int | None = None, variant: bool = False, order: float = 0.0,
-        partial: bool = False
+        partial: bool = False, words: tuple[int, int] = (0, 0)
     ) -> None:
         self.entry = entry
         self.exact = exact
@@ -179,6 +180,7 @@ class _Found:
         self.variant = variant
         self.order = order
         self.partial = partial
+        self.words = words
 
 
 def stable_hash(text: str) -> int:
@@ -501,7 +503,7 @@ class Matcher:
             span = f.span if doc.pieces == _IDENTITY else doc.span_to_original(*f.span)
             score = round(min(1.0, max(0.0, f.score)), 4)
             matches.append(_new_match(self.entries[f.entry].record_id, score, f.exact,
-                                      f.values, span, f.why, f.site_index))
+                                      f.values, span, f.why or _detail(f), f.site_index))
         return matches, stats
 
     def _exact(
@@ -748,7 +750,7 @@ class Matcher:
         they are found and what their score means), each distinct message looked up once."""
         out: list[_Found] = []
         budget = 20 * sum(len(doc.text) for doc in paste.docs) + 1_000_000
-        done: dict[str, list[tuple[int, float, str, float]]] = {}
+        done: dict[str, list[tuple[int, float, tuple[int, int], float]]] = {}
         for group in paste.groups:  # a message repeated later was already matched
             if group.index in matched:
                 done[self._message(paste, group)] = []
@@ -760,10 +762,10 @@ class Matcher:
                 if len(done) > APPROX_MAX_GROUPS or stats.approximate > budget:
                     break
                 done[message] = self._nearest(message, stats)
-            for i, score, detail, order in done[message]:
+            for i, score, words, order in done[message]:
                 span = (group.start, group.end)
-                out.append(_Found(i, False, (), span, score, group.index, detail,
-                                  order=order))
+                out.append(_Found(i, False, (), span, score, group.index, "", order=order,
+                                  words=words))
         return out
 
     @staticmethod
@@ -773,7 +775,7 @@ class Matcher:
 
     def _nearest(
         self, message: str, stats: MatchStats
-    ) -> list[tuple[int, float, str, float]]:
+    ) -> list[tuple[int, float, tuple[int, int], float]]:
         found, read = self._near.nearest(message)
         stats.approximate += read
         return found
@@ -787,7 +789,7 @@ class Matcher:
     ) -> None:
         c = self._compiled[item.entry]
         group: Group = paste.groups[item.group]
-        reasons = [item.detail]
+        reasons: list[str] = []  # besides item.detail
         frame_rank = 2
         frame: Frame | None = group.frame
         if frame is not None:
@@ -826,12 +828,18 @@ class Matcher:
         else:
             item.rank = (1, last, frame_rank, 0 if agrees else 1, -item.score, -item.order,
                          library, -c.solid_chars, holes)
-        item.why = "; ".join(reasons) if len(reasons) > 1 else item.detail
+        if reasons:  # else the detail alone, made when shown (_detail)
+            item.why = "; ".join([_detail(item), *reasons])
 
 
 _IDENTITY = ((0, 0),)  # a Doc's offsets are the input's own
 _new_object = object.__new__
 _set_attribute = object.__setattr__
+
+
+def _detail(found: _Found) -> str:
+    """How a found template fits; for a near miss, made only for those shown."""
+    return found.detail or near_detail(found.words, found.score)
 
 
 def _rank_of(found: _Found) -> tuple[int | float, ...]:

@@ -16,8 +16,9 @@ keeps two); of the rest, the APPROX_CANDIDATES sharing most pairs are scored by 
 the share of the template's (rarity-weighted) wording the message repeats: 1.0 is every
 word, and a changed rare word costs more than a changed "the". Only templates of
 APPROX_MIN_WORDS+ words, sharing at least two words and scoring APPROX_THRESHOLD or more
-are returned. Ties of score are broken by the share of the template's word pairs the
-message keeps in order (`k .. and v` against `q .. and k`). Knows nothing of holes or
+are returned. Ties of score are broken by the share of the template's indexed word pairs
+the message keeps in order (`k .. and v` against `q .. and k`), which is the count of its
+pairs the lookup found over the count it has. Knows nothing of holes or
 pastes: templates are their literal texts, by index.
 
 Every distinct token of the literals has an id (a message token without one is in no
@@ -61,7 +62,6 @@ class NearIndex:
     the pair table's size (by default 4 per template, at most PAIR_SLOTS)."""
 
     def __init__(self, literals: Sequence[tuple[str, ...]], slots: int = 0) -> None:
-        self._literals = literals
         self._slots = slots or max(1024, min(PAIR_SLOTS, 4 * len(literals)))
         # Token or word -> `id << 1 | (is a word)`, and each template's word ids,
         # template_words[words_start[i]:words_start[i + 1]].
@@ -111,8 +111,8 @@ class NearIndex:
 
     def _tokenize(self, literals: tuple[str, ...], df: array[int]) -> tuple[list[int], set[int]]:
         """A template's word ids (the words of `literal_words`, in order of appearance)
-        and its pairs (those `_pairs` finds in each literal, not across a hole) as keys
-        `first id << 30 | second`."""
+        and its pairs (adjacent tokens of one literal, one-letter words included, never
+        across a hole) as keys `first id << 30 | second`."""
         words: list[int] = []
         pairs: set[int] = set()
         for literal in literals:
@@ -190,8 +190,11 @@ class NearIndex:
         del owner[kept:], fingerprint[kept:], start[slots + 1 :]
         return start, fingerprint, owner
 
-    def nearest(self, message: str) -> tuple[list[tuple[int, float, str, float]], int]:
-        """(template index, score, why, word-order share) of each near template, and the
+    def nearest(
+        self, message: str
+    ) -> tuple[list[tuple[int, float, tuple[int, int], float]], int]:
+        """(template index, score, (template words the message has, template words),
+        word-order share) of each near template (`near_detail` says it in words), and the
         postings read to find them (at most APPROX_READ, none from a slot holding more
         than APPROX_PAIR_TEMPLATES)."""
         ids, start, slots = self._ids, self._pair_start, self._slots
@@ -253,7 +256,8 @@ class NearIndex:
         counts = _count(shared)  # template -> pairs shared, in order first counted
         idf, idf_total = self._idf, self._idf_total
         starts, flat = self._words_start, self._template_words
-        scored: list[tuple[int, float, str]] = []
+        few = self._pair_count
+        out: list[tuple[int, float, tuple[int, int], float]] = []
         for i in self._candidates(counts):
             low, high = _u32(starts, i), _u32(starts, i + 1)
             if high - low < APPROX_MIN_WORDS:
@@ -269,25 +273,9 @@ class NearIndex:
                 continue
             score = total / idf_total[i]
             if score >= APPROX_THRESHOLD:
-                detail = (
-                    f"approximate: {found} of {high - low} template words"
-                    f" ({score:.2f} idf-weighted)"
-                )
-                scored.append((i, score, detail))
-        if len(scored) < 2:
-            return [(i, score, detail, 0.0) for i, score, detail in scored], read
-        # Word order only breaks ties of score, so it is worked out for those alone.
-        ties: dict[float, int] = {}
-        for _, score, _ in scored:
-            ties[round(score, 9)] = ties.get(round(score, 9), 0) + 1
-        message_pairs = _pairs(message) if len(ties) < len(scored) else set()
-        out: list[tuple[int, float, str, float]] = []
-        for i, score, detail in scored:
-            order = 0.0
-            if ties[round(score, 9)] > 1:
-                pairs = set().union(*(_pairs(lit) for lit in self._literals[i]))
-                order = len(pairs & message_pairs) / len(pairs) if pairs else 0.0
-            out.append((i, score, detail, order))
+                # The share of its indexed pairs the message keeps, counted on the way.
+                order = min(1.0, counts[i] / few[i]) if few[i] else 0.0
+                out.append((i, score, (found, high - low), order))
         return out, read
 
     def _candidates(self, counts: dict[int, int]) -> list[int]:
@@ -299,16 +287,15 @@ class NearIndex:
         return [i for i in top if counts[i] > 1 or few[i] <= APPROX_FEW_PAIRS]
 
 
+def near_detail(words: tuple[int, int], score: float) -> str:
+    """Why a near template was found, as a user reads it: made only for those shown."""
+    return f"approximate: {words[0]} of {words[1]} template words ({score:.2f} idf-weighted)"
+
+
 @lru_cache(maxsize=1 << 16)
 def literal_words(literals: tuple[str, ...]) -> frozenset[str]:
     """The words (two characters or more, lowercased) of a template's literals."""
     return frozenset(WORD.findall(" ".join(literals).lower()))
-
-
-def _pairs(text: str) -> set[tuple[str, str]]:
-    """Adjacent word pairs, one-letter words included (`k and`, `and v`)."""
-    tokens = [t.lower() for t in _TOKEN_WORD.findall(text)]
-    return set(itertools.pairwise(tokens))
 
 
 def _word_of(token: str) -> str:
