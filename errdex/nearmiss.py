@@ -45,7 +45,7 @@ APPROX_THRESHOLD: Final = 0.5
 APPROX_MIN_WORDS: Final = 3
 APPROX_CANDIDATES: Final = 25
 APPROX_FEW_PAIRS: Final = 3  # a template with this many indexed pairs or fewer may share just one
-APPROX_READ: Final = 2_000  # postings read per message by the nearest-record lookup
+APPROX_READ: Final = 500  # postings read per message by the nearest-record lookup
 APPROX_PAIR_TEMPLATES: Final = 500  # a word pair in more templates finds no near miss
 PAIR_SLOTS: Final = 1 << 23  # hashed slots of the word-pair index (fewer for fewer templates)
 
