@@ -236,13 +236,6 @@ class Matcher:
             if tail and self._compiled[i].literal_length == 0 and entry.language == "python":
                 self._typed[tail].append(i)
         self._near = NearIndex(tuple(c.literals for c in self._compiled))
-        # Each entry's record, as the first entry of that record: None where every entry
-        # is a record of its own (always, from a store), so that choosing each record's
-        # best occurrence reads no entry.
-        first: dict[str, int] = {}
-        record_of = array("I", (first.setdefault(e.record_id, i)
-                                for i, e in enumerate(self.entries)))
-        self._record_of: array[int] | None = None if len(first) == len(self.entries) else record_of
 
     @staticmethod
     def _compile(entry: MatchEntry, interned: dict[Any, Any]) -> _Compiled:
@@ -487,23 +480,30 @@ class Matcher:
         libraries = text_libraries(text)
         # In a traceback, the exception that ended it comes first; its causes follow.
         final = next((g.index for g in reversed(paste.groups) if g.frame is not None), None)
+        # Each entry's best occurrence, then, best first, each record's first entry: a
+        # record is one entry from a store, so this reads the entries of what is shown.
         best: dict[int, _Found] = {}
-        record_of = self._record_of
         for item in found:
             self._rank(item, paste, final, libraries)
-            record = item.entry if record_of is None else record_of[item.entry]
-            if record not in best or item.rank < best[record].rank:
-                best[record] = item
+            if item.entry not in best or item.rank < best[item.entry].rank:
+                best[item.entry] = item
         ordered = list(best.values())
         if len(ordered) > 1:
             ordered.sort(key=_rank_of)
-        matches = []
-        for f in ordered[: max(0, limit)]:
+        matches: list[Match] = []
+        shown: set[str] = set()
+        for f in ordered:
+            if len(matches) >= limit:
+                break
+            record_id = self.entries[f.entry].record_id
+            if record_id in shown:
+                continue
+            shown.add(record_id)
             doc = paste.docs[paste.groups[f.group].doc]
             span = f.span if doc.pieces == _IDENTITY else doc.span_to_original(*f.span)
             score = round(min(1.0, max(0.0, f.score)), 4)
-            matches.append(_new_match(self.entries[f.entry].record_id, score, f.exact,
-                                      f.values, span, f.why or _detail(f), f.site_index))
+            matches.append(_new_match(record_id, score, f.exact, f.values, span,
+                                      f.why or _detail(f), f.site_index))
         return matches, stats
 
     def _exact(
