@@ -157,7 +157,7 @@ class _Found:
     why: str = ""
     site_index: int | None = None
     variant: bool = False  # found as a Rust Debug value, not as text
-    order: float = 0.0  # approximate only: share of the template's word pairs kept in order
+    order: float = 0.0  # approximate only: share of the template's indexed word pairs kept
     partial: bool = False  # exact, but text is left over on the message's line(s)
     words: tuple[int, int] = (0, 0)  # approximate only: template words kept, of all
 

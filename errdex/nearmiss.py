@@ -17,9 +17,9 @@ the share of the template's (rarity-weighted) wording the message repeats: 1.0 i
 word, and a changed rare word costs more than a changed "the". Only templates of
 APPROX_MIN_WORDS+ words, sharing at least two words and scoring APPROX_THRESHOLD or more
 are returned. Ties of score are broken by the share of the template's indexed word pairs
-the message keeps in order (`k .. and v` against `q .. and k`), which is the count of its
-pairs the lookup found over the count it has. Knows nothing of holes or
-pastes: templates are their literal texts, by index.
+the message keeps in order (`k .. and v` against `q .. and k`): the pairs the lookup
+found it by, over the pairs it has. Knows nothing of holes or pastes: templates are their
+literal texts, by index.
 
 Every distinct token of the literals has an id (a message token without one is in no
 pair), and a pair of ids is hashed with integer arithmetic to a slot of the pair table and
