@@ -859,36 +859,25 @@ def _new_match(
         "span": span, "why": why, "site_index": site_index,
     })
     return match
+
+
 def _explained(paste: Paste, found: list[_Found]) -> set[int]:
     """The messages exact matches account for: each match's own, and every other that
     lies inside a match (the later lines of a multi-line message, each a message of its
     own to the paste reader). A nearest record is looked up for none of them."""
     explained = {f.group for f in found if f.exact}
-    if len(explained) == len(paste.groups):
+    spans = sorted((paste.groups[f.group].doc, f.span[0], f.span[1])
+                   for f in found if f.exact and f.span[1] > f.span[0])
+    if len(explained) == len(paste.groups) or not spans:
         return explained
-    spans: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    for f in found:
-        if f.exact and f.span[1] > f.span[0]:
-            spans[paste.groups[f.group].doc].append(f.span)
-    if not spans:
-        return explained
-    reach: dict[int, tuple[list[int], list[int]]] = {}  # doc -> match starts, furthest end
-    for doc, doc_spans in spans.items():
-        doc_spans.sort()
-        starts, ends = [], []
-        furthest = -1
-        for start, end in doc_spans:
-            furthest = max(furthest, end)
-            starts.append(start)
-            ends.append(furthest)
-        reach[doc] = (starts, ends)
+    reach: list[int] = []  # the furthest end of a match starting here or earlier in its doc
+    for k, (doc, _, end) in enumerate(spans):
+        reach.append(max(end, reach[-1]) if k and spans[k - 1][0] == doc else end)
     for group in paste.groups:
-        if group.index in explained or group.doc not in reach:
-            continue
-        starts, ends = reach[group.doc]
-        i = bisect_right(starts, group.start) - 1
-        if i >= 0 and group.end <= ends[i]:
-            explained.add(group.index)
+        if group.index not in explained:
+            i = bisect_right(spans, (group.doc, group.start, 1 << 62)) - 1
+            if i >= 0 and spans[i][0] == group.doc and group.end <= reach[i]:
+                explained.add(group.index)
     return explained
 
 

@@ -258,7 +258,7 @@ class NearIndex:
         starts, flat = self._words_start, self._template_words
         few = self._pair_count
         out: list[tuple[int, float, tuple[int, int], float]] = []
-        for i in self._candidates(counts):
+        for i in _candidates(counts, few):
             low, high = _u32(starts, i), _u32(starts, i + 1)
             if high - low < APPROX_MIN_WORDS:
                 continue
@@ -278,13 +278,12 @@ class NearIndex:
                 out.append((i, score, (found, high - low), order))
         return out, read
 
-    def _candidates(self, counts: dict[int, int]) -> list[int]:
-        """The APPROX_CANDIDATES templates sharing most pairs (the first-counted first
-        among ties; all of them, in the order first counted, when there are no more),
-        less those sharing one pair when they have more than APPROX_FEW_PAIRS."""
-        few = self._pair_count
-        top = _most_counted(counts, APPROX_CANDIDATES)
-        return [i for i in top if counts[i] > 1 or few[i] <= APPROX_FEW_PAIRS]
+def _candidates(counts: dict[int, int], few: bytes) -> list[int]:
+    """The APPROX_CANDIDATES templates sharing most pairs (the first-counted first among
+    ties; all of them, in the order first counted, when there are no more), less those
+    sharing one pair when they have more than APPROX_FEW_PAIRS (`few`: pairs per template)."""
+    top = _most_counted(counts, APPROX_CANDIDATES)
+    return [i for i in top if counts[i] > 1 or few[i] <= APPROX_FEW_PAIRS]
 
 
 def near_detail(words: tuple[int, int], score: float) -> str:
