@@ -50,6 +50,9 @@ EDGE_TEMPLATE = 16  # a hole at an end and fewer literal chars: must cover it to
 WEAK_COVERAGE = 0.25
 MAX_HOLE = 20_000  # longest value a hole may take
 MAX_OCCURRENCES = 64  # anchor occurrences verified per anchor fragment per document
+# An anchor shared by templates with this many different check words has its check words
+# found in one pass over the text (see Matcher._crowd_checks), not one search per word.
+CROWDED = 8
 APPROX_MAX_GROUPS = 1_000  # messages that get a nearest-record lookup, per input
 DF_SLOTS = 1 << 22  # hashed counters for fragment rarity (16 MB while building)
 EMPTY_PENALTY = 0.9  # score factor per empty hole
@@ -222,6 +225,9 @@ class Matcher:
         self._post_start = array("I")
         self._postings = array("I")
         self._check_words: tuple[str, ...] = ()
+        # key id -> an automaton of its postings' check words, the postings of each word
+        # (by the word's pattern index), and the postings with no check word
+        self._crowded: dict[int, tuple[Any, tuple[tuple[int, ...], ...], tuple[int, ...]]] = {}
         self._anchors = self._build_anchors()
         # What other modules build from this matcher once and keep with it (a log scan's
         # automaton): the matcher itself never changes, so neither do they.
@@ -276,8 +282,10 @@ class Matcher:
         A template whose anchor says little (shared with other templates, or short) also
         gets a check word: its rarest other word of CHECK_WORD+ characters, which any text
         it matches must hold too. A template whose check word is absent from the text is
-        not verified: a hundred templates anchored at `is not divisible` cost a substring
-        search each (once per distinct word), not a verification each."""
+        not verified. A hundred templates anchored at `is not divisible` (each with its own
+        check word) have their check words found in one pass over the text by a small
+        automaton of their own, not a verification each, nor a search per word: a
+        hundred separate words cost a hundred cache misses in a table of a million."""
         # Fragment counts in a fixed table of hashed counters: a collision only makes a
         # fragment look a little commoner, and a million templates' fragments (tens of
         # millions of strings) never have to be held at once.
@@ -327,7 +335,34 @@ class Matcher:
         self._post_start.append(len(self._postings) // POSTING)
         del postings
         self._check_words = tuple(check_ids)
+        for key_id in shared:
+            if shared[key_id] >= CROWDED:
+                self._crowd(key_id)
         return ahocorasick_rs.AhoCorasick(keys) if keys else None
+
+    def _crowd(self, key_id: int) -> None:
+        """Postings of a key shared by templates with CROWDED+ different check words:
+        grouped by check word, with an automaton of those words (see _crowd_postings)."""
+        by_word: dict[int, list[int]] = defaultdict(list)
+        for p in range(self._post_start[key_id], self._post_start[key_id + 1]):
+            by_word[self._postings[POSTING * p + 3] - 1].append(p)
+        unchecked = tuple(by_word.pop(-1, ()))
+        if len(by_word) >= CROWDED:
+            words = tuple(by_word)
+            self._crowded[key_id] = (
+                ahocorasick_rs.AhoCorasick([self._check_words[w] for w in words]),
+                tuple(tuple(by_word[w]) for w in words), unchecked)
+
+    def _crowd_postings(self, key_id: int, text: str) -> list[int] | None:
+        """The postings of a crowded key whose check word is in `text` (found in one pass
+        by the key's own automaton), with those that have none; None for a key that
+        isn't crowded."""
+        crowd = self._crowded.get(key_id)
+        if crowd is None:
+            return None
+        automaton, by_word, unchecked = crowd
+        found = {i for i, _, _ in automaton.find_matches_as_indexes(text, overlapping=True)}
+        return sorted([*unchecked, *(p for i in found for p in by_word[i])])
 
     def _anchor_key(self, key_id: int) -> str:
         """The anchor text of a key id, read back from its first template (the automaton
@@ -397,12 +432,14 @@ class Matcher:
         for key_id in set(key_ids):
             if key_id < 0:
                 return True
-            for p in range(self._post_start[key_id], self._post_start[key_id + 1]):
+            crowd = self._crowd_postings(key_id, line)
+            for p in crowd if crowd is not None else range(
+                    self._post_start[key_id], self._post_start[key_id + 1]):
                 budget -= len(line)
                 if budget < 0:
                     return True
                 check = self._postings[POSTING * p + 3] - 1
-                if check >= 0 and self._check_words[check] not in line:
+                if crowd is None and check >= 0 and self._check_words[check] not in line:
                     continue
                 compiled = self._compiled[self._postings[POSTING * p]]
                 if not self._in_order(line, compiled.literals):
@@ -518,6 +555,8 @@ class Matcher:
         # a search through all of it per word, and is verified without them.
         check_words = self._check_words
         present: dict[int, bool] = {}
+        crowded = self._crowded  # and the check words found for each, looked for once:
+        crowd_found: dict[int, list[int] | None] = {}
         checked = len(text) <= CHECK_TEXT
         hits = 0
         for key_id, anchor_start, _ in self._anchor_hits(text):
@@ -529,7 +568,14 @@ class Matcher:
             occurrences[key_id] = seen_here
             if seen_here > MAX_OCCURRENCES:
                 continue
-            for p in range(post_start[key_id], post_start[key_id + 1]):
+            crowd: list[int] | None = None
+            if checked and key_id in crowded:
+                crowd = crowd_found.get(key_id)
+                if crowd is None:
+                    stats.scanned += len(text)
+                    crowd = crowd_found[key_id] = self._crowd_postings(key_id, text)
+            for p in crowd if crowd is not None else range(
+                    post_start[key_id], post_start[key_id + 1]):
                 if stats.scanned > budget:
                     stats.exhausted = True
                     break
@@ -539,7 +585,7 @@ class Matcher:
                 if literal_start < 0 or (entry, literal_start) in seen:
                     continue
                 check = postings[at + 3] - 1
-                if check >= 0 and checked:
+                if check >= 0 and checked and crowd is None:
                     there = present.get(check)
                     if there is None:
                         stats.scanned += len(text)

@@ -520,6 +520,42 @@ def test_many_templates_sharing_an_anchor_are_bounded() -> None:
     assert stats.work <= 50 * len(text) + 2_000_000 + 100_000
 
 
+# One sentence, as a library's versions and siblings word it: each differs from the
+# others only by a short word (its check word) outside the shared anchor.
+CROWD_WORDS = ["opening", "receive", "joined", "form", "load", "loading", "batch", "stride",
+               "aliased", "rows", "nothing", "not"]
+
+
+def test_templates_crowding_one_anchor_are_told_apart_in_one_pass() -> None:
+    entries = [entry(w, w + " {a} is not divisible by {b}") for w in CROWD_WORDS]
+    entries.append(entry("bare", "{a} is not divisible by {b}"))
+    m = Matcher(entries)
+    for word in CROWD_WORDS:
+        text = f"ValueError: {word} 7 is not divisible by 3"
+        matches, stats = m.match_with_stats(text, exact_only=True)
+        assert matches[0].record_id == word
+        assert dict(matches[0].values) == {"a": "7", "b": "3"}
+        # Verified: this sibling, the bare one, and those whose word is in this one's
+        # ("load" in "loading", "not" in "nothing" and in the sentence itself).
+        assert stats.verifications <= 4
+        # Their check words were found in one pass over the text, not one search each.
+        assert stats.scanned < 6 * len(text)
+    matches = m.match("ValueError: 7 is not divisible by 3")
+    assert [x.record_id for x in matches if x.exact] == ["bare"]
+
+
+def test_a_log_line_with_a_crowded_anchor_is_judged_as_the_matcher_judges_it() -> None:
+    m = Matcher([entry(w, w + " {a} is not divisible by {b}") for w in CROWD_WORDS])
+    tags = [tag for _, tag in m.scan_keys()]
+    for line, expected in [("stride 7 is not divisible by 3", True),
+                           ("nothing 1 is not divisible by 2", True),
+                           ("x 7 is not divisible by 3", False),
+                           ("rows: 7 is not divisible by 3", False)]:
+        exact = any(x.exact for x in m.match_with_stats(line, exact_only=True)[0])
+        assert exact == expected
+        assert m.plausible_hits(line, tags) == expected
+
+
 def test_a_one_word_template_does_not_claim_an_unrelated_sentence() -> None:
     """`{} must {}` fits any sentence with "must" in it: on a long line it is offered as a
     near miss that says why, and on a line it mostly explains it is still exact."""
