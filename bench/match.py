@@ -48,6 +48,12 @@ from errdex.store import SQLiteStore
 
 CANDLE = Path("/work/candle")
 _WORD = re.compile(r"[A-Za-z][a-z]{3,12}")
+# errdex's messages are timed in this many passes over all of them: the first pass gives
+# the table's figures; each message's best pass gives the note's. Every other message runs
+# between two passes over one, so each timing is as cold as the first; the best of them
+# leaves out what the host adds to a timing now and then (interrupts, the other tenants
+# of a shared machine), which on a 2-core VM is most of a single pass's p99.
+PASSES = 3
 RE_BUDGET_S = 5.0  # matching time the naive loop gets per scale before it is stopped
 DRAIN_TRAIN_BUDGET_S = 90.0
 DRAIN_MESSAGES = 10_000
@@ -275,11 +281,21 @@ def bench_errdex(
     near_result = Result("errdex~", build, mem, len(lat) / sum(lat), lat[len(lat) // 2] * 1e6,
                          lat[int(len(lat) * 0.99)] * 1e6, good / len(near),
                          wrong_exact / len(near), f"{len(near):,} near misses")
-    results = [summarize("errdex", build, mem, run_messages(predict, msgs)),
-               summarize("errdex-x", build, mem, run_messages(predict_exact, msgs)),
+    results = [_passes("errdex", build, mem, predict, msgs),
+               _passes("errdex-x", build, mem, predict_exact, msgs),
                near_result]
     globals()["_last_matcher"] = matcher  # reused by the scan benchmark
     return results
+
+
+def _passes(name: str, build_s: float, mem: float, predict: Callable[[str], int | None],
+            msgs: Sequence[tuple[str, int | None]]) -> Result:
+    """The first of PASSES runs over `msgs`, with each message's best run in the note."""
+    runs = [run_messages(predict, msgs) for _ in range(PASSES)]
+    best = sorted(min(times) for times in zip(*(run[0] for run in runs), strict=True))
+    note = (f"best of {PASSES} passes: p50 {best[len(best) // 2] * 1e6:.1f}, "
+            f"p99 {best[int(len(best) * 0.99)] * 1e6:.1f}")
+    return summarize(name, build_s, mem, runs[0], note)
 
 
 def _regex(t: Template) -> re.Pattern[str]:
