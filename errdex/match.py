@@ -51,7 +51,7 @@ WEAK_COVERAGE = 0.25
 MAX_HOLE = 20_000  # longest value a hole may take
 MAX_OCCURRENCES = 64  # anchor occurrences verified per anchor fragment per document
 # An anchor shared by templates with this many different check words has its check words
-# found in one pass over the text (see Matcher._crowd_checks), not one search per word.
+# found in one pass over the text (see Matcher._crowd_postings), not one search per word.
 CROWDED = 8
 APPROX_MAX_GROUPS = 1_000  # messages that get a nearest-record lookup, per input
 DF_SLOTS = 1 << 22  # hashed counters for fragment rarity (16 MB while building)
@@ -555,7 +555,8 @@ class Matcher:
         # a search through all of it per word, and is verified without them.
         check_words = self._check_words
         present: dict[int, bool] = {}
-        crowded = self._crowded  # and the check words found for each, looked for once:
+        # crowded key -> the postings of it to read here, found once (see _crowd_postings)
+        crowded = self._crowded
         crowd_found: dict[int, list[int] | None] = {}
         checked = len(text) <= CHECK_TEXT
         hits = 0
