@@ -212,13 +212,18 @@ def run_messages(
     return lat, good, known, fp, unknown, len(lat)
 
 
+def p50_p99_us(latencies: Sequence[float]) -> tuple[float, float]:
+    """The median and 99th percentile of latencies in seconds, in microseconds."""
+    lat = sorted(latencies)
+    return lat[len(lat) // 2] * 1e6, lat[int(len(lat) * 0.99)] * 1e6
+
+
 def summarize(name: str, build_s: float, mem: float, run: tuple[list[float], int, int, int,
               int, int], note: str = "", scale: float = 1.0) -> Result:
     lat, good, known, fp, unknown, _ = run
-    lat = sorted(x * scale for x in lat)
-    return Result(name, build_s, mem, len(lat) / sum(lat), lat[len(lat) // 2] * 1e6,
-                  lat[int(len(lat) * 0.99)] * 1e6, good / max(1, known), fp / max(1, unknown),
-                  note)
+    lat = [x * scale for x in lat]
+    return Result(name, build_s, mem, len(lat) / sum(lat), *p50_p99_us(lat),
+                  good / max(1, known), fp / max(1, unknown), note)
 
 
 def near_misses(
@@ -277,10 +282,8 @@ def bench_errdex(
         lat.append(time.perf_counter() - t0)
         good += got is not None and expected in (got, -1 - got)
         wrong_exact += got is not None and got >= 0 and got != expected
-    lat.sort()
-    near_result = Result("errdex~", build, mem, len(lat) / sum(lat), lat[len(lat) // 2] * 1e6,
-                         lat[int(len(lat) * 0.99)] * 1e6, good / len(near),
-                         wrong_exact / len(near), f"{len(near):,} near misses")
+    near_result = Result("errdex~", build, mem, len(lat) / sum(lat), *p50_p99_us(lat),
+                         good / len(near), wrong_exact / len(near), f"{len(near):,} near misses")
     results = [_passes("errdex", build, mem, predict, msgs),
                _passes("errdex-x", build, mem, predict_exact, msgs),
                near_result]
@@ -292,9 +295,8 @@ def _passes(name: str, build_s: float, mem: float, predict: Callable[[str], int 
             msgs: Sequence[tuple[str, int | None]]) -> Result:
     """The first of PASSES runs over `msgs`, with each message's best run in the note."""
     runs = [run_messages(predict, msgs) for _ in range(PASSES)]
-    best = sorted(min(times) for times in zip(*(run[0] for run in runs), strict=True))
-    note = (f"best of {PASSES} passes: p50 {best[len(best) // 2] * 1e6:.1f}, "
-            f"p99 {best[int(len(best) * 0.99)] * 1e6:.1f}")
+    p50, p99 = p50_p99_us([min(times) for times in zip(*(run[0] for run in runs), strict=True)])
+    note = f"best of {PASSES} passes: p50 {p50:.1f}, p99 {p99:.1f}"
     return summarize(name, build_s, mem, runs[0], note)
 
 

@@ -555,8 +555,8 @@ class Matcher:
         # a search through all of it per word, and is verified without them.
         check_words = self._check_words
         present: dict[int, bool] = {}
-        # crowded key -> the postings of it to read here, found once (see _crowd_postings)
         crowded = self._crowded
+        # crowded key -> the postings of it to read here, found once (see _crowd_postings)
         crowd_found: dict[int, list[int] | None] = {}
         checked = len(text) <= CHECK_TEXT
         hits = 0

@@ -278,6 +278,7 @@ class NearIndex:
                 out.append((i, score, (found, high - low), order))
         return out, read
 
+
 def _candidates(counts: dict[int, int], few: bytes) -> list[int]:
     """The APPROX_CANDIDATES templates sharing most pairs (the first-counted first among
     ties; all of them, in the order first counted, when there are no more), less those
