@@ -21,7 +21,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 import ahocorasick_rs
 
@@ -42,6 +42,9 @@ MIN_ANCHOR = 8  # an anchor fragment this long is "of decent length"
 CHECK_WORD = 3  # a check word (see Matcher._build_anchors) is at least this long
 CHECK_TEXT = 1 << 14  # texts up to this long are searched for check words
 POSTING = 4  # numbers per posting in Matcher._postings
+# Set in a posting's literal index when its template must be the whole line and opens
+# with the anchor's literal: an occurrence after other text on its line is not verified.
+OPENS_LINE: Final = 1 << 31
 SHORT_TEMPLATE = 4  # fewer literal non-space chars: must cover the whole message line
 EDGE_TEMPLATE = 16  # a hole at an end and fewer literal chars: must cover it too
 # A template whose fixed text is one short word between holes that take anything
@@ -218,9 +221,9 @@ class Matcher:
         self._compiled = tuple(self._compile(entry, interned) for entry in self.entries)
         del interned
         # Postings of anchor k are _post_start[k] to _post_start[k + 1] - 1. Posting p is
-        # _postings[4p:4p + 4]: template, literal index, the anchor's offset in that
-        # literal, check word + 1 (0 for none); side by side, so that a posting is one
-        # memory read, not four, in a table of a million.
+        # _postings[4p:4p + 4]: template, literal index (| OPENS_LINE), the anchor's
+        # offset in that literal, check word + 1 (0 for none); side by side, so that a
+        # posting is one memory read, not four, in a table of a million.
         self._key_length = array("H")
         self._post_start = array("I")
         self._postings = array("I")
@@ -331,6 +334,9 @@ class Matcher:
                 if words:
                     word = min(words, key=lambda w: (df[stable_hash(w) % slots], -len(w), w))
                     check = check_ids.setdefault(word, len(check_ids))
+            compiled = self._compiled[entry_index]
+            if compiled.whole_line and literal_index == 0 and compiled.literals[0]:
+                literal_index |= OPENS_LINE
             self._postings.extend((entry_index, literal_index, offset, check + 1))
         self._post_start.append(len(self._postings) // POSTING)
         del postings
@@ -369,7 +375,7 @@ class Matcher:
         doesn't keep its patterns, and a million of them needn't be held twice)."""
         p = self._post_start[key_id]
         entry, literal_index, offset = self._postings[POSTING * p : POSTING * p + 3]
-        literal = self._compiled[entry].literals[literal_index]
+        literal = self._compiled[entry].literals[literal_index & ~OPENS_LINE]
         return literal[offset : offset + self._key_length[key_id]]
 
     def _anchor_hits(self, text: str) -> Iterable[tuple[int, int, int]]:
@@ -585,6 +591,14 @@ class Matcher:
                 literal_start = anchor_start - postings[at + 2]
                 if literal_start < 0 or (entry, literal_start) in seen:
                     continue
+                literal_index = postings[at + 1]
+                if literal_index & OPENS_LINE:
+                    # _bind's test that the match starts its line, made before reading
+                    # the template: most of these occurrences are a word inside a sentence.
+                    if not _blank(text, doc.line_at(literal_start).content_start,
+                                  literal_start):
+                        continue
+                    literal_index &= ~OPENS_LINE
                 check = postings[at + 3] - 1
                 if check >= 0 and checked and crowd is None:
                     there = present.get(check)
@@ -595,7 +609,7 @@ class Matcher:
                         continue
                 seen.add((entry, literal_start))
                 stats.verifications += 1
-                item = self._verify(entry, postings[at + 1], literal_start, doc, stats)
+                item = self._verify(entry, literal_index, literal_start, doc, stats)
                 if item is not None:
                     out.append(item)
         stats.anchor_hits += hits

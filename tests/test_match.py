@@ -556,6 +556,22 @@ def test_a_log_line_with_a_crowded_anchor_is_judged_as_the_matcher_judges_it() -
         assert m.plausible_hits(line, tags) == expected
 
 
+def test_a_whole_line_template_inside_a_sentence_is_not_verified() -> None:
+    """`interrupted` must be the whole message: where the word sits inside a sentence, the
+    matcher rejects it without reading the template, and still finds it as a message."""
+    m = Matcher([entry("short", "interrupted"), entry("edge", "callable {name}")])
+    sentence = "ValueError: the download was interrupted and callable retries ran out"
+    matches, stats = m.match_with_stats(sentence, exact_only=True)
+    assert matches == []
+    assert stats.verifications == 0 and stats.anchor_hits == 2
+    for text, record in [("interrupted", "short"), ("KeyboardInterrupt: interrupted", "short"),
+                         ("  interrupted  ", "short"), ("Error: callable x.y", "edge"),
+                         ("first line\n    callable x.y", "edge")]:
+        found, stats = m.match_with_stats(text, exact_only=True)
+        assert [x.record_id for x in found] == [record] and found[0].exact
+        assert stats.verifications == 1
+
+
 def test_a_one_word_template_does_not_claim_an_unrelated_sentence() -> None:
     """`{} must {}` fits any sentence with "must" in it: on a long line it is offered as a
     near miss that says why, and on a line it mostly explains it is still exact."""
