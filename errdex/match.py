@@ -315,13 +315,19 @@ class Matcher:
                 anchor = (text[:MAX_KEY], longest, literal.index(text))
             key, literal_index, offset = anchor
             key_id = key_ids.setdefault(key, len(key_ids))
-            if key_id == len(self._key_length):
-                self._key_length.append(len(key))
             postings.append((key_id, entry_index, literal_index, offset))
-        postings.sort()
-        keys = list(key_ids)  # in key id order: an anchor's pattern index is its key id
-        shared = Counter(key_id for key_id, *_ in postings)
+        # Key ids in sorted order of the keys (an anchor's pattern index is its key id):
+        # the automaton lays its states out in the order patterns are added, so sorted
+        # keys put most states of a path side by side, and a search misses the cache less.
+        keys = sorted(key_ids)
+        new_id = array("I", bytes(4 * len(keys)))
+        for key_id, key in enumerate(keys):
+            new_id[key_ids[key]] = key_id
         del key_ids
+        postings = sorted([(new_id[k], entry, lit, at) for k, entry, lit, at in postings])
+        del new_id
+        self._key_length = array("H", map(len, keys))
+        shared = Counter(key_id for key_id, *_ in postings)
         check_ids: dict[str, int] = {}
         for key_id, entry_index, literal_index, offset in postings:
             while len(self._post_start) <= key_id:
