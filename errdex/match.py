@@ -282,13 +282,14 @@ class Matcher:
         characters of) its longest literal. One automaton holds every anchor, with the
         anchor's key id as its pattern index.
 
-        A template whose anchor says little (shared with other templates, or short) also
-        gets a check word: its rarest other word of CHECK_WORD+ characters, which any text
-        it matches must hold too. A template whose check word is absent from the text is
-        not verified. A hundred templates anchored at `is not divisible` (each with its own
-        check word) have their check words found in one pass over the text by a small
-        automaton of their own, not a verification each, nor a search per word: a
-        hundred separate words cost a hundred cache misses in a table of a million."""
+        Each template also gets a check word: its rarest other word of CHECK_WORD+
+        characters, which any text it matches must hold too. A template whose check word
+        is absent from the text is not verified: even a rare anchor (`resources`, `is not
+        extra`) is mostly found in text the template doesn't match. A hundred templates
+        anchored at `is not divisible` (each with its own check word) have their check
+        words found in one pass over the text by a small automaton of their own, not a
+        verification each, nor a search per word: a hundred separate words cost a hundred
+        cache misses in a table of a million."""
         # Fragment counts in a fixed table of hashed counters: a collision only makes a
         # fragment look a little commoner, and a million templates' fragments (tens of
         # millions of strings) never have to be held at once.
@@ -334,13 +335,11 @@ class Matcher:
                 self._post_start.append(len(self._postings) // POSTING)
             check = -1
             key = keys[key_id]
-            if shared[key_id] > 1 or len(key) < MIN_ANCHOR:
-                words = [w for w in _check_words(self._compiled[entry_index].literals)
-                         if w not in key]
-                if words:
-                    word = min(words, key=lambda w: (df[stable_hash(w) % slots], -len(w), w))
-                    check = check_ids.setdefault(word, len(check_ids))
             compiled = self._compiled[entry_index]
+            words = [w for w in _check_words(compiled.literals) if w not in key]
+            if words:
+                word = min(words, key=lambda w: (df[stable_hash(w) % slots], -len(w), w))
+                check = check_ids.setdefault(word, len(check_ids))
             if compiled.whole_line and literal_index == 0 and compiled.literals[0]:
                 literal_index |= OPENS_LINE
             self._postings.extend((entry_index, literal_index, offset, check + 1))

@@ -572,6 +572,16 @@ def test_a_whole_line_template_inside_a_sentence_is_not_verified() -> None:
         assert stats.verifications == 1
 
 
+def test_a_rare_anchor_in_text_lacking_the_templates_other_words_is_not_verified() -> None:
+    """The anchor `not extra for` is this template's alone, but text holding it and not
+    the template's other words (here `builds`) is rejected without reading the template."""
+    m = Matcher([entry("extra", "module {name} is not extra for {target} builds")])
+    found, stats = m.match_with_stats("module x is not extra for y", exact_only=True)
+    assert found == [] and stats.anchor_hits == 1 and stats.verifications == 0
+    found, stats = m.match_with_stats("module x is not extra for y builds", exact_only=True)
+    assert [f.record_id for f in found] == ["extra"] and stats.verifications == 1
+
+
 def test_a_one_word_template_does_not_claim_an_unrelated_sentence() -> None:
     """`{} must {}` fits any sentence with "must" in it: on a long line it is offered as a
     near miss that says why, and on a line it mostly explains it is still exact."""
