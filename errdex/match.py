@@ -38,34 +38,36 @@ from errdex.nearmiss import NearIndex, literal_words, near_detail
 from errdex.paste import DebugHit, Doc, Frame, Group, Paste, parse_paste
 from errdex.prefixes import strip_prefixes
 
-MIN_ANCHOR = 8  # an anchor fragment this long is "of decent length"
-CHECK_WORD = 3  # a check word (see Matcher._build_anchors) is at least this long
-CHECK_TEXT = 1 << 14  # texts up to this long are searched for check words
-POSTING = 4  # numbers per posting in Matcher._postings
+MIN_ANCHOR: Final = 8  # an anchor fragment this long is "of decent length"
+CHECK_WORD: Final = 3  # a check word (see Matcher._build_anchors) is at least this long
+CHECK_TEXT: Final = 1 << 14  # texts up to this long are searched for check words
+POSTING: Final = 4  # numbers per posting in Matcher._postings
 # Set in a posting's literal index when its template must be the whole line and opens
 # with the anchor's literal: an occurrence after other text on its line is not verified.
 OPENS_LINE: Final = 1 << 31
-SHORT_TEMPLATE = 4  # fewer literal non-space chars: must cover the whole message line
-EDGE_TEMPLATE = 16  # a hole at an end and fewer literal chars: must cover it too
+SHORT_TEMPLATE: Final = 4  # fewer literal non-space chars: must cover the whole message line
+EDGE_TEMPLATE: Final = 16  # a hole at an end and fewer literal chars: must cover it too
 # A template whose fixed text is one short word between holes that take anything
 # (`{} must {}`) fits half the sentences there are: it is claimed exactly only where its
 # literal text is at least this share of the line, and is a near miss otherwise.
-WEAK_COVERAGE = 0.25
-MAX_HOLE = 20_000  # longest value a hole may take
-MAX_OCCURRENCES = 64  # anchor occurrences verified per anchor fragment per document
+WEAK_COVERAGE: Final = 0.25
+MAX_HOLE: Final = 20_000  # longest value a hole may take
+MAX_OCCURRENCES: Final = 64  # anchor occurrences verified per anchor fragment per document
 # An anchor shared by templates with this many different check words has its check words
 # found in one pass over the text (see Matcher._crowd_postings), not one search per word.
-CROWDED = 8
-APPROX_MAX_GROUPS = 1_000  # messages that get a nearest-record lookup, per input
-DF_SLOTS = 1 << 22  # hashed counters for fragment rarity (16 MB while building)
-EMPTY_PENALTY = 0.9  # score factor per empty hole
+CROWDED: Final = 8
+APPROX_MAX_GROUPS: Final = 1_000  # messages that get a nearest-record lookup, per input
+DF_SLOTS: Final = 1 << 22  # hashed counters for fragment rarity (16 MB while building)
+EMPTY_PENALTY: Final = 0.9  # score factor per empty hole
 
 _TOKEN = re.compile(r"\S+")
-MAX_KEY = 256  # an anchor is at most this long (a longer literal is anchored at its start)
-ANCHOR_CHUNK = 1 << 16  # a longer text is searched for anchors piece by piece
-MIN_SCAN_KEY = 5  # anchors shorter than this are too common to pre-filter a log with
-SCAN_ASK = -1  # `scan_keys`' tag for a line only the matcher can judge (a Debug value)
+MAX_KEY: Final = 256  # an anchor is at most this long (a longer literal is anchored at its start)
+ANCHOR_CHUNK: Final = 1 << 16  # a longer text is searched for anchors piece by piece
+MIN_SCAN_KEY: Final = 5  # anchors shorter than this are too common to pre-filter a log with
+SCAN_ASK: Final = -1  # `scan_keys`' tag for a line only the matcher can judge (a Debug value)
 _DEBUG_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\t": "\\t", "\r": "\\r"})
+
+
 @dataclass(frozen=True)
 class MatchEntry:
     record_id: str
