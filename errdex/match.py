@@ -43,8 +43,10 @@ CHECK_WORD: Final = 3  # a check word (see Matcher._build_anchors) is at least t
 CHECK_TEXT: Final = 1 << 14  # texts up to this long are searched for check words
 POSTING: Final = 4  # numbers per posting in Matcher._postings
 # Set in a posting's literal index when its template must be the whole line and opens
-# with the anchor's literal: an occurrence after other text on its line is not verified.
+# with the anchor's literal (closes with the anchor): an occurrence after (before) other
+# text on its line is not verified.
 OPENS_LINE: Final = 1 << 31
+CLOSES_LINE: Final = 1 << 30
 SHORT_TEMPLATE: Final = 4  # fewer literal non-space chars: must cover the whole message line
 EDGE_TEMPLATE: Final = 16  # a hole at an end and fewer literal chars: must cover it too
 # A template whose fixed text is one short word between holes that take anything
@@ -223,7 +225,7 @@ class Matcher:
         self._compiled = tuple(self._compile(entry, interned) for entry in self.entries)
         del interned
         # Postings of anchor k are _post_start[k] to _post_start[k + 1] - 1. Posting p is
-        # _postings[4p:4p + 4]: template, literal index (| OPENS_LINE), the anchor's
+        # _postings[4p:4p + 4]: template, literal index (| line flags), the anchor's
         # offset in that literal, check word + 1 (0 for none); side by side, so that a
         # posting is one memory read, not four, in a table of a million.
         self._key_length = array("H")
@@ -342,8 +344,8 @@ class Matcher:
             if words:
                 word = min(words, key=lambda w: (df[stable_hash(w) % slots], -len(w), w))
                 check = check_ids.setdefault(word, len(check_ids))
-            if compiled.whole_line and literal_index == 0 and compiled.literals[0]:
-                literal_index |= OPENS_LINE
+            if compiled.whole_line:
+                literal_index |= _line_flags(compiled.literals, literal_index, offset, len(key))
             self._postings.extend((entry_index, literal_index, offset, check + 1))
         self._post_start.append(len(self._postings) // POSTING)
         del postings
@@ -382,7 +384,7 @@ class Matcher:
         doesn't keep its patterns, and a million of them needn't be held twice)."""
         p = self._post_start[key_id]
         entry, literal_index, offset = self._postings[POSTING * p : POSTING * p + 3]
-        literal = self._compiled[entry].literals[literal_index & ~OPENS_LINE]
+        literal = self._compiled[entry].literals[literal_index & ~_LINE_FLAGS]
         return literal[offset : offset + self._key_length[key_id]]
 
     def _anchor_hits(self, text: str) -> Iterable[tuple[int, int, int]]:
@@ -573,7 +575,7 @@ class Matcher:
         crowd_found: dict[int, list[int] | None] = {}
         checked = len(text) <= CHECK_TEXT
         hits = 0
-        for key_id, anchor_start, _ in self._anchor_hits(text):
+        for key_id, anchor_start, anchor_end in self._anchor_hits(text):
             hits += 1
             if hits > hit_cap or stats.scanned > budget:
                 stats.exhausted = True
@@ -599,13 +601,16 @@ class Matcher:
                 if literal_start < 0 or (entry, literal_start) in seen:
                     continue
                 literal_index = postings[at + 1]
-                if literal_index & OPENS_LINE:
-                    # _bind's test that the match starts its line, made before reading
-                    # the template: most of these occurrences are a word inside a sentence.
-                    if not _blank(text, doc.line_at(literal_start).content_start,
-                                  literal_start):
+                if literal_index & _LINE_FLAGS:
+                    # _bind's test that the match is its whole line, made before reading
+                    # the template: most of these occurrences are words inside a sentence.
+                    if literal_index & OPENS_LINE and not _blank(
+                            text, doc.line_at(literal_start).content_start, literal_start):
                         continue
-                    literal_index &= ~OPENS_LINE
+                    if literal_index & CLOSES_LINE and not _blank(
+                            text, anchor_end, doc.line_at(anchor_end - 1).content_end):
+                        continue
+                    literal_index &= ~_LINE_FLAGS
                 check = postings[at + 3] - 1
                 if check >= 0 and checked and crowd is None:
                     there = present.get(check)
@@ -947,6 +952,19 @@ def _explained(paste: Paste, found: list[_Found]) -> set[int]:
             if i >= 0 and spans[i][0] == group.doc and group.end <= reach[i]:
                 explained.add(group.index)
     return explained
+
+
+_LINE_FLAGS: Final = OPENS_LINE | CLOSES_LINE
+
+
+def _line_flags(literals: tuple[str, ...], index: int, offset: int, key_length: int) -> int:
+    """The line flags of a whole-line template anchored in literal `index` at `offset`:
+    OPENS_LINE if that literal begins the template, CLOSES_LINE if the anchor ends it."""
+    flags = OPENS_LINE if index == 0 and literals[0] else 0
+    last = literals[-1]
+    if index == len(literals) - 1 and last and offset + key_length == len(last):
+        flags |= CLOSES_LINE
+    return flags
 
 
 def _blank(text: str, start: int, end: int) -> bool:

@@ -558,15 +558,19 @@ def test_a_log_line_with_a_crowded_anchor_is_judged_as_the_matcher_judges_it() -
 
 def test_a_whole_line_template_inside_a_sentence_is_not_verified() -> None:
     """`interrupted` must be the whole message: where the word sits inside a sentence, the
-    matcher rejects it without reading the template, and still finds it as a message."""
-    m = Matcher([entry("short", "interrupted"), entry("edge", "callable {name}")])
-    sentence = "ValueError: the download was interrupted and callable retries ran out"
-    matches, stats = m.match_with_stats(sentence, exact_only=True)
-    assert matches == []
-    assert stats.verifications == 0 and stats.anchor_hits == 2
+    matcher rejects it without reading the template, and still finds it as a message.
+    So for `callable {}` (opens the line) and `{} not found` (closes it)."""
+    m = Matcher([entry("short", "interrupted"), entry("opens", "callable {name}"),
+                 entry("closes", "{name} not found")])
+    for sentence in ["ValueError: the download was interrupted; callable x not found here",
+                     "interrupted by the user"]:
+        matches, stats = m.match_with_stats(sentence, exact_only=True)
+        assert matches == []
+        assert stats.verifications == 0 and stats.anchor_hits >= 1
     for text, record in [("interrupted", "short"), ("KeyboardInterrupt: interrupted", "short"),
-                         ("  interrupted  ", "short"), ("Error: callable x.y", "edge"),
-                         ("first line\n    callable x.y", "edge")]:
+                         ("  interrupted  ", "short"), ("Error: callable x.y", "opens"),
+                         ("first line\n    callable x.y", "opens"),
+                         ("KeyError: 'k' not found", "closes"), ("x not found \nnext", "closes")]:
         found, stats = m.match_with_stats(text, exact_only=True)
         assert [x.record_id for x in found] == [record] and found[0].exact
         assert stats.verifications == 1
