@@ -47,6 +47,7 @@ POSTING: Final = 4  # numbers per posting in Matcher._postings
 # text on its line is not verified.
 OPENS_LINE: Final = 1 << 31
 CLOSES_LINE: Final = 1 << 30
+_LINE_FLAGS: Final = OPENS_LINE | CLOSES_LINE
 SHORT_TEMPLATE: Final = 4  # fewer literal non-space chars: must cover the whole message line
 EDGE_TEMPLATE: Final = 16  # a hole at an end and fewer literal chars: must cover it too
 # A template whose fixed text is one short word between holes that take anything
@@ -952,9 +953,6 @@ def _explained(paste: Paste, found: list[_Found]) -> set[int]:
             if i >= 0 and spans[i][0] == group.doc and group.end <= reach[i]:
                 explained.add(group.index)
     return explained
-
-
-_LINE_FLAGS: Final = OPENS_LINE | CLOSES_LINE
 
 
 def _line_flags(literals: tuple[str, ...], index: int, offset: int, key_length: int) -> int:
