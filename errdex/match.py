@@ -17,7 +17,7 @@ import re
 import zlib
 from array import array
 from bisect import bisect_right
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -304,8 +304,7 @@ class Matcher:
             for frag in {f[0] for i, lit in enumerate(compiled.literals)
                          for f in _fragments(lit, i)}.union(_check_words(compiled.literals)):
                 df[stable_hash(frag) % slots] += 1
-        key_ids: dict[str, int] = {}
-        postings: list[tuple[int, int, int, int]] = []  # (key id, entry, literal, offset)
+        anchors: list[tuple[str, int, int, int]] = []  # (key, entry, literal, offset)
         for entry_index, compiled in enumerate(self._compiled):
             frags = [f for i, lit in enumerate(compiled.literals) for f in _fragments(lit, i)]
             if frags:
@@ -320,26 +319,18 @@ class Matcher:
                     continue  # no literal text at all: reachable only as a Debug variant
                 anchor = (text[:MAX_KEY], longest, literal.index(text))
             key, literal_index, offset = anchor
-            key_id = key_ids.setdefault(key, len(key_ids))
-            postings.append((key_id, entry_index, literal_index, offset))
+            anchors.append((key, entry_index, literal_index, offset))
         # Key ids in sorted order of the keys (an anchor's pattern index is its key id):
         # the automaton lays its states out in the order patterns are added, so sorted
         # keys put most states of a path side by side, and a search misses the cache less.
-        keys = sorted(key_ids)
-        new_id = array("I", bytes(4 * len(keys)))
-        for key_id, key in enumerate(keys):
-            new_id[key_ids[key]] = key_id
-        del key_ids
-        postings = sorted([(new_id[k], entry, lit, at) for k, entry, lit, at in postings])
-        del new_id
-        self._key_length = array("H", map(len, keys))
-        shared = Counter(key_id for key_id, *_ in postings)
+        anchors.sort()
+        keys: list[str] = []
         check_ids: dict[str, int] = {}
-        for key_id, entry_index, literal_index, offset in postings:
-            while len(self._post_start) <= key_id:
+        for key, entry_index, literal_index, offset in anchors:
+            if not keys or key != keys[-1]:
+                keys.append(key)
                 self._post_start.append(len(self._postings) // POSTING)
             check = -1
-            key = keys[key_id]
             compiled = self._compiled[entry_index]
             words = [w for w in _check_words(compiled.literals) if w not in key]
             if words:
@@ -349,10 +340,11 @@ class Matcher:
                 literal_index |= _line_flags(compiled.literals, literal_index, offset, len(key))
             self._postings.extend((entry_index, literal_index, offset, check + 1))
         self._post_start.append(len(self._postings) // POSTING)
-        del postings
+        del anchors
+        self._key_length = array("H", map(len, keys))
         self._check_words = tuple(check_ids)
-        for key_id in shared:
-            if shared[key_id] >= CROWDED:
+        for key_id in range(len(keys)):
+            if self._post_start[key_id + 1] - self._post_start[key_id] >= CROWDED:
                 self._crowd(key_id)
         return ahocorasick_rs.AhoCorasick(keys) if keys else None
 
