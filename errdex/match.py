@@ -41,7 +41,7 @@ from errdex.prefixes import strip_prefixes
 MIN_ANCHOR: Final = 8  # an anchor fragment this long is "of decent length"
 CHECK_WORD: Final = 3  # a check word (see Matcher._build_anchors) is at least this long
 CHECK_TEXT: Final = 1 << 14  # texts up to this long are searched for check words
-POSTING: Final = 4  # numbers per posting in Matcher._postings
+POSTING: Final = 5  # numbers per posting in Matcher._postings
 # Set in a posting's literal index when its template must be the whole line and opens
 # with the anchor's literal (closes with the anchor): an occurrence after (before) other
 # text on its line is not verified.
@@ -226,9 +226,10 @@ class Matcher:
         self._compiled = tuple(self._compile(entry, interned) for entry in self.entries)
         del interned
         # Postings of anchor k are _post_start[k] to _post_start[k + 1] - 1. Posting p is
-        # _postings[4p:4p + 4]: template, literal index (| line flags), the anchor's
-        # offset in that literal, check word + 1 (0 for none); side by side, so that a
-        # posting is one memory read, not four, in a table of a million.
+        # _postings[5p:5p + 5]: template, literal index (| line flags), the anchor's
+        # offset in that literal, check word + 1 (0 for none), and the literal's ends
+        # (_literal_ends); side by side, so that a posting is one memory read, not five,
+        # in a table of a million.
         self._key_length = array("H")
         self._post_start = array("I")
         self._postings = array("I")
@@ -336,9 +337,11 @@ class Matcher:
             if words:
                 word = min(words, key=lambda w: (df[stable_hash(w) % slots], -len(w), w))
                 check = check_ids.setdefault(word, len(check_ids))
+            anchor_literal = literal_index
             if compiled.whole_line:
                 literal_index |= _line_flags(compiled.literals, literal_index, offset, len(key))
-            self._postings.extend((entry_index, literal_index, offset, check + 1))
+            self._postings.extend((entry_index, literal_index, offset, check + 1,
+                                   _literal_ends(compiled.literals[anchor_literal])))
         self._post_start.append(len(self._postings) // POSTING)
         del anchors
         self._key_length = array("H", map(len, keys))
@@ -566,7 +569,8 @@ class Matcher:
         crowded = self._crowded
         # crowded key -> the postings of it to read here, found once (see _crowd_postings)
         crowd_found: dict[int, list[int] | None] = {}
-        checked = len(text) <= CHECK_TEXT
+        size = len(text)
+        checked = size <= CHECK_TEXT
         hits = 0
         for key_id, anchor_start, anchor_end in self._anchor_hits(text):
             hits += 1
@@ -593,6 +597,19 @@ class Matcher:
                 literal_start = anchor_start - postings[at + 2]
                 if literal_start < 0 or (entry, literal_start) in seen:
                     continue
+                ends = postings[at + 4]
+                if ends:
+                    # The anchor's literal must fit the text at both ends (what _verify
+                    # tests first, from the posting alone): most occurrences of a key shared
+                    # by variants of one message are inside another variant's literal.
+                    literal_end = literal_start + (ends >> 16)
+                    if literal_end > size:
+                        continue
+                    first, last = ends >> 8 & 0xFF, ends & 0xFF
+                    if first and ord(text[literal_start]) != first:
+                        continue
+                    if last and ord(text[literal_end - 1]) != last:
+                        continue
                 literal_index = postings[at + 1]
                 if literal_index & _LINE_FLAGS:
                     # _bind's test that the match is its whole line, made before reading
@@ -955,6 +972,15 @@ def _line_flags(literals: tuple[str, ...], index: int, offset: int, key_length: 
     if index == len(literals) - 1 and last and offset + key_length == len(last):
         flags |= CLOSES_LINE
     return flags
+
+
+def _literal_ends(literal: str) -> int:
+    """A literal's length, first and last characters as `length << 16 | first << 8 |
+    last`; a character past Latin-1 as 0 (not tested), and 0 for a literal too long."""
+    if not literal or len(literal) > 0xFFFF:
+        return 0
+    first, last = ord(literal[0]), ord(literal[-1])
+    return len(literal) << 16 | (first if first < 256 else 0) << 8 | (last if last < 256 else 0)
 
 
 def _blank(text: str, start: int, end: int) -> bool:

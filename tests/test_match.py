@@ -586,6 +586,19 @@ def test_a_rare_anchor_in_text_lacking_the_templates_other_words_is_not_verified
     assert [f.record_id for f in found] == ["extra"] and stats.verifications == 1
 
 
+def test_an_anchor_inside_text_its_literal_does_not_fit_is_not_verified() -> None:
+    """`not extra for` is found, and `module` and `builds` are there too, but its literal
+    ` is not extra for ` would start at the `w` of `was`: rejected from the posting alone."""
+    m = Matcher([entry("extra", "module {name} is not extra for {target} builds")])
+    found, stats = m.match_with_stats("module x was not extra for y builds", exact_only=True)
+    assert found == [] and stats.anchor_hits == 1 and stats.verifications == 0
+    found, stats = m.match_with_stats("module x is not extra for", exact_only=True)
+    assert found == [] and stats.verifications == 0  # the literal runs past the text's end
+    found, stats = m.match_with_stats("module x is not extra for y builds", exact_only=True)
+    assert [f.record_id for f in found] == ["extra"] and stats.verifications == 1
+    assert dict(found[0].values) == {"name": "x", "target": "y"}
+
+
 def test_a_one_word_template_does_not_claim_an_unrelated_sentence() -> None:
     """`{} must {}` fits any sentence with "must" in it: on a long line it is offered as a
     near miss that says why, and on a line it mostly explains it is still exact."""
