@@ -337,11 +337,10 @@ class Matcher:
             if words:
                 word = min(words, key=lambda w: (df[stable_hash(w) % slots], -len(w), w))
                 check = check_ids.setdefault(word, len(check_ids))
-            anchor_literal = literal_index
+            ends = _literal_ends(compiled.literals[literal_index])
             if compiled.whole_line:
                 literal_index |= _line_flags(compiled.literals, literal_index, offset, len(key))
-            self._postings.extend((entry_index, literal_index, offset, check + 1,
-                                   _literal_ends(compiled.literals[anchor_literal])))
+            self._postings.extend((entry_index, literal_index, offset, check + 1, ends))
         self._post_start.append(len(self._postings) // POSTING)
         del anchors
         self._key_length = array("H", map(len, keys))
@@ -599,9 +598,9 @@ class Matcher:
                     continue
                 ends = postings[at + 4]
                 if ends:
-                    # The anchor's literal must fit the text at both ends (what _verify
-                    # tests first, from the posting alone): most occurrences of a key shared
-                    # by variants of one message are inside another variant's literal.
+                    # The anchor's literal must fit the text at both ends: part of what
+                    # _verify tests first, made from the posting alone. A key shared by
+                    # templates of like wording is mostly found inside another's literal.
                     literal_end = literal_start + (ends >> 16)
                     if literal_end > size:
                         continue
