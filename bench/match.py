@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from errdex.match import MatchEntry, Matcher
+from errdex.memory import release_free_memory
 from errdex.models import (
     IndexSummary,
     Language,
@@ -255,6 +256,7 @@ def bench_errdex(
     `scan` runs), and on near misses (`errdex~`: top-1 counts the source template first,
     exact or not; false+ counts another template claimed exactly)."""
     index = {e.record_id: i for i, e in enumerate(entries)}
+    release_free_memory()  # what earlier scales freed: the matcher gives it back when built
     before = rss_mb()
     t0 = time.perf_counter()
     matcher = Matcher(entries)
