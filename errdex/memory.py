@@ -7,7 +7,6 @@ does nothing, and it never raises. It frees nothing in use, so answers can't cha
 
 from __future__ import annotations
 
-import ctypes
 import sys
 
 
@@ -16,6 +15,8 @@ def release_free_memory() -> bool:
     (not Linux, or a C library without malloc_trim)."""
     if sys.platform != "linux":
         return False
+    import ctypes  # here, not at the top: every `explain` imports this module, few call it
+
     try:
         trim = ctypes.CDLL(None).malloc_trim
         trim.argtypes = (ctypes.c_size_t,)
