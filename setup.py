@@ -2,7 +2,9 @@
 
 The modules every pasted message passes through (reading the paste, finding and checking
 templates) are strictly typed Python; mypyc turns them into C extensions that run about
-twice as fast, with the .py files shipped beside them. Without a C compiler, or with
+twice as fast, with the .py files shipped beside them. The nearest-record lookup is also
+written in C (errdex/_nearc.c, the same answers as its Python in errdex/nearmiss.py).
+Without a C compiler, or with
 ERRDEX_PURE_PYTHON=1, errdex installs as plain Python and works the same, only slower.
 An editable install (`pip install -e .`) is never compiled: a stale extension would
 shadow the source being edited.
@@ -14,7 +16,7 @@ import os
 import sys
 from typing import Any
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 COMPILED = [
@@ -59,10 +61,11 @@ def extensions() -> list[Any]:
         # The build environment has mypy but not errdex's dependencies: their types are
         # Any there, which only means calls into them go through Python, as they do anyway.
         flags = ["--ignore-missing-imports"]
-        return list(mypycify(flags + COMPILED, opt_level="3", group_name="errdex"))
+        compiled = list(mypycify(flags + COMPILED, opt_level="3", group_name="errdex"))
     except (ImportError, Exception, SystemExit) as error:  # mypyc missing or refusing
         OptionalBuildExt._warn(error)
-        return []
+        compiled = []
+    return [*compiled, Extension("errdex._nearc", ["errdex/_nearc.c"], extra_compile_args=["-O2"])]
 
 
 setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})

@@ -111,6 +111,77 @@ def test_the_compiled_matcher_answers_as_the_source_does(tmp_path: Path) -> None
     assert compiled["results"] == mine
 
 
+_NEAR_BOTH_WAYS = """
+import json, sys
+import errdex.nearmiss as nearmiss
+literals, messages = json.load(sys.stdin)
+literals = [tuple(t) for t in literals]
+out = {"native": nearmiss.NATIVE, "differ": [], "found": 0}
+for slots in (1, 64, 0):  # every pair in one slot, many per slot, the usual table
+    native = nearmiss.NearIndex(literals, slots=slots)
+    python = nearmiss.NearIndex(literals, slots=slots, native=False)
+    for message in messages:
+        mine, theirs = native.nearest(message), python.nearest(message)
+        out["found"] += bool(theirs[0])
+        if mine != theirs:
+            out["differ"].append([slots, message, repr(mine), repr(theirs)])
+print(json.dumps(out))
+"""
+
+
+def _near_cases() -> tuple[list[list[str]], list[str]]:
+    """Templates of a small vocabulary (so pairs and words are shared by many, and
+    candidates tie), and messages from them with words changed, dropped, added, and
+    text a tokenizer can trip on."""
+    rng = random.Random(11)
+    vocab = ("shape mismatch tensor dtype device cuda cpu index out of bounds for the a an "
+             "expected got and to in is not be must have same rank dim dims layout "
+             "contiguous strided weights file model safetensors open failed missing key "
+             "value query cache batch size len2 x9 _tmp 2d f16").split()
+    literals: list[list[str]] = []
+    for _ in range(600):
+        words = rng.choices(vocab, k=rng.randint(2, 12))
+        cut = rng.randint(0, len(words))
+        literals.append([" ".join(words[:cut]) + " ", " " + " ".join(words[cut:])])
+    odd = ["İstanbul", "KELVIN", "é", "日本語", "\x00", "__init__", "9lives", "x", "A_B"]
+    messages = ["", "a", "the the the", "x" * 3000, " ".join(vocab)]
+    for parts in literals:
+        words = " [2, 3] ".join(parts).split()
+        for _ in range(3):
+            edited = list(words)
+            k = rng.randrange(len(edited))
+            change = rng.randrange(4)
+            if change == 0:
+                edited[k] = rng.choice(vocab)
+            elif change == 1:
+                del edited[k]
+            elif change == 2:
+                edited.insert(k, rng.choice(odd + vocab))
+            else:
+                edited[k] = edited[k].upper() + rng.choice(odd)
+            messages.append(" ".join(edited))
+    return literals, messages
+
+
+def test_the_nearest_record_lookup_in_c_answers_as_the_python_one(tmp_path: Path) -> None:
+    """errdex/_nearc.c, built beside the compiled matcher, gives NearIndex.nearest's
+    answers (templates, scores to the last bit, word counts, order, postings read) on
+    thousands of near misses, however crowded the pair table."""
+    if not _installed_is_compiled(tmp_path):
+        if os.environ.get("ERRDEX_REQUIRE_COMPILED"):
+            pytest.fail("errdex was installed without its compiled matcher (see pip's log)")
+        pytest.skip("errdex is installed without its compiled matcher (editable install)")
+    literals, messages = _near_cases()
+    done = subprocess.run(
+        [sys.executable, "-c", _NEAR_BOTH_WAYS], input=json.dumps([literals, messages]),
+        cwd=tmp_path, env=_outside_env(), capture_output=True, text=True, check=True,
+    )
+    result: dict[str, Any] = json.loads(done.stdout)
+    assert result["native"]
+    assert result["differ"] == []
+    assert result["found"] > len(messages)  # most of them are near misses of something
+
+
 def test_hand_written_inits_take_exactly_the_dataclass_fields() -> None:
     """The hot data classes write their own __init__ (mypyc compiles it; the one
     @dataclass writes runs as Python): each must take every field, in order, with the
