@@ -835,6 +835,8 @@ class Matcher:
         """Nearest records for messages with no exact match (`errdex.nearmiss` says how
         they are found and what their score means), each distinct message looked up once."""
         out: list[_Found] = []
+        if len(matched) >= len(paste.groups):
+            return out  # every message has its exact match (most pastes)
         budget = 20 * sum(len(doc.text) for doc in paste.docs) + 1_000_000
         done: dict[str, list[tuple[int, float, tuple[int, int], float]]] = {}
         for group in paste.groups:  # a message repeated later was already matched
@@ -952,9 +954,11 @@ def _explained(paste: Paste, found: list[_Found]) -> set[int]:
     lies inside a match (the later lines of a multi-line message, each a message of its
     own to the paste reader). A nearest record is looked up for none of them."""
     explained = {f.group for f in found if f.exact}
+    if len(explained) == len(paste.groups):
+        return explained
     spans = sorted((paste.groups[f.group].doc, f.span[0], f.span[1])
                    for f in found if f.exact and f.span[1] > f.span[0])
-    if len(explained) == len(paste.groups) or not spans:
+    if not spans:
         return explained
     reach: list[int] = []  # the furthest end of a match starting here or earlier in its doc
     for k, (doc, _, end) in enumerate(spans):
