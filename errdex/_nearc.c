@@ -152,10 +152,19 @@ static int lookup_init(Lookup *self, PyObject *args, PyObject *kwargs) {
     }
     uint64_t mask;
     memcpy(&mask, self->views[TABLE].buf, 8);
-    if ((mask & (mask + 1)) || HEADER + (mask + 1) * SLOT > (uint64_t)self->views[TABLE].len) {
+    uint64_t table_len = (uint64_t)self->views[TABLE].len;
+    if ((mask & (mask + 1)) || HEADER + (mask + 1) * SLOT > table_len) {
         PyErr_SetString(PyExc_ValueError, "Lookup: not a token table");
         return -1;
     }
+    const Slot *slots = (const Slot *)((const char *)self->views[TABLE].buf + HEADER);
+    uint64_t text_len = table_len - HEADER - (mask + 1) * SLOT;
+    for (uint64_t at = 0; at <= mask; at++)
+        if (slots[at].value != EMPTY &&
+            (uint64_t)slots[at].offset + slots[at].length > text_len) {
+            PyErr_SetString(PyExc_ValueError, "Lookup: not a token table");
+            return -1;
+        }
     self->pair_slots = pair_slots;
     self->ready = 1;
     return 0;
@@ -245,13 +254,14 @@ static int64_t table_get(const char *table, const char *text, Py_ssize_t n, uint
     memcpy(&mask, table, 8);
     const Slot *slots = (const Slot *)(table + HEADER);
     const char *keys = table + HEADER + (mask + 1) * SLOT;
-    for (uint64_t at = h & mask;; at = (at + 1) & mask) {
+    for (uint64_t at = h & mask, probes = 0; probes <= mask; at = (at + 1) & mask, probes++) {
         const Slot *s = &slots[at];
         if (s->value == EMPTY) return -1;
         if (s->check == (uint32_t)(h >> 32) && s->length == (uint64_t)n &&
             memcmp(keys + s->offset, text, (size_t)n) == 0)
             return s->value;
     }
+    return -1; /* a full table: not one token_table makes */
 }
 
 static inline void prefetch_slot(const char *table, uint64_t h) {

@@ -125,6 +125,20 @@ for slots in (1, 64, 0):  # every pair in one slot, many per slot, the usual tab
         out["found"] += bool(theirs[0])
         if mine != theirs:
             out["differ"].append([slots, message, repr(mine), repr(theirs)])
+# Arrays that are no index: refused with an error, never read out of bounds.
+table = nearmiss._nearc.token_table({"shape": 3, "mismatch": 5})
+bad = [
+    (b"", bytes(8), b"", b"", b"", b"", b"", b"", b""),  # no token table
+    (table[:40], bytes(8), b"", b"", b"", b"", b"", b"", b""),  # a cut one
+    (table, bytes(3), b"", b"", b"", b"", b"", b"", b""),  # a partial number
+    (table, bytes(4), b"", b"", b"", b"", b"", b"", b""),  # fewer slots than said
+]
+out["refused"] = 0
+for arrays in bad:
+    try:
+        nearmiss._nearc.Lookup(*arrays, 1, 500, 500, 3, 25, 3, 0.5)
+    except ValueError:
+        out["refused"] += 1
 print(json.dumps(out))
 """
 
@@ -179,6 +193,7 @@ def test_the_nearest_record_lookup_in_c_answers_as_the_python_one(tmp_path: Path
     result: dict[str, Any] = json.loads(done.stdout)
     assert result["native"]
     assert result["differ"] == []
+    assert result["refused"] == 4
     assert result["found"] > len(messages)  # most of them are near misses of something
 
 
