@@ -4,8 +4,8 @@ The modules every pasted message passes through (reading the paste, finding and 
 templates) are strictly typed Python; mypyc turns them into C extensions that run about
 twice as fast, with the .py files shipped beside them. The nearest-record lookup is also
 written in C (errdex/_nearc.c, the same answers as its Python in errdex/nearmiss.py).
-Without a C compiler, or with
-ERRDEX_PURE_PYTHON=1, errdex installs as plain Python and works the same, only slower.
+Without a C compiler, or with ERRDEX_PURE_PYTHON=1, errdex installs as plain Python and
+works the same, only slower.
 An editable install (`pip install -e .`) is never compiled: a stale extension would
 shadow the source being edited.
 """
