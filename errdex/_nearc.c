@@ -104,10 +104,18 @@ static PyObject *token_table(PyObject *module, PyObject *ids) {
 enum { TABLE, PAIR_START, FINGERPRINT, OWNER, WORDS_START, TEMPLATE_WORDS, IDF, IDF_TOTAL,
        PAIR_COUNT, VIEWS };
 
+/* A token table's parts, found once when a Lookup is made. */
+typedef struct {
+    const Slot *slots;
+    const char *text;
+    uint64_t mask;
+} Tokens;
+
 typedef struct {
     PyObject_HEAD
     Py_buffer views[VIEWS];
     int held, ready;
+    Tokens tokens;
     uint64_t pair_slots;
     long pair_templates, read_cap, min_words, candidates, few_pairs;
     double threshold;
@@ -144,8 +152,9 @@ static int lookup_init(Lookup *self, PyObject *args, PyObject *kwargs) {
             return -1;
         }
     }
-    if (self->views[TABLE].len < HEADER + SLOT || pair_slots == 0 || self->read_cap < 0 ||
-        self->candidates < 0 ||
+    if (self->views[TABLE].len < HEADER + SLOT || pair_slots == 0 ||
+        pair_slots > UINT32_MAX || self->read_cap < 0 ||
+        self->candidates < 0 || self->pair_templates < 0 || self->pair_templates > 0xFFFF ||
         (Py_ssize_t)(pair_slots + 1) * 4 > self->views[PAIR_START].len) {
         PyErr_SetString(PyExc_ValueError, "Lookup: inconsistent index arrays");
         return -1;
@@ -157,7 +166,8 @@ static int lookup_init(Lookup *self, PyObject *args, PyObject *kwargs) {
         PyErr_SetString(PyExc_ValueError, "Lookup: not a token table");
         return -1;
     }
-    const Slot *slots = (const Slot *)((const char *)self->views[TABLE].buf + HEADER);
+    const char *table = (const char *)self->views[TABLE].buf;
+    const Slot *slots = (const Slot *)(table + HEADER);
     uint64_t text_len = table_len - HEADER - (mask + 1) * SLOT;
     for (uint64_t at = 0; at <= mask; at++)
         if (slots[at].value != EMPTY &&
@@ -165,6 +175,7 @@ static int lookup_init(Lookup *self, PyObject *args, PyObject *kwargs) {
             PyErr_SetString(PyExc_ValueError, "Lookup: not a token table");
             return -1;
         }
+    self->tokens = (Tokens){slots, table + HEADER + (mask + 1) * SLOT, mask};
     self->pair_slots = pair_slots;
     self->ready = 1;
     return 0;
@@ -249,25 +260,20 @@ typedef struct {
     uint64_t hash;
 } Token;
 
-static int64_t table_get(const char *table, const char *text, Py_ssize_t n, uint64_t h) {
-    uint64_t mask;
-    memcpy(&mask, table, 8);
-    const Slot *slots = (const Slot *)(table + HEADER);
-    const char *keys = table + HEADER + (mask + 1) * SLOT;
+static int64_t table_get(const Tokens *tokens, const char *text, Py_ssize_t n, uint64_t h) {
+    uint64_t mask = tokens->mask;
     for (uint64_t at = h & mask, probes = 0; probes <= mask; at = (at + 1) & mask, probes++) {
-        const Slot *s = &slots[at];
+        const Slot *s = &tokens->slots[at];
         if (s->value == EMPTY) return -1;
         if (s->check == (uint32_t)(h >> 32) && s->length == (uint64_t)n &&
-            memcmp(keys + s->offset, text, (size_t)n) == 0)
+            memcmp(tokens->text + s->offset, text, (size_t)n) == 0)
             return s->value;
     }
     return -1; /* a full table: not one token_table makes */
 }
 
-static inline void prefetch_slot(const char *table, uint64_t h) {
-    uint64_t mask;
-    memcpy(&mask, table, 8);
-    __builtin_prefetch(table + HEADER + (h & mask) * SLOT);
+static inline void prefetch_slot(const Tokens *tokens, uint64_t h) {
+    __builtin_prefetch(&tokens->slots[h & tokens->mask]);
 }
 
 static inline int is_token_char(unsigned char c) {
@@ -343,7 +349,7 @@ static PyObject *lookup_nearest(Lookup *self, PyObject *lowered) {
         }
         text = scratch.ascii;
     }
-    const char *table = (const char *)self->views[TABLE].buf;
+    const Tokens *table = &self->tokens;
     size_t most = (size_t)length / 2 + 1; /* tokens are separated */
     scratch.tokens = malloc(most * sizeof(Token));
     scratch.words = malloc(most * sizeof(Token));
@@ -457,7 +463,10 @@ static PyObject *lookup_nearest(Lookup *self, PyObject *lowered) {
     const uint32_t *owners = (const uint32_t *)owner->buf;
     uint64_t postings = (uint64_t)owner->len / 4;
     if ((uint64_t)fingerprints->len / 2 != postings) return corrupt(&scratch);
+    /* The pairs read, kept in place as `first posting << 32 | size << 16 | fingerprint`
+       and their postings prefetched together, then read. */
     long read = 0;
+    Py_ssize_t chosen_pairs = 0;
     uint64_t last = UINT64_MAX;
     for (Py_ssize_t r = 0; r < kept; r++) {
         uint64_t item = scratch.reads[r], size = item >> 48;
@@ -468,6 +477,7 @@ static PyObject *lookup_nearest(Lookup *self, PyObject *lowered) {
         if (low + size > postings) return corrupt(&scratch);
         __builtin_prefetch(fingerprint + low);
         __builtin_prefetch(owners + low);
+        scratch.reads[chosen_pairs++] = low << 32 | size << 16 | (item & 0xFFFF);
     }
     scratch.shared = malloc(((size_t)read + 1) * 4);
     if (!scratch.shared) {
@@ -475,15 +485,9 @@ static PyObject *lookup_nearest(Lookup *self, PyObject *lowered) {
         return PyErr_NoMemory();
     }
     Py_ssize_t shared = 0;
-    read = 0;
-    last = UINT64_MAX;
-    for (Py_ssize_t r = 0; r < kept; r++) {
-        uint64_t item = scratch.reads[r], size = item >> 48;
-        if (item == last || read + (long)size > self->read_cap) continue;
-        last = item;
-        read += (long)size;
-        uint64_t low = u32(start, (item >> 16) & 0xFFFFFFFF);
-        uint16_t mark = (uint16_t)(item & 0xFFFF);
+    for (Py_ssize_t r = 0; r < chosen_pairs; r++) {
+        uint64_t pair = scratch.reads[r], low = pair >> 32, size = pair >> 16 & 0xFFFF;
+        uint16_t mark = (uint16_t)(pair & 0xFFFF);
         for (uint64_t at = low; at < low + size; at++)
             if (fingerprint[at] == mark) scratch.shared[shared++] = owners[at];
     }

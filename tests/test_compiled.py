@@ -56,6 +56,15 @@ def _installed_is_compiled(cwd: Path) -> bool:
     return done.returncode == 0 and not done.stdout.strip().endswith(".py")
 
 
+def _require_installed_build(cwd: Path) -> None:
+    """Skips the test where errdex is installed uncompiled; fails it under
+    ERRDEX_REQUIRE_COMPILED (CI), where that means the build fell back to Python."""
+    if not _installed_is_compiled(cwd):
+        if os.environ.get("ERRDEX_REQUIRE_COMPILED"):
+            pytest.fail("errdex was installed without its compiled matcher (see pip's log)")
+        pytest.skip("errdex is installed without its compiled matcher (editable install)")
+
+
 def _pastes(entries: list[MatchEntry]) -> list[str]:
     """Every template filled with plausible values, as a bare message, with its
     exception type, inside a traceback and with a word dropped; plus lines from no
@@ -83,10 +92,7 @@ def _pastes(entries: list[MatchEntry]) -> list[str]:
 
 
 def test_the_compiled_matcher_answers_as_the_source_does(tmp_path: Path) -> None:
-    if not _installed_is_compiled(tmp_path):
-        if os.environ.get("ERRDEX_REQUIRE_COMPILED"):
-            pytest.fail("errdex was installed without its compiled matcher (see pip's log)")
-        pytest.skip("errdex is installed without its compiled matcher (editable install)")
+    _require_installed_build(tmp_path)
     db = str(tmp_path / "corpus.sqlite")
     with SQLiteStore(db) as store:
         for spec in (FIXTURES / "python_repo", FIXTURES / "rust_repo"):
@@ -181,10 +187,7 @@ def test_the_nearest_record_lookup_in_c_answers_as_the_python_one(tmp_path: Path
     """errdex/_nearc.c, built beside the compiled matcher, gives NearIndex.nearest's
     answers (templates, scores to the last bit, word counts, order, postings read) on
     thousands of near misses, however crowded the pair table."""
-    if not _installed_is_compiled(tmp_path):
-        if os.environ.get("ERRDEX_REQUIRE_COMPILED"):
-            pytest.fail("errdex was installed without its compiled matcher (see pip's log)")
-        pytest.skip("errdex is installed without its compiled matcher (editable install)")
+    _require_installed_build(tmp_path)
     literals, messages = _near_cases()
     done = subprocess.run(
         [sys.executable, "-c", _NEAR_BOTH_WAYS], input=json.dumps([literals, messages]),
