@@ -19,17 +19,16 @@ import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, NotRequired, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired, TypeVar
 
-import anyio
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
 from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict  # pydantic reads nested TypedDicts only from here on 3.11
 
 from errdex.errors import ErrdexError
 from errdex.service import Explainer, MatcherMode
+
+if TYPE_CHECKING:  # the SDK takes a second to import: `run` opens the database first
+    from mcp.server.mcpserver import MCPServer
 
 # A paste through an agent is a message, a traceback or a log excerpt; a whole log is
 # `errdex scan`'s job. (The HTTP transport also bounds a request body at 4 MiB.)
@@ -182,9 +181,6 @@ class RepositoriesResult(TypedDict):
 
 # -- the server -------------------------------------------------------------------------
 
-_READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False,
-                             idempotent_hint=True, open_world_hint=False)
-
 
 def _answer(call: Callable[[], T]) -> T:
     """errdex's own failures (unknown id, empty or oversized text, an unreadable
@@ -192,6 +188,8 @@ def _answer(call: Callable[[], T]) -> T:
     try:
         return call()
     except ErrdexError as exc:
+        from mcp.server.mcpserver.exceptions import ToolError
+
         raise ToolError(" ".join(exc.message.split())) from None
 
 
@@ -199,10 +197,15 @@ def build_server(explainer: Explainer) -> MCPServer[Any]:
     """The MCP server over one explainer. Tools are coroutines on purpose: the calls take
     milliseconds, and running them on the event loop keeps the one SQLite connection on
     one thread (as the web app does)."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.types import ToolAnnotations
+
+    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False,
+                                idempotent_hint=True, open_world_hint=False)
     server: MCPServer[Any] = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS,
                                        log_level="WARNING")
 
-    @server.tool(annotations=_READ_ONLY, description=(
+    @server.tool(annotations=read_only, description=(
         "Explain an error you hit: paste the error message, the whole traceback or panic, "
         "or a log excerpt, exactly as printed. Returns the indexed errors found in it, best "
         "first, each with `values` (what the text filled into the message's placeholders), "
@@ -217,7 +220,7 @@ def build_server(explainer: Explainer) -> MCPServer[Any]:
         result: Any = _answer(lambda: explainer.explain(text, limit))
         return result  # type: ignore[no-any-return]
 
-    @server.tool(annotations=_READ_ONLY, description=(
+    @server.tool(annotations=read_only, description=(
         "Get one indexed error by its id (the `id` from explain_error, search_errors or "
         "errors_at): its message template, every site that raises it (path, line, url, "
         "function, guard, snippet), its explanation and the facts read from the code "
@@ -228,7 +231,7 @@ def build_server(explainer: Explainer) -> MCPServer[Any]:
         result: Any = _answer(lambda: explainer.show(id))
         return result  # type: ignore[no-any-return]
 
-    @server.tool(annotations=_READ_ONLY, description=(
+    @server.tool(annotations=read_only, description=(
         "Search the indexed error messages for words (every word must appear), best first. "
         "Use it when you know part of a message but not its exact text; for a message "
         "with real values in it, explain_error is better. Returns id, repo, exception, "
@@ -241,7 +244,7 @@ def build_server(explainer: Explainer) -> MCPServer[Any]:
         rows: Any = _answer(lambda: explainer.search(query, limit))
         return {"query": query, "results": rows}
 
-    @server.tool(annotations=_READ_ONLY, description=(
+    @server.tool(annotations=read_only, description=(
         "What a line of code can raise: the indexed errors with a site at that file and "
         "line (inside the raising statement's span). Without a line, every error raised "
         "anywhere in the file. The path may be as a traceback prints it (absolute, under "
@@ -255,7 +258,7 @@ def build_server(explainer: Explainer) -> MCPServer[Any]:
         hits: Any = _answer(lambda: explainer.at(path, line))
         return {"path": path, "line": line, "errors": hits}
 
-    @server.tool(annotations=_READ_ONLY, description=(
+    @server.tool(annotations=read_only, description=(
         "The repositories in the index: name (owner/name), the commit and version indexed, "
         "when, and how many errors each has. Answers come only from these."))
     async def list_repositories() -> RepositoriesResult:
@@ -275,6 +278,8 @@ def run(db_path: Path, *, http: bool = False, host: str = "127.0.0.1", port: int
     try:
         server = build_server(explainer)
         if http:
+            import anyio
+
             anyio.run(_serve_http, server, host, port)
         else:
             server.run("stdio")
