@@ -14,6 +14,7 @@ when a repository is indexed again, the next call sees the new records.
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,7 +22,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from errdex.errors import EmptyInputError, UsageError
+from errdex.errors import EmptyInputError, StoreError, UsageError
 from errdex.explain import MAX_INPUT_CHARS, explain_text, load_matcher
 from errdex.match import Matcher
 from errdex.matchindex import matcher_for_text
@@ -56,7 +57,7 @@ class Explainer:
         self.mode = mode
         self.max_text_chars = max_text_chars
         self._lock = threading.Lock()
-        self._generation: tuple[tuple[Any, ...], ...] | None = None
+        self._generation: int | None = None
         self._matcher: Matcher | None = None
         self._site_paths: dict[str, set[str]] | None = None  # site path -> record ids
 
@@ -150,16 +151,22 @@ class Explainer:
     def _current(self) -> Iterator[None]:
         """Hold the lock, and drop the caches when the database's snapshots changed."""
         with self._lock:
-            generation = tuple(
-                (r["repo"], r["commit_sha"], r["indexed_at"], r["records"])
-                for r in self.store.repos()
-            )
+            generation = self._data_version()
             if generation != self._generation:
                 self._generation = generation
                 self._site_paths = None
                 # A kept matcher is rebuilt lazily; a per-text one was never kept.
                 self._matcher = None
             yield
+
+    def _data_version(self) -> int:
+        # SQLite's own counter of commits by other connections (`errdex index`, `analyze`):
+        # exact and O(1), where comparing the snapshots' rows would cost a count per call.
+        # TODO: a store method, once errdex/store.py is free to change.
+        try:
+            return int(self.store._conn.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot read database {self.store.path}: {exc}") from None
 
     def _end_transaction(self) -> None:
         # The key index writes its query keys to a temp table, which (sqlite3's implicit

@@ -213,7 +213,7 @@ def test_list_repositories_names_the_indexed_repositories(db: Path, tmp_path: Pa
     assert repos[REPO]["commit_sha"] == COMMIT
 
 
-def test_errdex_errors_are_one_line_tool_errors(db: Path, tmp_path: Path) -> None:
+def test_failures_are_one_line_tool_errors(db: Path, tmp_path: Path) -> None:
     async def talk(client: ClientSession) -> list[CallToolResult]:
         return [
             await client.call_tool("get_error", {"id": "0000000000000000"}),
@@ -221,16 +221,23 @@ def test_errdex_errors_are_one_line_tool_errors(db: Path, tmp_path: Path) -> Non
             await client.call_tool("explain_error", {"text": "x" * (MAX_TEXT_CHARS + 1)}),
             await client.call_tool("search_errors", {"query": ""}),
             await client.call_tool("errors_at", {"path": " "}),
+            await client.call_tool("explain_error", {"text": "x", "limit": 0}),
+            await client.call_tool("errors_at", {"line": "three"}),
             # and the server still answers after them
             await client.call_tool("list_repositories", {}),
         ]
 
-    unknown, empty, large, no_query, no_path, after = _over_stdio(db, tmp_path, talk)
+    (unknown, empty, large, no_query, no_path, bad_limit, bad_args,
+     after) = _over_stdio(db, tmp_path, talk)
     assert "no error with id '0000000000000000'" in _error_line(unknown)
     assert "nothing to explain" in _error_line(empty)
     assert "input too large" in _error_line(large)
     assert "nothing to search for" in _error_line(no_query)
     assert "file path" in _error_line(no_path)
+    # Arguments the input schema refuses: one line too, naming each field.
+    assert _error_line(bad_limit).startswith("invalid arguments for explain_error: limit: ")
+    assert "path: Field required" in _error_line(bad_args)
+    assert "line: Input should be a valid integer" in _error_line(bad_args)
     assert len(_ok(after)["repositories"]) == 2
 
 

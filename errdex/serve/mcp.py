@@ -193,17 +193,42 @@ def _answer(call: Callable[[], T]) -> T:
         raise ToolError(" ".join(exc.message.split())) from None
 
 
+def _server_class() -> type[MCPServer[Any]]:
+    """The SDK's server, with arguments that fail the input schema reported in one line
+    naming each field (pydantic's own report spans several, with a URL per error)."""
+    from mcp.server.mcpserver import Context, MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+    from mcp.types import CallToolResult, InputRequiredResult
+    from pydantic import ValidationError
+
+    class Server(MCPServer[Any]):
+        async def call_tool(
+            self, name: str, arguments: dict[str, Any],
+            context: Context[Any, Any] | None = None,
+        ) -> CallToolResult | InputRequiredResult:
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                cause = exc.__cause__
+                if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                    raise
+                problems = "; ".join(
+                    f"{'.'.join(str(part) for part in error['loc']) or 'arguments'}: "
+                    f"{error['msg']}" for error in cause.errors())
+                raise ToolError(f"invalid arguments for {name}: {problems}") from cause
+
+    return Server
+
+
 def build_server(explainer: Explainer) -> MCPServer[Any]:
     """The MCP server over one explainer. Tools are coroutines on purpose: the calls take
     milliseconds, and running them on the event loop keeps the one SQLite connection on
     one thread (as the web app does)."""
-    from mcp.server.mcpserver import MCPServer
     from mcp.types import ToolAnnotations
 
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                 idempotent_hint=True, open_world_hint=False)
-    server: MCPServer[Any] = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS,
-                                       log_level="WARNING")
+    server = _server_class()(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING")
 
     @server.tool(annotations=read_only, description=(
         "Explain an error you hit: paste the error message, the whole traceback or panic, "
