@@ -79,8 +79,10 @@ class Explainer:
         with self._current():
             matcher = self._matcher
             if matcher is None and self.mode is MatcherMode.PER_TEXT:
-                matcher = matcher_for_text(self.store, text)
-                self._end_transaction()
+                try:
+                    matcher = matcher_for_text(self.store, text)
+                finally:
+                    self._end_transaction()
             if matcher is None:  # no key index in this database, or KEPT mode
                 matcher = self._whole_matcher()
             return explain_text(self.store, matcher, text, limit)
