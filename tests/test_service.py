@@ -5,6 +5,7 @@ file or line can raise, and follows the database when a repository is indexed ag
 from __future__ import annotations
 
 import io
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -206,3 +207,12 @@ def test_a_long_lived_explainer_sees_a_repository_indexed_again(
         assert [h["message"] for h in service.at("/srv/app/grid.py", 3)] == [
             "grid text {text!r} has no rows"]
         assert service.at("/srv/app/grid.py", 2) == []
+
+
+def test_without_a_key_index_explain_falls_back_to_the_whole_matcher(tmp_path: Path) -> None:
+    db = index_shapes(tmp_path)
+    with sqlite3.connect(db) as conn:  # what a database from before the key index holds
+        conn.execute("DELETE FROM match_index")
+    with Explainer(db, mode=MatcherMode.PER_TEXT) as service:
+        best = service.explain(TRACEBACK)["matches"][0]
+        assert best["exact"] and best["values"] == {"rows": "-3"}
