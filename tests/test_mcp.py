@@ -348,3 +348,17 @@ def test_http_mode_serves_the_tools_over_streamable_http(db: Path, tmp_path: Pat
     assert result["matches"][0]["record"]["repo"] == REPO
     assert out.read_text() == ""  # logging goes to stderr, in HTTP mode too
     assert "Traceback" not in err.read_text()
+
+
+def test_http_on_a_port_in_use_is_one_line_and_exit_2(db: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run([ERRDEX, "--db", str(db), "mcp", "--http", "--port", str(port)],
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=HANG)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"errdex: cannot listen on 127.0.0.1:{port}: ")

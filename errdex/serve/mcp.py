@@ -16,6 +16,7 @@ or change the database.
 from __future__ import annotations
 
 import logging
+import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NotRequired, TypeVar
 from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict  # pydantic reads nested TypedDicts only from here on 3.11
 
-from errdex.errors import ErrdexError
+from errdex.errors import ErrdexError, UsageError
 from errdex.service import Explainer, MatcherMode
 
 if TYPE_CHECKING:  # the SDK takes a second to import: `run` opens the database first
@@ -301,24 +302,36 @@ def run(db_path: Path, *, http: bool = False, host: str = "127.0.0.1", port: int
                         format="errdex mcp: %(levelname)s %(name)s: %(message)s")
     explainer = Explainer(db_path, mode=MatcherMode.PER_TEXT, max_text_chars=MAX_TEXT_CHARS)
     try:
+        listener = _listen(host, port) if http else None
         server = build_server(explainer)
-        if http:
+        if listener is not None:
             import anyio
 
-            anyio.run(_serve_http, server, host, port)
+            anyio.run(_serve_http, server, host, listener)
         else:
             server.run("stdio")
     finally:
         explainer.close()
 
 
-async def _serve_http(server: MCPServer[Any], host: str, port: int) -> None:
+def _listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before serving: an address in use is then one line
+    and exit 2, not uvicorn's log and exit 3 after a line claiming to serve."""
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        return socket.create_server((host, port), family=family)
+    except (OSError, OverflowError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise UsageError(f"cannot listen on {host}:{port}: {reason}") from None
+
+
+async def _serve_http(server: MCPServer[Any], host: str, listener: socket.socket) -> None:
     import uvicorn
 
     # The SDK's app (host given: DNS-rebinding protection on for a loopback address),
     # served by a uvicorn whose logging stays on stderr: no access log on stdout.
     app = server.streamable_http_app(host=host)
-    config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False,
-                            log_level="warning")
+    config = uvicorn.Config(app, log_config=None, access_log=False, log_level="warning")
+    port = listener.getsockname()[1]
     print(f"errdex mcp: serving on http://{host}:{port}/mcp", file=sys.stderr, flush=True)
-    await uvicorn.Server(config).serve()
+    await uvicorn.Server(config).serve(sockets=[listener])
