@@ -20,7 +20,7 @@ import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NotRequired, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired, TypeVar, cast
 
 from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict  # pydantic reads nested TypedDicts only from here on 3.11
@@ -243,8 +243,7 @@ def build_server(explainer: Explainer) -> MCPServer[Any]:
         text: Annotated[str, Field(description="the error text as printed, unedited")],
         limit: Annotated[int, Field(ge=1, le=50, description="most matches to return")] = 5,
     ) -> ExplainResult:
-        result: Any = _answer(lambda: explainer.explain(text, limit))
-        return result  # type: ignore[no-any-return]
+        return cast(ExplainResult, _answer(lambda: explainer.explain(text, limit)))
 
     @server.tool(annotations=read_only, description=(
         "Get one indexed error by its id (the `id` from explain_error, search_errors or "
@@ -254,8 +253,7 @@ def build_server(explainer: Explainer) -> MCPServer[Any]:
     async def get_error(
         id: Annotated[str, Field(description="the record id, e.g. 11d0cf672f02894e")],
     ) -> Record:
-        result: Any = _answer(lambda: explainer.show(id))
-        return result  # type: ignore[no-any-return]
+        return cast(Record, _answer(lambda: explainer.show(id)))
 
     @server.tool(annotations=read_only, description=(
         "Search the indexed error messages for words (every word must appear), best first. "
@@ -267,8 +265,8 @@ def build_server(explainer: Explainer) -> MCPServer[Any]:
         query: Annotated[str, Field(description="words of the message, e.g. 'invalid shape'")],
         limit: Annotated[int, Field(ge=1, le=100, description="most results")] = 20,
     ) -> SearchResult:
-        rows: Any = _answer(lambda: explainer.search(query, limit))
-        return {"query": query, "results": rows}
+        rows = _answer(lambda: explainer.search(query, limit))
+        return {"query": query, "results": cast(list[Listing], rows)}
 
     @server.tool(annotations=read_only, description=(
         "What a line of code can raise: the indexed errors with a site at that file and "
@@ -281,15 +279,15 @@ def build_server(explainer: Explainer) -> MCPServer[Any]:
         path: Annotated[str, Field(description="the file, e.g. src/pkg/parser.py")],
         line: Annotated[int | None, Field(ge=1, description="a 1-based line number")] = None,
     ) -> ErrorsAtResult:
-        hits: Any = _answer(lambda: explainer.at(path, line))
-        return {"path": path, "line": line, "errors": hits}
+        hits = _answer(lambda: explainer.at(path, line))
+        return {"path": path, "line": line, "errors": cast(list[SiteHit], hits)}
 
     @server.tool(annotations=read_only, description=(
         "The repositories in the index: name (owner/name), the commit and version indexed, "
         "when, and how many errors each has. Answers come only from these."))
     async def list_repositories() -> RepositoriesResult:
-        repos: Any = _answer(explainer.repositories)
-        return {"repositories": repos}
+        repos = _answer(explainer.repositories)
+        return {"repositories": cast(list[Repository], repos)}
 
     return server
 
