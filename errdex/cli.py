@@ -85,6 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     export = commands.add_parser("export", help="write the pages as a static site")
     export.add_argument("dir", metavar="DIR", help="the directory to write (created)")
+
+    mcp = commands.add_parser("mcp", help="serve the index to coding agents over MCP (stdio)")
+    mcp.add_argument("--http", action="store_true",
+                     help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio")
+    mcp.add_argument("--host", default="127.0.0.1", help="address for --http")
+    mcp.add_argument("--port", type=int, default=8000, help="port for --http (default 8000)")
     return parser
 
 
@@ -222,6 +228,13 @@ def _export(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _mcp(args: argparse.Namespace, out: TextIO) -> int:
+    from errdex.serve.mcp import run
+
+    run(settings.database_path(args.db), http=args.http, host=args.host, port=args.port)
+    return 0
+
+
 def _scan(args: argparse.Namespace, out: TextIO) -> int:
     from errdex.scan import report_text, report_to_dict, scan_stream
 
@@ -287,7 +300,7 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
 
 COMMANDS = {"index": _index, "explain": _explain, "show": _show, "list": _list,
             "serve": _serve, "export": _export, "scan": _scan, "run": _run,
-            "analyze": _analyze, "check": _check}
+            "analyze": _analyze, "check": _check, "mcp": _mcp}
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
