@@ -2,6 +2,7 @@
 
     python bench/pastes.py --db PASTES.sqlite [--pastes bench/pastes] [--details OUT.jsonl]
     python bench/pastes.py --build --checkouts DIR [--work .pastes-work] [--details OUT.jsonl]
+    python bench/pastes.py --build --mirrors /work/.mirror [--work .pastes-work]
 
 `bench/pastes/<library>.jsonl` holds one real paste a line with the record it should find
 (the message template as written in the library's source and its site, path and line, at
@@ -15,27 +16,35 @@ with every pinned pip requirement (`pip install`, so a registry or a local index
 reachable), the standard library of the interpreter running this script (which must be
 the pinned Python version), and, for git sources, the checkouts in `--checkouts`, one
 directory per repository named `owner+name` (see bench/pastes/README.md for making them
-from a mirror with `git archive`). A checkout that is a git work tree must be at the
-pinned commit; an exported tree is trusted.
+from a mirror with `git archive`), or, with `--mirrors DIR`, trees this script exports
+from the bare repositories DIR/owner+name/repo at the pinned commits into WORK/checkouts.
+A checkout that is a git work tree must be at the pinned commit; an exported tree is
+trusted.
 
 Per library it prints: pastes; distinct templates; hit@1, where the first match's record
 has a site at the expected path within 3 lines of the expected line, or a template equal
 to the expected one once every hole ({...}, %-specs) is read as one hole and whitespace is
 collapsed; hit@5, the same over the first five matches; no-match, the share with no match
 at all; and not-indexed, the share whose expected record is in no record the database
-lists (by template or by first site), which says the miss is the extractor's, not the
-matcher's. Over foreign.jsonl it prints the false-match rate (any exact match counts) and
-the share with any match shown. Nothing here is tuned to the set: it only measures.
+lists (by template or by first site; a paste hit in the first five counts as indexed),
+which says the miss is the extractor's, not the matcher's. `errdex list` shows only a
+record's first site, so a record whose other site is the expected one is missed by that
+test: not-indexed is an upper bound. Over foreign.jsonl it prints the false-match rate (any
+exact match counts) and the share with any match shown. Nothing here is tuned to the set:
+it only measures.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import tomllib
 from collections.abc import Iterable, Sequence
@@ -195,7 +204,7 @@ def score(
         ranks = [
             i for i, m in enumerate(matches[:TOP]) if record_fits(m.get("record") or {}, paste)
         ]
-        known = indexed(listed, paste)
+        known = bool(ranks) or indexed(listed, paste)
         tally.pastes += 1
         tally.templates.add(normalize(paste.template))
         tally.hit1 += bool(ranks and ranks[0] == 0)
@@ -272,7 +281,13 @@ def foreign_rates(results: Sequence[dict[str, Any]]) -> tuple[int, int]:
 # --- building the database from sources.toml ---------------------------------------------
 
 
-def build(sources: Path, checkouts: Path | None, work: Path, errdex: Sequence[str]) -> Path:
+def build(
+    sources: Path,
+    checkouts: Path | None,
+    mirrors: Path | None,
+    work: Path,
+    errdex: Sequence[str],
+) -> Path:
     """Index every library of sources.toml at its pinned version into work/pastes.sqlite."""
     config = tomllib.loads(sources.read_text(encoding="utf-8"))
     libraries: list[dict[str, Any]] = list(config.get("library", []))
@@ -306,11 +321,14 @@ def build(sources: Path, checkouts: Path | None, work: Path, errdex: Sequence[st
                 )
             _run([*errdex, "--db", str(db), "index", "py:stdlib", "--python", str(python)])
         elif kind == "git":
-            if checkouts is None:
-                raise SystemExit(f"{lib['name']} is a git source: give --checkouts DIR")
-            tree = checkouts / str(lib["repo"]).replace("/", "+")
-            if not tree.is_dir():
-                raise SystemExit(f"no checkout of {lib['repo']} at {tree}")
+            slug = str(lib["repo"]).replace("/", "+")
+            if checkouts is None and mirrors is None:
+                raise SystemExit(f"{lib['name']} is a git source: give --checkouts or --mirrors")
+            tree = checkouts / slug if checkouts is not None else work / "checkouts" / slug
+            if checkouts is None and mirrors is not None:
+                _export(mirrors / slug / "repo", str(lib["commit"]), tree)
+            if not tree.is_dir() or not any(tree.iterdir()):
+                raise SystemExit(f"no checkout of {lib['repo']} at {tree} (or it is empty)")
             _check_commit(tree, str(lib["commit"]))
             _run(
                 [
@@ -328,6 +346,20 @@ def build(sources: Path, checkouts: Path | None, work: Path, errdex: Sequence[st
         else:
             raise SystemExit(f"{lib['name']}: unknown kind {kind!r}")
     return db
+
+
+def _export(git_dir: Path, commit: str, tree: Path) -> None:
+    """The files of `commit` in the bare repository `git_dir`, written afresh under `tree`."""
+    if tree.exists():
+        shutil.rmtree(tree)
+    tree.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", f"--git-dir={git_dir}", "archive", commit], capture_output=True, check=False
+    )
+    if archive.returncode != 0:
+        raise SystemExit(f"git archive {commit} in {git_dir} failed: {archive.stderr.decode()}")
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(tree, filter="data")
 
 
 def _check_commit(tree: Path, commit: str) -> None:
@@ -351,6 +383,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--db", type=Path, help="a database with every library indexed")
     parser.add_argument("--build", action="store_true", help="index sources.toml first")
     parser.add_argument("--checkouts", type=Path, help="owner+name trees of the git sources")
+    parser.add_argument(
+        "--mirrors",
+        type=Path,
+        help="or: a folder of owner+name/repo bare git dirs to export the pinned commits from",
+    )
     parser.add_argument("--work", type=Path, default=Path(".pastes-work"))
     parser.add_argument("--pastes", type=Path, default=PASTES)
     parser.add_argument("--details", type=Path, help="write one JSON line per paste here")
@@ -362,7 +399,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     errdex = args.errdex.split()
     if args.build:
-        db = build(args.pastes / "sources.toml", args.checkouts, args.work, errdex)
+        db = build(args.pastes / "sources.toml", args.checkouts, args.mirrors, args.work, errdex)
     elif args.db is not None:
         db = args.db
     else:
