@@ -53,6 +53,7 @@ class LiveIndex:
         self.db_path = Path(db_path)
         self.check_seconds = check_seconds
         self._local = threading.local()
+        self.store_threads: set[int] = set()  # who opened a store: never the event loop's
         self.served = _load(self.store(), 1)
         self.reloading = False
         self.reloads = 0
@@ -67,6 +68,7 @@ class LiveIndex:
         if store is None:
             store = SQLiteStore(self.db_path, create=False)
             self._local.store = store
+            self.store_threads.add(threading.get_ident())
         return store
 
     def start(self) -> None:
