@@ -203,7 +203,7 @@ def create_app(db_path: str | Path, reload_check: float = RELOAD_CHECK_SECONDS) 
     @app.get("/api/search", tags=["api"], responses=_ERRORS)
     def api_search(q: str = Query("", description="pasted text or words")) -> dict[str, Any]:
         """The search page's data: `mode` is match, text, none or empty; `terms` are the
-        words a text search used (each once, at most MAX_SEARCH_TERMS)."""
+        words a text search used (each once, lower-cased, at most the first 32)."""
         return search_data(q)
 
     @app.post("/api/match", tags=["api"], responses=_ERRORS)

@@ -56,7 +56,6 @@ class LiveIndex:
         self.store_threads: set[int] = set()  # who opened a store: never the event loop's
         self.served = _load(self.store(), 1)
         self.reloading = False
-        self.reloads = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -89,16 +88,22 @@ class LiveIndex:
     def _watch(self) -> None:
         # All of the watcher's SQLite work is on this thread: data_version is only
         # comparable on one connection.
-        store = SQLiteStore(self.db_path, create=False)
-        version = store.data_version()
         try:
+            store = SQLiteStore(self.db_path, create=False)
+            version = store.data_version()
             if store.repos() != list(self.served.snapshots):  # re-indexed since __init__
-                version = self.check(store, version - 1)
-            while not self._stop.wait(self.check_seconds):
+                version = -1
+        except ErrdexError as exc:
+            log.warning("errdex: not watching %s for re-indexes: %s", self.db_path, exc)
+            return
+        try:
+            while True:
                 try:
                     version = self.check(store, version)
                 except ErrdexError as exc:
                     log.warning("errdex: cannot reload %s: %s", self.db_path, exc)
+                if self._stop.wait(self.check_seconds):
+                    break
         finally:
             store.close()
 
@@ -111,7 +116,6 @@ class LiveIndex:
         self.reloading = True
         try:
             self.served = _load(store, self.served.generation + 1)
-            self.reloads += 1
         finally:
             self.reloading = False
         return now
