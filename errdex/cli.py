@@ -82,6 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="serve the error pages and the JSON API")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    for name in ("header_timeout", "body_timeout", "keep_alive_timeout"):
+        _add_setting(serve, name)
 
     export = commands.add_parser("export", help="write the pages as a static site")
     export.add_argument("dir", metavar="DIR", help="the directory to write (created)")
@@ -215,7 +217,11 @@ def _list(args: argparse.Namespace, out: TextIO) -> int:
 def _serve(args: argparse.Namespace, out: TextIO) -> int:
     from errdex.web.app import serve
 
-    serve(settings.database_path(args.db), args.host, args.port)
+    timeouts = {name: int(settings.resolve(name, getattr(args, name)) or 0)
+                for name in ("header_timeout", "body_timeout", "keep_alive_timeout")}
+    serve(settings.database_path(args.db), args.host, args.port,
+          header_timeout=timeouts["header_timeout"], body_timeout=timeouts["body_timeout"],
+          keep_alive=timeouts["keep_alive_timeout"])
     return 0
 
 

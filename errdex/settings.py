@@ -44,6 +44,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("max_file_bytes", 2_000_000, "skip source files larger than this", _positive_int),
     Setting("workers", 0, "processes that parse files (0: one per core, at most 4)",
             _positive_int),
+    Setting("header_timeout", 10, "serve: seconds a client has to send a request's headers "
+            "before it is disconnected (408)", _positive_int),
+    Setting("body_timeout", 30, "serve: seconds a client has to send a request's body after "
+            "its headers before it is disconnected", _positive_int),
+    Setting("keep_alive_timeout", 5, "serve: seconds an idle keep-alive connection is kept",
+            _positive_int),
 )
 BY_NAME = {setting.name: setting for setting in SETTINGS}
 

@@ -11,7 +11,7 @@ import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -57,6 +57,38 @@ CREATE TABLE IF NOT EXISTS match_index (repo TEXT PRIMARY KEY, version INTEGER N
 CREATE TABLE IF NOT EXISTS vocabulary (repo TEXT PRIMARY KEY, names TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS llm_cache (key TEXT PRIMARY KEY, data TEXT NOT NULL);
 """
+
+
+# Text search's bounds. FTS5 merges each term's postings inside what SQLite counts as a
+# step, so the terms are capped (repeating one word 300 times over 50,000 messages took
+# 23 s; 32 distinct words that every message holds, 0.6 s); the rows the query examines
+# are bounded by a step budget, counted by a progress handler every SEARCH_STEP_GRAIN
+# steps (about 15 steps per matching row: the budget is some three million rows).
+MAX_SEARCH_TERMS = 32
+SEARCH_STEP_GRAIN = 1_000
+SEARCH_STEP_BUDGET = 50_000_000
+
+
+def search_terms(words: str) -> tuple[str, ...]:
+    """The words of `words` that a text search uses: runs of letters, digits and `_`,
+    lower-cased, each once, the first MAX_SEARCH_TERMS of them in order."""
+    seen: dict[str, None] = {}
+    for word in "".join(c if c.isalnum() or c == "_" else " " for c in words).split():
+        seen.setdefault(word.lower(), None)
+        if len(seen) >= MAX_SEARCH_TERMS:
+            break
+    return tuple(seen)
+
+
+@dataclass(frozen=True)
+class TextSearch:
+    """A text search's rows and the work it took: the terms it used and the SQLite
+    steps it ran; `complete` is False when the step budget stopped it."""
+
+    rows: list[dict[str, Any]]
+    terms: tuple[str, ...]
+    steps: int
+    complete: bool
 
 
 class SQLiteStore:
@@ -242,19 +274,53 @@ class SQLiteStore:
         return row is not None
 
     def search_text(self, words: str, limit: int = 20) -> list[dict[str, Any]]:
-        """Full-text search over messages; every word must appear."""
-        terms = [w for w in "".join(c if c.isalnum() or c == "_" else " " for c in words).split()]
+        """Full-text search over messages; every word must appear (see `text_search`)."""
+        return self.text_search(words, limit).rows
+
+    def text_search(self, words: str, limit: int = 20, *,
+                    budget: int = SEARCH_STEP_BUDGET) -> TextSearch:
+        """Full-text search over messages, bounded whatever the text: FTS5 ANDs its terms
+        and a repeated term costs as much as a new one (a pasted 15 KB "a a a ..." took
+        minutes), so the words are deduplicated and at most MAX_SEARCH_TERMS kept, and the
+        query stops after `budget` virtual-machine steps (then no rows, and `complete`
+        is False)."""
+        terms = search_terms(words)
         if not terms:
-            return []
+            return TextSearch(rows=[], terms=(), steps=0, complete=True)
         query = " ".join('"' + term + '"' for term in terms)
+        grain = max(1, min(SEARCH_STEP_GRAIN, budget // 10))  # counted to within a tenth
+        calls = 0
+
+        def progress() -> int:
+            nonlocal calls
+            calls += 1
+            return 1 if calls * grain > budget else 0
+
         with self._reading() as conn:
-            rows = conn.execute(
-                "SELECT r.id, r.repo, r.kind, r.exception, r.message, r.path, r.line "
-                "FROM records_text t JOIN records r ON r.id = t.id "
-                "WHERE records_text MATCH ? ORDER BY bm25(records_text) LIMIT ?",
-                (query, limit),
-            ).fetchall()
-        return [dict(row) for row in rows]
+            conn.set_progress_handler(progress, grain)
+            try:
+                rows = conn.execute(
+                    "SELECT r.id, r.repo, r.kind, r.exception, r.message, r.path, r.line "
+                    "FROM records_text t JOIN records r ON r.id = t.id "
+                    "WHERE records_text MATCH ? ORDER BY bm25(records_text) LIMIT ?",
+                    (query, limit),
+                ).fetchall()
+                complete = True
+            except sqlite3.OperationalError:
+                if calls * grain <= budget:
+                    raise
+                rows, complete = [], False
+            finally:
+                conn.set_progress_handler(None, 0)
+        return TextSearch(rows=[dict(row) for row in rows], terms=terms,
+                          steps=calls * grain, complete=complete)
+
+    def data_version(self) -> int:
+        """A number that changes when another connection commits to the database: a
+        server compares it to notice a re-index cheaply (one pragma, no table read). Only
+        comparable between calls on the same store from the same thread."""
+        with self._reading() as conn:
+            return int(conn.execute("PRAGMA data_version").fetchone()[0])
 
     def match_candidates(self, text: str, near: bool = False) -> list[MatchEntry] | None:
         """The entries `text` can match, from the on-disk key index (`errdex.matchindex`);

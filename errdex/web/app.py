@@ -1,17 +1,19 @@
 """The FastAPI app: HTML pages and the JSON API over one store.
 
 Each route calls one data function of `errdex.web.pages` and renders its dict as HTML or
-returns it as JSON. The matcher is built once per app (building it is the expensive
-part); routes are `async` and read SQLite on the event loop, which is faster than a
-thread hop for sub-millisecond queries and keeps the one connection single-threaded.
-Every failure becomes `{"error": {"status", "message"}}` under `/api/` and the problem
-page elsewhere; nothing internal (a traceback, a path) reaches a client.
+returns it as JSON. Routes are plain functions, which FastAPI runs in its thread pool:
+store and matcher work never runs on the event loop, so one costly request cannot stall
+the others; each worker thread has its own SQLite connection (`LiveIndex.store`). The
+matcher is built at start and rebuilt by a watcher thread after a re-index
+(`errdex.web.live`). Every failure becomes `{"error": {"status", "message"}}` under
+`/api/` and the problem page elsewhere; nothing internal (a traceback, a path) reaches a client.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
@@ -21,13 +23,20 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from errdex.errors import ErrdexError, UsageError
-from errdex.explain import explain_text, load_matcher
-from errdex.store import SQLiteStore
 from errdex.web import pages
 from errdex.web.limits import MAX_BODY_BYTES, MAX_QUERY_CHARS, RequestLimits
+from errdex.web.live import RELOAD_CHECK_SECONDS, LiveIndex
+from errdex.web.methods import Methods
+from errdex.web.protocol import (
+    BODY_TIMEOUT_SECONDS,
+    HEADER_TIMEOUT_SECONDS,
+    KEEP_ALIVE_SECONDS,
+    deadline_protocol,
+)
 from errdex.web.render import CSP, Links, render
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -35,7 +44,7 @@ LINKS = Links()
 log = logging.getLogger("errdex.web")
 
 _HEADINGS = {400: "Bad request", 404: "Not found", 405: "Method not allowed",
-             413: "Too large", 414: "Address too long", 422: "Bad request",
+             408: "Too slow", 413: "Too large", 414: "Address too long", 422: "Bad request",
              503: "Database unavailable"}
 
 
@@ -98,17 +107,26 @@ class _TooLarge(ErrdexError):
     http_status = 413
 
 
-def create_app(db_path: str | Path) -> FastAPI:
+def create_app(db_path: str | Path, reload_check: float = RELOAD_CHECK_SECONDS) -> FastAPI:
     """An app over the database at `db_path`, which must exist (a missing or foreign
-    file raises StoreError here, before anything is served)."""
-    store = SQLiteStore(db_path, create=False)
-    matcher = load_matcher(store)
+    file raises StoreError here, before anything is served). While the app runs, the
+    database is checked for a re-index every `reload_check` seconds."""
+    live = LiveIndex(db_path, reload_check)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        live.start()
+        try:
+            yield
+        finally:
+            await run_in_threadpool(live.stop)
+
     app = FastAPI(
         title="errdex", version="1", summary="Explain a library's errors from its code.",
-        docs_url=None, redoc_url=None,
+        docs_url=None, redoc_url=None, lifespan=lifespan,
     )
-    app.state.store = store
-    app.state.matcher = matcher
+    app.state.live = live
+    app.add_middleware(Methods, routes=app.router.routes)
     app.add_middleware(RequestLimits, max_body=MAX_BODY_BYTES, headers=SECURITY_HEADERS)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
@@ -137,13 +155,16 @@ def create_app(db_path: str | Path) -> FastAPI:
 
     # -- pages --------------------------------------------------------------------------
 
+    def search_data(q: str) -> dict[str, Any]:
+        return pages.search_page(live.store(), live.served.matcher, _query(q))
+
     @app.get("/", response_class=HTMLResponse, tags=["pages"])
-    async def home() -> HTMLResponse:
-        return _html("home.html", pages.home_page(store))
+    def home() -> HTMLResponse:
+        return _html("home.html", pages.home_page(live.store()))
 
     @app.get("/search", response_class=HTMLResponse, tags=["pages"], responses=_ERRORS)
-    async def search(q: str = Query("", description="pasted text or words")) -> HTMLResponse:
-        return _html("search.html", pages.search_page(store, matcher, _query(q)))
+    def search(q: str = Query("", description="pasted text or words")) -> HTMLResponse:
+        return _html("search.html", search_data(q))
 
     @app.post("/search", response_class=HTMLResponse, tags=["pages"], responses=_ERRORS,
               openapi_extra=_FORM)
@@ -152,66 +173,84 @@ def create_app(db_path: str | Path) -> FastAPI:
         # urlencoded form needs no multipart library.
         body = (await request.body()).decode("utf-8", "replace")
         q = next((v for k, v in parse_qsl(body, keep_blank_values=True) if k == "q"), "")
-        return _html("search.html", pages.search_page(store, matcher, _query(q)))
+        return _html("search.html", await run_in_threadpool(search_data, q))
 
     @app.get("/errors/{record_id}", response_class=HTMLResponse, tags=["pages"],
              responses=_ERRORS)
-    async def error(record_id: str, request: Request) -> HTMLResponse:
+    def error(record_id: str, request: Request) -> HTMLResponse:
         params = list(request.query_params.multi_items())
         values = pages.values_from_query(params)
         site = pages.site_from_query(params)
-        return _html("error.html", pages.error_page(store, record_id, values, site))
+        return _html("error.html", pages.error_page(live.store(), record_id, values, site))
 
     @app.get("/repos/{owner}/{name}", response_class=HTMLResponse, tags=["pages"],
              responses=_ERRORS)
-    async def repo(owner: str, name: str) -> HTMLResponse:
-        return _html("repo.html", pages.repo_page(store, f"{owner}/{name}"))
+    def repo(owner: str, name: str) -> HTMLResponse:
+        return _html("repo.html", pages.repo_page(live.store(), f"{owner}/{name}"))
 
     @app.get("/classes/{slug}", response_class=HTMLResponse, tags=["pages"],
              responses=_ERRORS)
-    async def failure_class(slug: str) -> HTMLResponse:
-        return _html("class.html", pages.class_page(store, slug))
+    def failure_class(slug: str) -> HTMLResponse:
+        return _html("class.html", pages.class_page(live.store(), slug))
 
     # -- JSON ---------------------------------------------------------------------------
 
     @app.get("/api/errors/{record_id}", tags=["api"], responses=_ERRORS)
-    async def api_error(record_id: str) -> Response:
+    def api_error(record_id: str) -> Response:
         """The record exactly as in the JSON contract (`errdex show --json`)."""
-        return Response(store.record_json(record_id), media_type="application/json")
+        return Response(live.store().record_json(record_id), media_type="application/json")
 
     @app.get("/api/search", tags=["api"], responses=_ERRORS)
-    async def api_search(q: str = Query("", description="pasted text or words")
-                         ) -> dict[str, Any]:
-        """The search page's data: `mode` is match, text, none or empty."""
-        return pages.search_page(store, matcher, _query(q))
+    def api_search(q: str = Query("", description="pasted text or words")) -> dict[str, Any]:
+        """The search page's data: `mode` is match, text, none or empty; `terms` are the
+        words a text search used (each once, lower-cased, at most the first 32)."""
+        return search_data(q)
 
     @app.post("/api/match", tags=["api"], responses=_ERRORS)
-    async def api_match(body: MatchRequest) -> dict[str, Any]:
+    def api_match(body: MatchRequest) -> dict[str, Any]:
         """The `errdex explain --json` shape for the text."""
-        return explain_text(store, matcher, _query(body.text), body.limit)
+        return pages.explain_present(live.store(), live.served.matcher, _query(body.text),
+                                     body.limit)
 
     @app.get("/api/repos", tags=["api"], responses=_ERRORS)
-    async def api_repos() -> list[dict[str, Any]]:
-        return store.repos()
+    def api_repos() -> list[dict[str, Any]]:
+        return live.store().repos()
 
     @app.get("/api/repos/{owner}/{name}", tags=["api"], responses=_ERRORS)
-    async def api_repo(owner: str, name: str) -> dict[str, Any]:
+    def api_repo(owner: str, name: str) -> dict[str, Any]:
         """The repository page's data: its errors grouped by file."""
-        return pages.repo_page(store, f"{owner}/{name}")
+        return pages.repo_page(live.store(), f"{owner}/{name}")
 
     @app.get("/api/classes/{slug}", tags=["api"], responses=_ERRORS)
-    async def api_class(slug: str) -> dict[str, Any]:
-        return pages.class_page(store, slug)
+    def api_class(slug: str) -> dict[str, Any]:
+        return pages.class_page(live.store(), slug)
+
+    @app.get("/api/health", tags=["api"], responses=_ERRORS)
+    def api_health() -> dict[str, Any]:
+        """The snapshots served (repo, commit, version, indexed_at, record count), the
+        served generation (one more after each reload) and whether a reload runs."""
+        return live.health()
 
     return app
 
 
-def serve(db_path: str | Path, host: str, port: int) -> None:
-    """Run the app with uvicorn until interrupted (the CLI's `serve`)."""
+def serve(db_path: str | Path, host: str, port: int, *,
+          header_timeout: float = HEADER_TIMEOUT_SECONDS,
+          body_timeout: float = BODY_TIMEOUT_SECONDS,
+          keep_alive: float = KEEP_ALIVE_SECONDS) -> None:
+    """Run the app with uvicorn until interrupted (the CLI's `serve`). A client that has
+    not sent a request's headers within `header_timeout` seconds, or its body within
+    `body_timeout`, is disconnected; an idle connection is closed after `keep_alive`."""
     import uvicorn
 
     if not 0 < port < 65536:
         raise UsageError(f"--port must be between 1 and 65535, not {port}")
+    for name, value in (("--header-timeout", header_timeout), ("--body-timeout", body_timeout),
+                        ("--keep-alive-timeout", keep_alive)):
+        if value <= 0:
+            raise UsageError(f"{name} must be positive, not {value}")
     app = create_app(db_path)
     print(f"errdex: serving {db_path} at http://{host}:{port}/", flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False)
+    uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False,
+                http=deadline_protocol(header_timeout, body_timeout),
+                timeout_keep_alive=int(keep_alive))

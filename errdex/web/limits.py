@@ -50,7 +50,10 @@ class RequestLimits:
             await self._refuse(scope, send_with_headers, 413, self._too_large())
             return
         if scope.get("method") in ("POST", "PUT", "PATCH"):
-            body = await self._read(receive)
+            try:
+                body = await self._read(receive)
+            except _Disconnected:
+                return  # the client left (or the server's body deadline cut it): no one to answer
             if body is None:
                 await self._refuse(scope, send_with_headers, 413, self._too_large())
                 return
@@ -66,6 +69,8 @@ class RequestLimits:
         size = 0
         while True:
             message = await receive()
+            if message["type"] == "http.disconnect":
+                raise _Disconnected
             if message["type"] != "http.request":
                 break
             chunk = message.get("body", b"")
@@ -87,6 +92,10 @@ class RequestLimits:
             (b"connection", b"close"),
         ]})
         await send({"type": "http.response.body", "body": body})
+
+
+class _Disconnected(Exception):
+    """The client went away before its body was complete."""
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

@@ -1,0 +1,137 @@
+"""What a server serves, kept fresh: the matcher and the snapshots it was built from, and
+one SQLite connection per worker thread.
+
+A re-index (`errdex index` from another process) commits new records while the server
+runs. A watcher thread asks SQLite every RELOAD_CHECK_SECONDS whether another connection
+has committed (`PRAGMA data_version`: one pragma, no table read), and if so builds a new
+matcher on that thread, off the event loop, then swaps it in as one object: a request sees
+the old matcher and snapshots or the new ones, never a mix. Until the swap, a match of a
+record the re-index removed is dropped (`pages.explain_present`), never a 404 or a stale page.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from errdex.errors import ErrdexError
+from errdex.explain import load_matcher
+from errdex.match import Matcher
+from errdex.store import SQLiteStore
+
+RELOAD_CHECK_SECONDS = 1.0
+log = logging.getLogger("errdex.web")
+
+
+@dataclass(frozen=True)
+class Served:
+    """One generation of what is served: swapped whole, read without a lock."""
+
+    matcher: Matcher
+    snapshots: tuple[dict[str, Any], ...]
+    generation: int
+    loaded_at: str
+
+
+def _load(store: SQLiteStore, generation: int) -> Served:
+    # The snapshots first: if a re-index lands between the two reads, the matcher is the
+    # newer, and the next check (which saw the version before both) loads again.
+    snapshots = tuple(store.repos())
+    return Served(matcher=load_matcher(store), snapshots=snapshots, generation=generation,
+                  loaded_at=datetime.now(UTC).isoformat(timespec="seconds"))
+
+
+class LiveIndex:
+    """The served generation of one database, a store per thread, and the watcher."""
+
+    def __init__(self, db_path: str | Path, check_seconds: float = RELOAD_CHECK_SECONDS
+                 ) -> None:
+        self.db_path = Path(db_path)
+        self.check_seconds = check_seconds
+        self._local = threading.local()
+        self.store_threads: set[int] = set()  # who opened a store: never the event loop's
+        self.served = _load(self.store(), 1)
+        self.reloading = False
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def store(self) -> SQLiteStore:
+        """This thread's store. sqlite3 connections are not to be shared between threads
+        mid-query (and text search sets a per-connection progress handler), so each worker
+        thread of the server opens its own."""
+        store: SQLiteStore | None = getattr(self._local, "store", None)
+        if store is None:
+            store = SQLiteStore(self.db_path, create=False)
+            self._local.store = store
+            self.store_threads.add(threading.get_ident())
+        return store
+
+    def start(self) -> None:
+        """Start watching (the app's startup); idempotent."""
+        if self._thread is None:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._watch, name="errdex-reload",
+                                            daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Stop watching (the app's shutdown) and wait for a reload under way."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=60)
+            self._thread = None
+
+    def _watch(self) -> None:
+        # All of the watcher's SQLite work is on this thread: data_version is only
+        # comparable on one connection.
+        try:
+            store = SQLiteStore(self.db_path, create=False)
+            version = store.data_version()
+            if store.repos() != list(self.served.snapshots):  # re-indexed since __init__
+                version = -1
+        except ErrdexError as exc:
+            log.warning("errdex: not watching %s for re-indexes: %s", self.db_path, exc)
+            return
+        try:
+            while True:
+                try:
+                    version = self.check(store, version)
+                except ErrdexError as exc:
+                    log.warning("errdex: cannot reload %s: %s", self.db_path, exc)
+                if self._stop.wait(self.check_seconds):
+                    break
+        finally:
+            store.close()
+
+    def check(self, store: SQLiteStore, version: int) -> int:
+        """Load a new generation if the database changed since `version`; returns the
+        version the served generation was loaded at."""
+        now = store.data_version()
+        if now == version:
+            return version
+        self.reloading = True
+        try:
+            self.served = _load(store, self.served.generation + 1)
+        finally:
+            self.reloading = False
+        return now
+
+    def health(self) -> dict[str, Any]:
+        """What `/api/health` says: the snapshots served and whether a reload runs."""
+        served = self.served
+        return {
+            "status": "ok",
+            "generation": served.generation,
+            "loaded_at": served.loaded_at,
+            "reloading": self.reloading,
+            "snapshots": [
+                {"repo": s["repo"], "commit": s["commit_sha"], "version": s["version"],
+                 "indexed_at": s["indexed_at"], "records": s["records"]}
+                for s in served.snapshots
+            ],
+        }
+
