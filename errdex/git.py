@@ -110,6 +110,9 @@ class Git:
             GIT_NO_LAZY_FETCH="1", LC_ALL="C", LANGUAGE="C",
             GIT_CEILING_DIRECTORIES=str(self.cwd.resolve().parent),
         )
+        if not env.get("GIT_SSH_COMMAND") and not env.get("GIT_SSH"):
+            # ssh asks on the terminal (a host key, a passphrase) even without stdin.
+            env["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"
         for name, path in (("GIT_DIR", self.git_dir), ("GIT_WORK_TREE", self.work_tree),
                            ("GIT_OBJECT_DIRECTORY", self.objects),
                            ("GIT_INDEX_FILE", self.index)):
