@@ -238,7 +238,8 @@ def _git_url_snapshot(spec: str, options: SourceOptions) -> Snapshot:
     snapshot = _directory_snapshot(target, SourceOptions(
         repo=name, max_file_bytes=options.max_file_bytes))
     if expected is not None and snapshot.commit != expected:
-        raise SourceError(f"{url}@{ref}: checked out {snapshot.commit}, not {expected}")
+        raise SourceError(f"{git.printable(url)}@{ref}: checked out {snapshot.commit}, "
+                          f"not {expected}")
     if options.commit:
         snapshot = replace(snapshot, commit=options.commit,
                            url_base=_github_base(name, options.commit))

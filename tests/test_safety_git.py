@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from errdex import extract
+from errdex import extract, git
 from errdex.cli import main
 from errdex.models import Language
 from errdex.source import NOT_UTF8, SourceOptions, resolve
@@ -283,6 +283,15 @@ def test_git_failures_keep_their_cause(
     code, _, err = _inprocess(capsys, "--db", db, "index", f"file://{tmp_path}/none")
     assert code == 2
     assert "does not appear to be a git repository" in _one_line_error(err)
+
+
+def test_gits_cause_is_its_first_error_line_printable_and_short() -> None:
+    stderr = (b"Cloning into 'x'...\nremote: \x1b[2Jcleared\nfatal: bad \x1b]0;title\x07 thing\n"
+              b"error: later\nPlease make sure you have the correct access rights\n")
+    assert git.cause(stderr) == "bad ?]0;title? thing"
+    assert git.cause(b"only advice\n") == "only advice"
+    assert git.cause(b"") == "no error message"
+    assert len(git.cause(b"fatal: " + b"x" * 10_000)) == git.MAX_CAUSE_CHARS
 
 
 # -- 6. names that are not UTF-8 ------------------------------------------------------------
