@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -48,6 +49,9 @@ GIT_REF = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,199}")
 COMMIT_PREFIX = re.compile(r"[0-9a-fA-F]{7,64}")
 # The standard library's test suites raise on purpose; they are not the library's errors.
 NOT_UTF8 = "name not UTF-8"  # the skip reason of a file whose name is no UTF-8 text
+NOT_REGULAR = "not a regular file"  # a FIFO, socket or device with a source file's name
+TOO_DEEP = "too deep"  # a directory (or a tracked file) below MAX_TREE_DEPTH levels
+MAX_TREE_DEPTH = 100  # directory levels read below a tree's root
 STDLIB_SKIPPED = frozenset({"test", "tests", "idle_test", "idlelib", "lib2to3", "turtledemo",
                             "ensurepip", "site-packages", "dist-packages"})
 
@@ -80,9 +84,16 @@ def resolve(spec: str, options: SourceOptions) -> list[Snapshot]:
 
 
 def _classify(path: Path, relative: str, max_bytes: int) -> str | None:
-    """Why a candidate source file is skipped, or None to read it."""
-    if path.is_symlink():
+    """Why a candidate source file is skipped, or None to read it. Only a regular file is
+    opened: a FIFO or a device named `x.py` would block or never end."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return "unreadable"  # gone, or a path too long for the system
+    if stat.S_ISLNK(info.st_mode):
         return "link"
+    if not stat.S_ISREG(info.st_mode):
+        return NOT_REGULAR
     parts = PurePosixPath(relative).parts
     if any(part in VENDORED_DIRS for part in parts[:-1]):
         return "vendored"
@@ -90,10 +101,9 @@ def _classify(path: Path, relative: str, max_bytes: int) -> str | None:
         return "tests"
     if GENERATED_NAME.search(relative):
         return "generated"
+    if info.st_size > max_bytes:
+        return "too large"
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            return "too large"
         with path.open("rb") as handle:
             head = handle.read(8192)
     except OSError:
@@ -106,8 +116,11 @@ def _classify(path: Path, relative: str, max_bytes: int) -> str | None:
 
 
 def collect_files(
-    root: Path, relatives: Iterable[str], max_bytes: int
+    root: Path, relatives: Iterable[str], max_bytes: int,
+    skipped_before: Counter[str] | None = None,
 ) -> tuple[tuple[SourceFile, ...], tuple[tuple[str, int], ...]]:
+    """The source files among `relatives`, and the skipped ones counted by reason (with
+    what the walk skipped already, `skipped_before`)."""
     files: list[SourceFile] = []
     skipped: Counter[str] = Counter()
     real_root = root.resolve()
@@ -119,6 +132,9 @@ def collect_files(
             # Paths are stored and printed as UTF-8 text; such a name can't be.
             skipped[NOT_UTF8] += 1
             continue
+        if relative.count("/") > MAX_TREE_DEPTH:
+            skipped[TOO_DEEP] += 1
+            continue
         absolute = root / relative
         reason = _classify(absolute, relative, max_bytes)
         if reason is None and not _inside(absolute, real_root):
@@ -127,6 +143,7 @@ def collect_files(
             skipped[reason] += 1
             continue
         files.append(SourceFile(path=relative, absolute=str(absolute), language=language))
+    skipped.update(skipped_before or Counter())
     return tuple(files), tuple(sorted(skipped.items()))
 
 
@@ -148,12 +165,38 @@ def _inside(path: Path, real_root: Path) -> bool:
     return True
 
 
-def _walk(root: Path, skip_dirs: frozenset[str] = SKIPPED_DIRS) -> Iterator[str]:
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d not in skip_dirs and not d.startswith("."))
-        base = Path(dirpath).relative_to(root)
-        for filename in filenames:
-            yield (base / filename).as_posix()
+def _walk(
+    root: Path, skip_dirs: frozenset[str] = SKIPPED_DIRS, skipped: Counter[str] | None = None
+) -> Iterator[str]:
+    """Every file below `root` as a relative POSIX path, never through a link. Iterative
+    (a tree thousands of directories deep can't exhaust the stack) and at most
+    MAX_TREE_DEPTH directories down; a deeper directory, or one that can't be listed, is
+    counted in `skipped`."""
+    counts: Counter[str] = Counter() if skipped is None else skipped
+    stack = [""]
+    while stack:
+        relative = stack.pop()
+        try:
+            with os.scandir(root / relative) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError:
+            counts["unreadable"] += 1
+            continue
+        below = []
+        for entry in entries:
+            path = f"{relative}/{entry.name}" if relative else entry.name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                is_dir = False
+            if not is_dir:
+                yield path
+            elif entry.name not in skip_dirs and not entry.name.startswith("."):
+                if path.count("/") >= MAX_TREE_DEPTH:
+                    counts[TOO_DEEP] += 1
+                else:
+                    below.append(path)
+        stack.extend(reversed(below))
 
 
 # -- local directories and git -----------------------------------------------------------
@@ -178,6 +221,7 @@ def _directory_snapshot(path: Path, options: SourceOptions) -> Snapshot:
     root = path.resolve()
     commit = commit_date = github = None
     relatives: Iterable[str]
+    walked: Counter[str] = Counter()
     checkout = git.find_checkout(root)
     if checkout is not None and checkout.head is not None:
         # git reads this checkout's objects and index only, never its config or hooks.
@@ -188,10 +232,10 @@ def _directory_snapshot(path: Path, options: SourceOptions) -> Snapshot:
             tracked = [os.fsdecode(p) for p in checkout.tracked_files(session)]
         relatives = [p for p in tracked if not (set(PurePosixPath(p).parts) & SKIPPED_DIRS)]
     else:
-        relatives = _walk(root)
+        relatives = list(_walk(root, skipped=walked))
     repo = options.repo or github or f"local/{root.name}"
     commit = options.commit or commit
-    files, skipped = collect_files(root, relatives, options.max_file_bytes)
+    files, skipped = collect_files(root, relatives, options.max_file_bytes, walked)
     url_repo = options.repo or github
     return Snapshot(repo=repo, commit=commit, commit_date=commit_date, version=None,
                     root=str(root), url_base=_github_base(url_repo, commit),
@@ -354,8 +398,9 @@ def _stdlib_snapshot(options: SourceOptions) -> Snapshot:
     root, version = _stdlib_info(options.python)
     if not root.is_dir():
         raise SourceError(f"standard library not found at {root}")
-    relatives = _walk(root, SKIPPED_DIRS | STDLIB_SKIPPED)
-    files, skipped = collect_files(root, relatives, options.max_file_bytes)
+    walked: Counter[str] = Counter()
+    relatives = list(_walk(root, SKIPPED_DIRS | STDLIB_SKIPPED, walked))
+    files, skipped = collect_files(root, relatives, options.max_file_bytes, walked)
     repo = options.repo or "python/cpython"
     ref = options.commit or f"v{version}"
     return Snapshot(repo=repo, commit=options.commit, commit_date=None, version=version,

@@ -22,7 +22,14 @@ import pytest
 from errdex import extract, git
 from errdex.cli import main
 from errdex.models import Language
-from errdex.source import NOT_UTF8, SourceOptions, resolve
+from errdex.source import (
+    MAX_TREE_DEPTH,
+    NOT_REGULAR,
+    NOT_UTF8,
+    TOO_DEEP,
+    SourceOptions,
+    resolve,
+)
 from errdex.store import SQLiteStore
 from tests.hostile import Case
 from tests.hostile import git as hostile
@@ -311,6 +318,27 @@ def test_names_that_are_not_utf8_are_skipped_and_counted(
     assert (code, err) == (0, "")
     assert f"{NOT_UTF8} 2" in out
     assert set(_records(db)) == {FIRST_MESSAGE}
+
+
+def test_a_fifo_or_socket_named_like_source_is_skipped_not_opened(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = hostile.special_files_tree(tmp_path / "tree")
+    (snapshot,) = resolve(str(root), SourceOptions())
+    assert dict(snapshot.skipped) == {NOT_REGULAR: 2}
+    code, _, err = _inprocess(capsys, "--db", str(tmp_path / "db.sqlite"), "index", str(root))
+    assert (code, err) == (0, "")
+    assert set(_records(tmp_path / "db.sqlite")) == {FIRST_MESSAGE}
+
+
+def test_a_tree_deeper_than_the_stack_is_walked_and_counted(tmp_path: Path) -> None:
+    root = hostile.deep_tree(tmp_path / "tree", 1_500)  # os.walk would hit RecursionError
+    (snapshot,) = resolve(str(root), SourceOptions())
+    assert [f.path for f in snapshot.files] == ["lib/core.py"]
+    assert dict(snapshot.skipped) == {TOO_DEEP: 1}
+    shallow = hostile.deep_tree(tmp_path / "shallow", MAX_TREE_DEPTH - 1)
+    (snapshot,) = resolve(str(shallow), SourceOptions())
+    assert len(snapshot.files) == 2 and snapshot.skipped == ()
 
 
 # -- 7. errdex.toml ---------------------------------------------------------------------

@@ -297,6 +297,34 @@ def non_utf8_checkout(root: Path) -> Path:
     return root
 
 
+def special_files_tree(root: Path) -> Path:
+    """A FIFO and a socket named like source files: opening the FIFO would wait forever."""
+    write(root, {"lib/core.py": f"raise ValueError({FIRST_MESSAGE!r})\n"})
+    os.mkfifo(root / "lib" / "pipe.py")
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(root / "lib" / "sock.py"))
+    return root
+
+
+def deep_tree(root: Path, depth: int) -> Path:
+    """A file `depth` directories down (made one level at a time: no path too long)."""
+    root.mkdir(parents=True, exist_ok=True)
+    write(root, {"lib/core.py": f"raise ValueError({FIRST_MESSAGE!r})\n"})
+    here = os.open(root, os.O_RDONLY)
+    try:
+        for _ in range(depth):
+            os.mkdir("d", dir_fd=here)
+            below = os.open("d", os.O_RDONLY, dir_fd=here)
+            os.close(here)
+            here = below
+        fd = os.open("deep.py", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=here)
+        os.write(fd, b"raise ValueError('a message far down the tree')\n")
+        os.close(fd)
+    finally:
+        os.close(here)
+    return root
+
+
 # Broken errdex.toml files: (name, content, a word the one-line error must contain).
 BAD_CONFIGS: tuple[tuple[str, bytes, str], ...] = (
     ("not-toml", b"this is = = not toml\n", "not valid TOML"),
@@ -452,6 +480,7 @@ def cases(tmp: Path) -> list[Case]:
     # 6. names that are not UTF-8.
     out.append(Case("names-not-utf8-dir", _index(str(non_utf8_tree(tmp / "bad-names")))))
     out.append(Case("names-not-utf8-git", _index(str(non_utf8_checkout(tmp / "bad-names-git")))))
+    out.append(Case("special-files", _index(str(special_files_tree(tmp / "special-files")))))
     # 7. errdex.toml: broken shapes, a link out of the tree, a FIFO.
     for name, content, _ in BAD_CONFIGS:
         root = config_tree(tmp / f"config-{name}", content)
