@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from errdex import extract, git
+from errdex import extract, git, source
 from errdex.cli import main
 from errdex.models import Language
 from errdex.source import (
@@ -264,6 +264,28 @@ def test_a_short_sha_that_names_no_commit_is_refused(
     assert not db.exists() or _records(db) == {}
 
 
+def test_digits_that_name_two_commits_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two commits sharing 7 digits take ~16k commits to find; sharing 4 takes ~300, so
+    the test lowers the minimum length (a constant) and lets git find the pair."""
+    repo = tmp_path / "repo"
+    shas = hostile.many_commits(repo, 1_000)
+    by_prefix: dict[str, list[str]] = {}
+    for sha in shas:
+        by_prefix.setdefault(sha[:4], []).append(sha)
+    prefix, pair = next((p, found) for p, found in by_prefix.items() if len(found) == 2)
+    assert git.commits_named(git.own(repo), prefix) == sorted(pair)
+    assert git.commits_named(git.own(repo), shas[5][:12]) == [shas[5]]
+    monkeypatch.setattr(source, "COMMIT_PREFIX", re.compile(r"[0-9a-fA-F]{4,64}"))
+    monkeypatch.setenv("ERRDEX_CACHE_DIR", str(tmp_path / "cache"))
+    code, _, err = _inprocess(capsys, "--db", str(tmp_path / "db.sqlite"), "index",
+                              f"file://{repo}@{prefix}")
+    assert code == 2
+    assert f"'{prefix}' is ambiguous in file://{repo}: it names 2 commits" in (
+        _one_line_error(err))
+
+
 # -- 5. git's own cause -------------------------------------------------------------------
 
 
@@ -332,8 +354,12 @@ def test_a_fifo_or_socket_named_like_source_is_skipped_not_opened(
 
 
 def test_a_tree_deeper_than_the_stack_is_walked_and_counted(tmp_path: Path) -> None:
-    root = hostile.deep_tree(tmp_path / "tree", 1_500)  # os.walk would hit RecursionError
-    (snapshot,) = resolve(str(root), SourceOptions())
+    root = hostile.deep_tree(tmp_path / "tree", 1_200)  # os.walk would hit RecursionError
+    try:
+        (snapshot,) = resolve(str(root), SourceOptions())
+    finally:
+        hostile.remove_deep_tree(root)
+    assert not root.exists()
     assert [f.path for f in snapshot.files] == ["lib/core.py"]
     assert dict(snapshot.skipped) == {TOO_DEEP: 1}
     shallow = hostile.deep_tree(tmp_path / "shallow", MAX_TREE_DEPTH - 1)

@@ -87,6 +87,24 @@ def library_repo(root: Path) -> list[str]:
     return shas
 
 
+def many_commits(root: Path, count: int) -> list[str]:
+    """A repository of `count` commits (one `git fast-import`: fast), deterministic, so
+    some of their ids share their first four hex digits; the ids, oldest first."""
+    root.mkdir(parents=True, exist_ok=True)
+    git(root, "init", "--quiet")
+    stream = []
+    for number in range(1, count + 1):
+        body = f"raise ValueError('message number {number}')\n".encode()
+        stream.append(b"commit refs/heads/main\n")
+        stream.append(f"committer t <t@example.invalid> {1704110400 + number} +0000\n".encode())
+        stream.append(b"data 1\nc\n")
+        stream.append(f"M 100644 inline lib/m{number % 7}.py\ndata {len(body)}\n".encode())
+        stream.append(body + b"\n")
+    git(root, "fast-import", "--quiet", stdin=b"".join(stream))
+    git(root, "reset", "--quiet", "--hard", "main")
+    return git(root, "rev-list", "--reverse", "main").decode().split()
+
+
 def marker_script(path: Path, marker: Path) -> Path:
     """An executable that leaves `marker` behind, then passes its first argument's file
     through (so it also works as a textconv)."""
@@ -323,6 +341,35 @@ def deep_tree(root: Path, depth: int) -> Path:
     finally:
         os.close(here)
     return root
+
+
+def remove_deep_tree(root: Path) -> None:
+    """Remove a tree made by `deep_tree` bottom-up, one level at a time: shutil.rmtree
+    (and so pytest's own clean-up of old temporary directories) recurses per level."""
+    if not root.exists():
+        return
+    fds = [os.open(root, os.O_RDONLY)]
+    try:
+        while True:
+            try:
+                fds.append(os.open("d", os.O_RDONLY, dir_fd=fds[-1]))
+            except FileNotFoundError:
+                break
+        for level in range(len(fds) - 1, -1, -1):
+            for name in os.listdir(fds[level]):
+                if name == "d":
+                    continue
+                if level == 0:
+                    shutil.rmtree(root / name)  # the shallow rest of the tree
+                else:
+                    os.unlink(name, dir_fd=fds[level])
+            if level:
+                os.close(fds.pop())
+                os.rmdir("d", dir_fd=fds[-1])
+    finally:
+        for fd in fds:
+            os.close(fd)
+    os.rmdir(root)
 
 
 # Broken errdex.toml files: (name, content, a word the one-line error must contain).
