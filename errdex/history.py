@@ -5,13 +5,14 @@ gone, the commit that removed them.
 Bounded in cost: ONE `git log -p -U0` pass over the snapshot's source files, every added
 and removed line scanned once by an Aho-Corasick automaton of the messages' longest
 literal runs, and one `git name-rev` call for the tags; a time budget stops the pass on
-huge histories (what was seen until then is kept). Only `git` is run, read-only.
+huge histories (what was seen until then is kept). Only `git` is run, read-only, and
+through `errdex.git`: the checkout's config, hooks, textconv and diff drivers are never
+used (the tree is untrusted).
 """
 
 from __future__ import annotations
 
 import re
-import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -19,6 +20,8 @@ from pathlib import Path
 
 import ahocorasick_rs
 
+from errdex import git
+from errdex.errors import SourceError
 from errdex.models import History
 
 BUDGET_SECONDS = 60.0
@@ -34,23 +37,15 @@ class _Seen:
     removed: tuple[str, str] | None = None
 
 
-def is_git_tree(root: str) -> bool:
-    try:
-        done = subprocess.run(["git", "-C", root, "rev-parse", "--is-inside-work-tree"],
-                              capture_output=True, text=True, timeout=10, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 0 and done.stdout.strip() == "true"
-
-
-def _scan(root: str, keys: Sequence[str], budget: float) -> dict[str, _Seen]:
+def _scan(session: git.Git, keys: Sequence[str], budget: float) -> dict[str, _Seen]:
     keys = list(dict.fromkeys(keys))
     automaton = ahocorasick_rs.AhoCorasick(keys)
     seen: dict[str, _Seen] = {}
-    command = ["git", "-C", root, "log", "--reverse", "--no-renames", "--no-color", "-p",
-               "-U0", "--format=%x00%H %cI", "--", *_GLOBS]
     deadline = time.monotonic() + budget
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as proc:
+    # No textconv, external diff or signature check even if asked for: raw diffs only.
+    with session.popen("log", "--reverse", "--no-renames", "--no-color", "--no-textconv",
+                       "--no-ext-diff", "--no-show-signature", "-p", "-U0",
+                       "--format=%x00%H %cI", "HEAD", "--", *_GLOBS) as proc:
         assert proc.stdout is not None
         commit: tuple[str, str] = ("", "")
         number = 0
@@ -80,18 +75,18 @@ def _scan(root: str, keys: Sequence[str], budget: float) -> dict[str, _Seen]:
     return seen
 
 
-def _tags(root: str, commits: Sequence[str]) -> dict[str, str]:
+def _tags(session: git.Git, commits: Sequence[str]) -> dict[str, str]:
     """commit -> the tag nearest above it (the first release that contains it)."""
     out: dict[str, str] = {}
     unique = sorted(set(commits))
     for start in range(0, len(unique), 500):
         chunk = unique[start : start + 500]
         try:
-            done = subprocess.run(["git", "-C", root, "name-rev", "--tags", "--name-only", *chunk],
-                                  capture_output=True, text=True, timeout=60, check=False)
-        except (OSError, subprocess.TimeoutExpired):
+            done = session.run("name-rev", "--tags", "--name-only", *chunk)
+        except SourceError:
             return out
-        for sha, name in zip(chunk, done.stdout.splitlines(), strict=False):
+        names = done.decode("utf-8", "replace").splitlines()
+        for sha, name in zip(chunk, names, strict=False):
             tag = re.sub(r"[~^].*$", "", name.strip())
             if tag and tag != "undefined":
                 out[sha] = tag
@@ -103,14 +98,16 @@ def message_history(
 ) -> dict[str, History]:
     """For each id, its message's history. `keys` maps a literal run of a message to the
     ids that carry it; ids whose literal was removed and not added back get
-    `removed_commit`. Empty when `root` is not a git work tree."""
-    if not keys or not Path(root).is_dir() or not is_git_tree(root):
+    `removed_commit`. Empty when `root` is not the top of a git checkout with a commit."""
+    checkout = git.find_checkout(Path(root)) if keys and Path(root).is_dir() else None
+    if checkout is None or checkout.head is None:
         return {}
     try:
-        seen = _scan(root, list(keys), budget)
-    except OSError:
+        with checkout.session() as session:
+            seen = _scan(session, list(keys), budget)
+            tags = _tags(session, [s.introduced[0] for s in seen.values() if s.introduced])
+    except (OSError, SourceError):
         return {}
-    tags = _tags(root, [s.introduced[0] for s in seen.values() if s.introduced])
     out: dict[str, History] = {}
     for key, ids in keys.items():
         state = seen.get(key)

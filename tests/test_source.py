@@ -113,3 +113,59 @@ def test_distributions_of_another_interpreter(tmp_path: Path) -> None:
     venv.create(bare, with_pip=False)
     with pytest.raises(SourceError, match="no installed distribution named 'packaging'"):
         resolve("py:packaging", SourceOptions(python=str(bare / "bin" / "python")))
+
+
+# -- git checkouts, read as files (errdex.git) --------------------------------------------
+
+
+def _checkout(root: Path, *init: str) -> str:
+    from tests.hostile.git import git, write
+
+    root.mkdir(parents=True)
+    git(root, "init", "--quiet", *init)
+    write(root, {"lib/a.py": "raise ValueError('x')\n"})
+    git(root, "add", "-A")
+    git(root, "commit", "--quiet", "-m", "one")
+    return git(root, "rev-parse", "HEAD").decode().strip()
+
+
+def test_a_worktree_and_packed_refs_resolve_to_their_commit(tmp_path: Path) -> None:
+    from tests.hostile.git import git
+
+    main = tmp_path / "main"
+    sha = _checkout(main)
+    git(main, "pack-refs", "--all")  # HEAD's branch now only in packed-refs
+    assert not (main / ".git" / "refs" / "heads" / "main").exists()
+    git(main, "worktree", "add", "--quiet", "--detach", str(tmp_path / "wt"))
+    for root in (main, tmp_path / "wt"):  # `.git` a directory, then a file naming one
+        (snapshot,) = resolve(str(root), SourceOptions())
+        assert (snapshot.commit, [f.path for f in snapshot.files]) == (sha, ["lib/a.py"])
+
+
+def test_a_split_index_falls_back_to_the_commits_tree(tmp_path: Path) -> None:
+    from tests.hostile.git import git
+
+    sha = _checkout(tmp_path / "repo")
+    git(tmp_path / "repo", "update-index", "--split-index")
+    (snapshot,) = resolve(str(tmp_path / "repo"), SourceOptions())
+    assert (snapshot.commit, [f.path for f in snapshot.files]) == (sha, ["lib/a.py"])
+
+
+def test_a_sha256_checkout(tmp_path: Path) -> None:
+    sha = _checkout(tmp_path / "repo", "--object-format=sha256")
+    assert len(sha) == 64
+    (snapshot,) = resolve(str(tmp_path / "repo"), SourceOptions())
+    assert (snapshot.commit, snapshot.commit_date) == (sha, "2024-01-01T12:00:00+00:00")
+
+
+def test_no_commit_or_a_linked_git_dir_is_a_plain_directory(tmp_path: Path) -> None:
+    from tests.hostile.git import git, write
+
+    unborn = write(tmp_path / "unborn", {"lib/a.py": "raise ValueError('x')\n"})
+    git(unborn, "init", "--quiet")
+    linked = write(tmp_path / "linked", {"lib/a.py": "raise ValueError('x')\n"})
+    _checkout(tmp_path / "elsewhere")
+    os.symlink(tmp_path / "elsewhere" / ".git", linked / ".git")
+    for root in (unborn, linked):
+        (snapshot,) = resolve(str(root), SourceOptions())
+        assert (snapshot.commit, [f.path for f in snapshot.files]) == (None, ["lib/a.py"])

@@ -105,21 +105,107 @@ def parse_rules(entries: Iterable[Mapping[str, Any]], origin: str) -> list[Rule]
     return rules
 
 
+CONFIG_NAME = "errdex.toml"
+MAX_CONFIG_BYTES = 1_000_000  # a repository's errdex.toml; rules are a few lines each
+MAX_CONFIG_RULES = 1_000  # rules per language in it: every call site is tried against each
+# The fields of a rule in errdex.toml, and the type each must have.
+_RULE_FIELDS: dict[str, type] = {"name": str, "form": str, "kind": str, "message_arg": int,
+                                 "guard_arg": int, "guard_op": str, "exception": str}
+_REQUIRED = ("name", "form")
+MAX_ARGUMENT = 64  # the highest argument position a rule may name
+
+
 def load_rules(language: Language, repo_root: str | None = None) -> list[Rule]:
     """Built-in rules for `language`, then the `[[<language>.rules]]` of the
     repository's `errdex.toml` (if `repo_root` has one)."""
     text = resources.files("errdex").joinpath("rules", f"{language.value}.toml").read_text()
     rules = parse_rules(tomllib.loads(text).get("rules", []), f"built-in {language} rules")
     if repo_root is not None:
-        config = Path(repo_root) / "errdex.toml"
-        if config.is_file():
-            try:
-                data = tomllib.loads(config.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-                raise ConfigError(f"{config}: {exc}") from None
-            section = data.get(language.value, {})
-            rules.extend(parse_rules(section.get("rules", []), str(config)))
+        config = Path(repo_root) / CONFIG_NAME
+        data = _read_config(config, Path(repo_root))
+        if data is not None:
+            entries = _config_rules(data, language, str(config))
+            rules.extend(parse_rules(entries, str(config)))
     return rules
+
+
+def _read_config(config: Path, root: Path) -> dict[str, Any] | None:
+    """The parsed errdex.toml, or None when there is none to read: only a regular file
+    inside the tree is read (a link, or a FIFO that would block, is not). Anything wrong
+    with it is one `ConfigError` naming the file."""
+    try:
+        if config.is_symlink() or not config.is_file():
+            return None
+        if not config.resolve().is_relative_to(root.resolve()):
+            return None  # a parent directory links out of the tree
+        with config.open("rb") as handle:
+            raw = handle.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"{config}: cannot be read: {exc.strerror or exc}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{config}: larger than {MAX_CONFIG_BYTES} bytes; "
+                          "an errdex.toml holds a few rules")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{config}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{config}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{config}: not valid TOML: nested too deeply") from None
+
+
+def _config_rules(data: dict[str, Any], language: Language, origin: str) -> list[dict[str, Any]]:
+    """The rule tables of `language` in errdex.toml, each checked field by field, so a
+    mistake is named (`rule 2: 'message_arg' must be an integer`) and none slips through
+    as a wrong type."""
+    known = sorted(lang.value for lang in Language)
+    for key, value in data.items():
+        if key not in known:
+            raise ConfigError(f"{origin}: unknown section [{key}] (expected one of "
+                              f"{', '.join(known)})")
+        if not isinstance(value, dict):
+            raise ConfigError(f"{origin}: [{key}] must be a table")
+        extra = sorted(set(value) - {"rules"})
+        if extra:
+            raise ConfigError(f"{origin}: [{key}] has unknown key {extra[0]!r} "
+                              "(only 'rules')")
+    entries = data.get(language.value, {}).get("rules", [])
+    where = f"{origin}: {language.value}.rules"
+    if not isinstance(entries, list):
+        raise ConfigError(f"{where} must be an array of tables ([[{language.value}.rules]])")
+    if len(entries) > MAX_CONFIG_RULES:
+        raise ConfigError(f"{where} has {len(entries)} rules; at most {MAX_CONFIG_RULES}")
+    for number, entry in enumerate(entries, 1):
+        _check_rule(entry, f"{where}: rule {number}")
+    return entries
+
+
+def _check_rule(entry: object, where: str) -> None:
+    if not isinstance(entry, dict):
+        raise ConfigError(f"{where} must be a table, not {type(entry).__name__}")
+    for name in _REQUIRED:
+        if name not in entry:
+            raise ConfigError(f"{where} has no {name!r}")
+    for name, value in entry.items():
+        wanted = _RULE_FIELDS.get(name)
+        if wanted is None:
+            raise ConfigError(f"{where} has unknown field {name!r} "
+                              f"(known: {', '.join(_RULE_FIELDS)})")
+        if wanted is int:
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ConfigError(f"{where}: {name!r} must be an integer")
+            if not 0 <= value <= MAX_ARGUMENT:
+                raise ConfigError(f"{where}: {name!r} must be between 0 and {MAX_ARGUMENT}")
+        elif not isinstance(value, str) or not value.strip():
+            raise ConfigError(f"{where}: {name!r} must be a non-empty string")
+    if entry["form"] not in _FORMS:
+        raise ConfigError(f"{where}: form {entry['form']!r} is not one of {sorted(_FORMS)}")
+    kinds = [kind.value for kind in SiteKind]
+    if entry.get("kind", "raise") not in kinds:
+        raise ConfigError(f"{where}: kind {entry['kind']!r} is not one of {kinds}")
 
 
 def extractor_for(language: Language) -> Extractor:
