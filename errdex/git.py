@@ -11,9 +11,10 @@ tags, `shallow`), with the checkout's objects and index named by `GIT_OBJECT_DIR
 and `GIT_INDEX_FILE`. Git reads those as data only. The checkout's config is parsed, if
 at all, by `git config --file --no-includes`, which only reads.
 
-Every process also ignores the system and user config (`GIT_CONFIG_NOSYSTEM`,
-`GIT_CONFIG_GLOBAL`), is told where its repository is (never discovered from the
-working directory), may use only the plain transports (no `ext::`, no `fd::`), never
+Every process that reads a tree errdex did not make also ignores the system and user
+config (`GIT_CONFIG_NOSYSTEM`, `GIT_CONFIG_GLOBAL`); a clone or fetch of a URL the user
+named keeps them, for the user's credentials and URL rewrites. Every process is told
+where its repository is (never discovered from the working directory), may use only the plain transports (no `ext::`, no `fd::`), never
 prompts, never pages, runs no hooks and has a time limit. Git's own first error line
 becomes the one-line error the user sees.
 """
@@ -44,12 +45,13 @@ CACHE_SUBDIR = "git"  # where, under errdex's cache directory, git URLs are clon
 ALLOWED_PROTOCOLS = "file:git:http:https:ssh"  # `ext::` would run a command
 
 # Belt and braces: errdex's own repositories and its scratch directories have no such
-# config, and the system and user configs are not read; these hold even so.
+# config, and an indexed tree's system and user configs are not read; these hold even so.
 _OVERRIDES = (
     "core.hooksPath=/dev/null", "core.fsmonitor=false", "core.pager=cat",
-    "log.showSignature=false", "protocol.ext.allow=never",
-    "credential.helper=", "core.askPass=", "submodule.recurse=false",
+    "log.showSignature=false", "protocol.ext.allow=never", "submodule.recurse=false",
 )
+# Credentials come from the user's own config, read only for the URLs the user names.
+_NO_CREDENTIALS = ("credential.helper=", "core.askPass=")
 # The user's own ssh setup is trusted; every other GIT_* variable is dropped, so that an
 # inherited GIT_DIR, GIT_CONFIG_COUNT or GIT_EXTERNAL_DIFF can't redirect or run anything.
 _KEPT_FROM_USER = frozenset({"GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT"})
@@ -90,7 +92,10 @@ class Git:
     """How to run git on one repository, named explicitly (never discovered).
 
     `git_dir` None is for `clone` only: it then runs in `cwd`, a fresh empty directory,
-    with discovery stopped there.
+    with discovery stopped there. `user_config` is for the repositories errdex makes from
+    a URL the user named (clone, fetch): there the user's own git config applies (their
+    credential helpers, `url.<base>.insteadOf`, proxies), as in their own shell; a tree
+    errdex only reads never gets it.
     """
 
     cwd: Path
@@ -98,12 +103,15 @@ class Git:
     work_tree: Path | None = None
     objects: Path | None = None
     index: Path | None = None
+    user_config: bool = False
 
     def environment(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items()
                if not k.startswith("GIT_") or k in _KEPT_FROM_USER}
+        if not self.user_config:
+            env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_SYSTEM=os.devnull,
+                       GIT_CONFIG_GLOBAL=os.devnull)
         env.update(
-            GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_SYSTEM=os.devnull, GIT_CONFIG_GLOBAL=os.devnull,
             GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="true", SSH_ASKPASS="true",
             GIT_PAGER="cat", PAGER="cat", GIT_ALLOW_PROTOCOL=ALLOWED_PROTOCOLS,
             GIT_NO_REPLACE_OBJECTS="1", GIT_OPTIONAL_LOCKS="0",
@@ -121,7 +129,8 @@ class Git:
         return env
 
     def command(self, args: Sequence[str]) -> list[str]:
-        overrides = [part for item in _OVERRIDES for part in ("-c", item)]
+        items = _OVERRIDES if self.user_config else (*_OVERRIDES, *_NO_CREDENTIALS)
+        overrides = [part for item in items for part in ("-c", item)]
         return ["git", "--no-pager", *overrides, *args]
 
     def run(self, *args: str, timeout: float = LOCAL_TIMEOUT, stdin: bytes | None = None) -> bytes:
@@ -150,7 +159,7 @@ class Git:
 
 def own(work_tree: Path) -> Git:
     """A repository errdex created at `work_tree` (a clone, or an `init` to fetch into)."""
-    return Git(cwd=work_tree, git_dir=work_tree / ".git", work_tree=work_tree)
+    return Git(cwd=work_tree, git_dir=work_tree / ".git", work_tree=work_tree, user_config=True)
 
 
 def clone(url: str, target: Path, *, branch: str | None = None, depth: int | None = 1) -> None:
@@ -163,7 +172,8 @@ def clone(url: str, target: Path, *, branch: str | None = None, depth: int | Non
         args.append(f"--branch={branch}")
     scratch = Path(tempfile.mkdtemp(prefix="errdex-clone-"))
     try:
-        Git(cwd=scratch).run(*args, "--", url, str(target), timeout=NETWORK_TIMEOUT)
+        Git(cwd=scratch, user_config=True).run(*args, "--", url, str(target),
+                                               timeout=NETWORK_TIMEOUT)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

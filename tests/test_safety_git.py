@@ -249,6 +249,28 @@ def test_a_short_sha_checks_out_the_commit_it_names(
         assert set(_records(db)) == set(messages)
 
 
+def test_a_url_the_user_names_is_fetched_with_their_own_git_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user's credentials and URL rewrites apply to the URLs they name, as in their
+    shell (only a tree errdex reads has its config ignored): here an `insteadOf` in the
+    user's ~/.gitconfig turns an unreachable address into the local repository."""
+    monkeypatch.setenv("ERRDEX_CACHE_DIR", str(tmp_path / "cache"))
+    repo = tmp_path / "repo"
+    shas = hostile.library_repo(repo)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(
+        f'[url "file://{repo}"]\n\tinsteadOf = https://git.example.invalid/lib\n')
+    monkeypatch.setenv("HOME", str(home))
+    db = tmp_path / "db.sqlite"
+    code, _, err = _inprocess(capsys, "--db", str(db), "index",
+                              f"https://git.example.invalid/lib@{shas[0][:9]}")
+    assert (code, err) == (0, "")
+    assert _commit(db) == shas[0]
+    assert set(_records(db)) == {FIRST_MESSAGE}
+
+
 def test_a_short_sha_that_names_no_commit_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
