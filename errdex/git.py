@@ -14,8 +14,9 @@ at all, by `git config --file --no-includes`, which only reads.
 Every process that reads a tree errdex did not make also ignores the system and user
 config (`GIT_CONFIG_NOSYSTEM`, `GIT_CONFIG_GLOBAL`); a clone or fetch of a URL the user
 named keeps them, for the user's credentials and URL rewrites. Every process is told
-where its repository is (never discovered from the working directory), may use only the plain transports (no `ext::`, no `fd::`), never
-prompts, never pages, runs no hooks and has a time limit. Git's own first error line
+where its repository is (never discovered from the working directory), may use only
+the plain transports (no `ext::`, no `fd::`), never prompts, never pages, runs no hooks
+and has a time limit. Git's own first error line
 becomes the one-line error the user sees.
 """
 
