@@ -40,6 +40,10 @@ INDEX_VERSION = 2
 ALWAYS = ""  # the key of templates with no usable word: candidates for every text
 NEAR = "~"  # prefixes the rare words kept for approximate matching (read in a second step)
 APPROX_WORDS = 2  # rarest single words kept per template for approximate matching
+# Templates loaded for the nearest-record lookup of one text: a common word kept for
+# approximate matching (`~error`) may key most of a large database, and compiling 200k
+# templates for one `explain` takes many seconds. Past this the lookup uses the first.
+NEAR_LIMIT = 5_000
 _WORD_CHAR = re.compile(r"\w")
 
 
@@ -147,11 +151,11 @@ def is_complete(conn: sqlite3.Connection) -> bool:
 
 
 def candidate_entries(
-    conn: sqlite3.Connection, text: str, near: bool = False
+    conn: sqlite3.Connection, text: str, near: bool = False, limit: int | None = None
 ) -> list[MatchEntry] | None:
     """The entries whose keys the text hits (with `near`, also the records that share
-    a rare word, for approximate matching), or None when the index is missing or stale
-    (the caller then compiles every template)."""
+    a rare word, for approximate matching), at most `limit` of them, or None when the
+    index is missing or stale (the caller then compiles every template)."""
     if not is_complete(conn):
         return None
     keys = text_keys(text, near)
@@ -166,18 +170,23 @@ def candidate_entries(
             "FROM records r LEFT JOIN snapshots s ON s.repo = r.repo WHERE r.id IN "
             # CROSS JOIN fixes the order: probe the keys by the text's words, never scan.
             "(SELECT k.rid FROM temp.errdex_query_keys q CROSS JOIN match_keys k "
-            "ON k.key = q.key) "
-            "ORDER BY r.repo, r.path, r.line"
+            # The limit is on key hits, so the probe itself stops early too.
+            "ON k.key = q.key LIMIT ?) "
+            "ORDER BY r.repo, r.path, r.line",
+            (-1 if limit is None else limit,),
         ).fetchall()
     finally:
         conn.execute("DELETE FROM temp.errdex_query_keys")
     return entries_from_rows(rows)
 
 
-def matcher_for_text(store: SQLiteStore, text: str) -> Matcher | None:
+def matcher_for_text(
+    store: SQLiteStore, text: str, near_limit: int = NEAR_LIMIT
+) -> Matcher | None:
     """A matcher over only the templates `text` can match: those its words key, and
-    when none of them matches exactly, also the records sharing a rare word (for the
-    nearest-record lookup). None when the database has no key index."""
+    when none of them matches exactly, also (at most `near_limit`) records sharing a
+    rare word (for the nearest-record lookup). None when the database has no key
+    index; a matcher over no template when nothing is keyed."""
     from errdex.match import Matcher
 
     exact = store.match_candidates(text)
@@ -187,7 +196,7 @@ def matcher_for_text(store: SQLiteStore, text: str) -> Matcher | None:
     found, _ = matcher.match_with_stats(text, 1, exact_only=True) if text.strip() else ([], None)
     if found:
         return matcher
-    return Matcher(store.match_candidates(text, near=True) or [])
+    return Matcher(store.match_candidates(text, near=True, limit=near_limit) or [])
 
 
 def entries_from_rows(rows: Iterable[Sequence[object]]) -> list[MatchEntry]:

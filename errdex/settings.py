@@ -44,6 +44,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("max_file_bytes", 2_000_000, "skip source files larger than this", _positive_int),
     Setting("workers", 0, "processes that parse files (0: one per core, at most 4)",
             _positive_int),
+    Setting("lock_wait", 2, "seconds a reading command waits for a database another "
+            "process holds locked, before it fails with one line", _positive_int),
+    Setting("max_input_bytes", 50_000_000, "longest text `explain` reads (standard input, "
+            "or one --batch line); a longer one is refused unread", _positive_int),
 )
 BY_NAME = {setting.name: setting for setting in SETTINGS}
 
