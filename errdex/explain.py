@@ -12,6 +12,7 @@ answered on its own line without stopping the batch.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
@@ -28,6 +29,8 @@ MAX_INPUT_CHARS = 50_000_000
 # and skipped in pieces of READ_CHUNK bytes, never held whole.
 MAX_INPUT_BYTES = MAX_INPUT_CHARS
 READ_CHUNK = 1 << 20
+# Lone surrogates that are no surrogate escape of a byte (those are U+DC80..U+DCFF).
+_NOT_AN_ESCAPE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
 
 
 def load_matcher(store: SQLiteStore) -> Matcher:
@@ -41,11 +44,8 @@ def valid_text(text: str) -> str:
     storing such text fails with UnicodeEncodeError."""
     if text.isascii():
         return text
-    try:
-        raw = text.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:  # a lone surrogate that is no escaped byte
-        raw = text.encode("utf-8", "surrogatepass")
-    return raw.decode("utf-8", "replace")
+    text = _NOT_AN_ESCAPE.sub("\ufffd", text)
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def too_large(limit: int) -> UsageError:

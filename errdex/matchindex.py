@@ -158,26 +158,36 @@ def candidate_entries(
     index is missing or stale (the caller then compiles every template)."""
     if not is_complete(conn):
         return None
-    keys = text_keys(text, near)
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS errdex_query_keys (key TEXT PRIMARY KEY)")
+    keys = sorted(text_keys(text, near), key=_probe_order)
+    # Probed in this order (the rowid), so that with a limit the specific keys come
+    # first and the templates no word keys (ALWAYS) fill only what is left.
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS errdex_probe_keys "
+                 "(pos INTEGER PRIMARY KEY, key TEXT NOT NULL)")
     try:
-        conn.execute("DELETE FROM temp.errdex_query_keys")
+        conn.execute("DELETE FROM temp.errdex_probe_keys")
         conn.executemany(
-            "INSERT OR IGNORE INTO temp.errdex_query_keys VALUES (?)", ((k,) for k in keys)
+            "INSERT INTO temp.errdex_probe_keys VALUES (?, ?)", enumerate(keys)
         )
         rows = conn.execute(
             "SELECT r.id, r.repo, r.exception, r.language, r.match_data, s.version "
             "FROM records r LEFT JOIN snapshots s ON s.repo = r.repo WHERE r.id IN "
             # CROSS JOIN fixes the order: probe the keys by the text's words, never scan.
-            "(SELECT k.rid FROM temp.errdex_query_keys q CROSS JOIN match_keys k "
+            "(SELECT k.rid FROM temp.errdex_probe_keys q CROSS JOIN match_keys k "
             # The limit is on key hits, so the probe itself stops early too.
-            "ON k.key = q.key LIMIT ?) "
+            "ON k.key = q.key ORDER BY q.pos LIMIT ?) "
             "ORDER BY r.repo, r.path, r.line",
             (-1 if limit is None else limit,),
         ).fetchall()
     finally:
-        conn.execute("DELETE FROM temp.errdex_query_keys")
+        conn.execute("DELETE FROM temp.errdex_probe_keys")
     return entries_from_rows(rows)
+
+
+def _probe_order(key: str) -> tuple[int, int, str]:
+    """Word pairs, then words, longest first, then approximate-matching keys, and
+    ALWAYS last: what is likelier to single out a template is probed first."""
+    rank = 3 if key == ALWAYS else 2 if key.startswith(NEAR) else 0 if " " in key else 1
+    return (rank, -len(key), key)
 
 
 def matcher_for_text(
