@@ -25,7 +25,7 @@ from errdex.explain import (
     valid_text,
 )
 from errdex.matchindex import matcher_for_text
-from errdex.store import SQLiteStore
+from errdex.store import WRITE_TIMEOUT, SQLiteStore
 
 
 class _Parser(argparse.ArgumentParser):
@@ -116,12 +116,15 @@ def _say(message: str) -> None:
     print(terminal.error_line(message), file=sys.stderr)
 
 
-def _open_store(args: argparse.Namespace, *, create: bool = False) -> SQLiteStore:
-    """Writers wait for a lock as long as SQLite's default allows; readers only
-    --lock-wait seconds, then fail with one line instead of seeming to hang."""
+def _open_store(
+    args: argparse.Namespace, *, create: bool = False, writes: bool = False
+) -> SQLiteStore:
+    """Writers wait for another writer's lock as long as the store's WRITE_TIMEOUT;
+    readers only --lock-wait seconds, then fail with one line instead of seeming to
+    hang."""
     path = settings.database_path(args.db)
-    if create:
-        return SQLiteStore(path, create=True)
+    if create or writes:
+        return SQLiteStore(path, create=create, timeout=WRITE_TIMEOUT)
     wait = settings.resolve("lock_wait", args.lock_wait)
     return SQLiteStore(path, create=False, timeout=float(wait or 0))
 
@@ -173,7 +176,7 @@ def _read_text(args: argparse.Namespace) -> str:
         if args.text is None and sys.stdin.isatty():
             raise UsageError("give the error text, or - to read it from standard input")
         return read_input(_stdin_bytes(), _input_limit(args))
-    return valid_text(str(args.text))
+    return str(args.text)
 
 
 def _explain(args: argparse.Namespace, out: TextIO) -> int:
@@ -300,7 +303,7 @@ def _write_pages(store: SQLiteStore, repo: str | None, use_llm: bool, out: TextI
 
 
 def _analyze(args: argparse.Namespace, out: TextIO) -> int:
-    with _open_store(args) as store:
+    with _open_store(args, writes=True) as store:
         if args.repo and not store.has_repo(args.repo):
             raise UsageError(f"repository {args.repo!r} is not indexed")
         _write_pages(store, args.repo, args.llm, out)
@@ -325,6 +328,20 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
     return 1 if report["unknown"] else 0
 
 
+# Arguments that are text, not paths: argv that is not UTF-8 reaches Python as surrogate
+# escapes, which can't be stored, looked up in SQLite or printed. Paths keep theirs, so
+# that a file with such a name still opens.
+TEXT_ARGS = ("text", "id", "repo", "commit")
+
+
+def _valid_text_args(args: argparse.Namespace) -> argparse.Namespace:
+    for name in TEXT_ARGS:
+        value = getattr(args, name, None)
+        if isinstance(value, str):
+            setattr(args, name, valid_text(value))
+    return args
+
+
 COMMANDS = {"index": _index, "explain": _explain, "show": _show, "list": _list,
             "serve": _serve, "export": _export, "scan": _scan, "run": _run,
             "analyze": _analyze, "check": _check}
@@ -333,7 +350,7 @@ COMMANDS = {"index": _index, "explain": _explain, "show": _show, "list": _list,
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     try:
-        args = build_parser().parse_args(argv)
+        args = _valid_text_args(build_parser().parse_args(argv))
         return COMMANDS[args.command](args, out)
     except ErrdexError as exc:
         _say(exc.message)

@@ -323,13 +323,14 @@ class SQLiteStore:
         return [dict(row) for row in rows]
 
     def match_candidates(
-        self, text: str, near: bool = False, limit: int | None = None
+        self, text: str, near: bool = False, limit: int | None = None,
+        near_only: bool = False,
     ) -> list[MatchEntry] | None:
         """The entries `text` can match (at most `limit`), from the on-disk key index
         (`errdex.matchindex`); None when this database has no complete key index (then
         use `match_entries`)."""
         with self._reading() as conn:
-            return matchindex.candidate_entries(conn, text, near, limit)
+            return matchindex.candidate_entries(conn, text, near, limit, near_only)
 
     def match_entries(self) -> list[MatchEntry]:
         """What the matcher needs of every record, without the pages' prose."""

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from errdex import hook, terminal
+from errdex.matchindex import NEAR_LIMIT, matcher_for_text
 from errdex.models import IndexSummary, Language, Snapshot
 from errdex.store import SQLiteStore
 from tests.builders import make_record
@@ -318,6 +319,18 @@ def test_the_hook_loads_only_templates_the_key_index_selects(crowded: Path) -> N
     assert "your values: x = 5" in out
     # the unkeyed templates fill only what the specific keys left
     assert stats.entries <= hook.MAX_CANDIDATES
+
+
+def test_explain_loads_a_bounded_number_of_templates_to_guess_from(crowded: Path) -> None:
+    """A word every template keeps for approximate matching ("~error") would have
+    `explain` compile all of them for one unrelated text."""
+    with SQLiteStore(crowded, create=False) as store:
+        guessed = matcher_for_text(store, "connection error in file", near_limit=500)
+        # the unkeyed templates (every text's exact candidates), and 500 guesses
+        assert guessed is not None and len(guessed.entries) == UNKEYED + 500
+        exact = matcher_for_text(store, "error 5 in file at line code77", near_limit=500)
+        assert exact is not None and len(exact.entries) == UNKEYED + 1  # exact: no guesses
+    assert NEAR_LIMIT < MANY + UNKEYED + 10_000
 
 
 def test_the_hook_does_not_search_a_database_without_a_key_index(
