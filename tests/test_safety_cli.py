@@ -126,6 +126,17 @@ def test_explain_takes_argv_and_stdin_that_are_not_utf8(world: dict[str, Path]) 
         assert not raw_controls(as_json.stdout)
 
 
+def test_other_text_arguments_that_are_not_utf8_are_one_line(world: dict[str, Path]) -> None:
+    db = str(world["db"])
+    shown = errdex("--db", db, "show", b"\xff\x1b[2J")
+    assert shown.returncode == 1
+    assert one_line(shown.stderr) == "errdex: no error with id '\ufffd\\x1b[2J'\n"
+    listed = errdex("--db", db, "list", "--repo", b"\xfe")
+    assert listed.returncode == 2
+    assert one_line(listed.stderr) == ("errdex: repository '\ufffd' is not indexed (indexed: "
+                                       "hostile/cli)\n")
+
+
 def test_explain_stops_reading_stdin_at_the_limit(world: dict[str, Path]) -> None:
     limit, chunk, total = 100_000, 1 << 16, 64 << 20
     environ = {k: v for k, v in os.environ.items() if not k.startswith("ERRDEX_")}
