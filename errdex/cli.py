@@ -1,23 +1,31 @@
 """The `errdex` command: parse arguments, call the library, print. No logic of its own.
 
 Every failure errdex knows of becomes one line on stderr and a non-zero exit: 1 for
-"nothing found" or a failing store, 2 for bad usage or input.
+"nothing found" or a failing store, 2 for bad usage or input. Everything printed goes
+through `errdex.terminal` (`write`, `json_text`, `error_line`), which makes the control
+characters indexed code or pasted text may carry inert.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import io
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn, TextIO
+from typing import Any, BinaryIO, NoReturn, TextIO, cast
 
 from errdex import settings, terminal
 from errdex.errors import ErrdexError, UsageError
-from errdex.explain import explain_text, load_matcher
+from errdex.explain import (
+    batch_lines,
+    explain_text,
+    load_matcher,
+    read_input,
+    valid_text,
+)
 from errdex.matchindex import matcher_for_text
-from errdex.store import SQLiteStore
+from errdex.store import WRITE_TIMEOUT, SQLiteStore
 
 
 class _Parser(argparse.ArgumentParser):
@@ -34,6 +42,7 @@ def _add_setting(parser: argparse.ArgumentParser, name: str) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="errdex", description="Explain any library's errors from its code.")
     _add_setting(parser, "db")
+    _add_setting(parser, "lock_wait")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     index = commands.add_parser("index", help="index repositories or installed packages")
@@ -62,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help='JSON lines of {"text": ...} (- for stdin); one result per line')
     explain.add_argument("--json", action="store_true", help="print JSON")
     explain.add_argument("--limit", type=int, default=5, help="matches to show (default 5)")
+    _add_setting(explain, "max_input_bytes")
 
     show = commands.add_parser("show", help="show one error by id")
     show.add_argument("id")
@@ -97,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _dump(data: Any, out: TextIO) -> None:
-    out.write(json.dumps(data, ensure_ascii=False) + "\n")
+    out.write(terminal.json_text(data) + "\n")
 
 
 def _emit(data: Any, out: TextIO, as_json: bool,
@@ -105,11 +115,26 @@ def _emit(data: Any, out: TextIO, as_json: bool,
     if as_json:
         _dump(data, out)
     else:
-        terminal.write(render(data, terminal.Style(terminal.use_color(out))), out)
+        style = terminal.Style(terminal.use_color(out))
+        terminal.write(render(terminal.clean(data), style), out)
 
 
-def _open_store(args: argparse.Namespace, *, create: bool = False) -> SQLiteStore:
-    return SQLiteStore(settings.database_path(args.db), create=create)
+def _say(message: str) -> None:
+    """One line on stderr."""
+    print(terminal.error_line(message), file=sys.stderr)
+
+
+def _open_store(
+    args: argparse.Namespace, *, create: bool = False, writes: bool = False
+) -> SQLiteStore:
+    """Writers wait for another writer's lock as long as the store's WRITE_TIMEOUT;
+    readers only --lock-wait seconds, then fail with one line instead of seeming to
+    hang."""
+    path = settings.database_path(args.db)
+    if create or writes:
+        return SQLiteStore(path, create=create, timeout=WRITE_TIMEOUT)
+    wait = settings.resolve("lock_wait", args.lock_wait)
+    return SQLiteStore(path, create=False, timeout=float(wait or 0))
 
 
 def _index(args: argparse.Namespace, out: TextIO) -> int:
@@ -140,11 +165,25 @@ def _index(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _stdin_bytes() -> BinaryIO:
+    """Standard input as bytes: decoding is errdex's (with replacement), not the
+    locale's. A text stream put in place of stdin (a test, an embedding program) has
+    no bytes below it and is read whole."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is not None:
+        return cast(BinaryIO, buffer)
+    return io.BytesIO(sys.stdin.read().encode("utf-8", "surrogateescape"))
+
+
+def _input_limit(args: argparse.Namespace) -> int:
+    return int(settings.resolve("max_input_bytes", args.max_input_bytes) or 0)
+
+
 def _read_text(args: argparse.Namespace) -> str:
     if args.text is None or args.text == "-":
         if args.text is None and sys.stdin.isatty():
             raise UsageError("give the error text, or - to read it from standard input")
-        return sys.stdin.read()
+        return read_input(_stdin_bytes(), _input_limit(args))
     return str(args.text)
 
 
@@ -157,42 +196,45 @@ def _explain(args: argparse.Namespace, out: TextIO) -> int:
         return _explain_batch(args, out)
     text = _read_text(args)
     with _open_store(args) as store:
-        # The on-disk key index loads only the templates the text can match.
-        matcher = matcher_for_text(store, text) or load_matcher(store)
+        # The on-disk key index loads only the templates the text can match; only a
+        # database without one (written by an older errdex) compiles every template.
+        matcher = matcher_for_text(store, text)
+        if matcher is None:
+            matcher = load_matcher(store)
         result = explain_text(store, matcher, text, args.limit)
     _emit(result, out, args.json, terminal.explain_text)
     if not result["matches"]:
-        print("errdex: no known error matches this text", file=sys.stderr)
+        _say("no known error matches this text")
         return 1
     return 0
 
 
 def _explain_batch(args: argparse.Namespace, out: TextIO) -> int:
+    """One JSON line out per line in, flushed as it is written: a bad line gets an
+    error object and the batch goes on, and what was answered is never lost."""
     try:
-        stream = sys.stdin if args.batch == "-" else open(args.batch, encoding="utf-8")  # noqa: SIM115
+        stream = _stdin_bytes() if args.batch == "-" else open(args.batch, "rb")  # noqa: SIM115
     except OSError as exc:
         raise UsageError(f"cannot read {args.batch}: {exc.strerror}") from None
     matched = bad = 0
     with stream, _open_store(args) as store:
         matcher = load_matcher(store)
-        for number, line in enumerate(stream, 1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-                text = item["text"] if isinstance(item, dict) else None
-                if not isinstance(text, str):
-                    raise ValueError('each line must be an object with a string "text"')
-                result = explain_text(store, matcher, text, args.limit)
-            except (ValueError, ErrdexError) as exc:
+        for line in batch_lines(stream, _input_limit(args)):
+            message = line.error
+            if line.text is not None:
+                try:
+                    result = explain_text(store, matcher, line.text, args.limit)
+                except (ValueError, RecursionError, ErrdexError) as exc:
+                    message = exc.message if isinstance(exc, ErrdexError) else str(exc)
+                else:
+                    matched += bool(result["matches"])
+                    _dump(result, out)
+            if message is not None:
                 bad += 1
-                message = exc.message if isinstance(exc, ErrdexError) else str(exc)
-                _dump({"line": number, "error": {"message": message}}, out)
-                continue
-            matched += bool(result["matches"])
-            _dump(result, out)
+                _dump({"line": line.number, "error": {"message": message}}, out)
+            out.flush()
     if bad:
-        print(f"errdex: {bad} line(s) of {args.batch} could not be read", file=sys.stderr)
+        _say(f"{bad} line(s) of {args.batch} could not be read")
         return 2
     return 0 if matched else 1
 
@@ -230,7 +272,7 @@ def _export(args: argparse.Namespace, out: TextIO) -> int:
 
     with _open_store(args) as store:
         pages = export_site(store, args.dir)
-    out.write(f"wrote {pages} pages to {args.dir}\n")
+    terminal.write(f"wrote {pages} pages to {args.dir}", out)
     return 0
 
 
@@ -270,17 +312,17 @@ def _write_pages(store: SQLiteStore, repo: str | None, use_llm: bool, out: TextI
     written, stats = analyze_store(store, repo, config_from_env() if use_llm else None,
                                    progress)
     progress.clear()
-    out.write(f"pages written: {written}\n")
+    terminal.write(f"pages written: {written}", out)
     if stats is not None:
-        out.write(f"model: asked {stats.asked}, cached {stats.cached}, failed {stats.failed}, "
-                  f"sections rejected {stats.rejected_sections}, tokens "
-                  f"{stats.prompt_tokens} in / {stats.completion_tokens} out\n")
+        terminal.write(f"model: asked {stats.asked}, cached {stats.cached}, failed "
+                       f"{stats.failed}, sections rejected {stats.rejected_sections}, tokens "
+                       f"{stats.prompt_tokens} in / {stats.completion_tokens} out", out)
         for error in stats.errors[:3]:
-            print(f"errdex: model endpoint: {error}", file=sys.stderr)
+            _say(f"model endpoint: {error}")
 
 
 def _analyze(args: argparse.Namespace, out: TextIO) -> int:
-    with _open_store(args) as store:
+    with _open_store(args, writes=True) as store:
         if args.repo and not store.has_repo(args.repo):
             raise UsageError(f"repository {args.repo!r} is not indexed")
         _write_pages(store, args.repo, args.llm, out)
@@ -298,10 +340,25 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
         _dump(report, out)
     else:
         for u in report["unknown"]:
-            out.write(f"{u['id']} {u['writer']} {u['section']}: `{u['name']}` is not in the code\n")
-        out.write(f"{report['records']} records checked, {len(report['unknown'])} unknown "
-                  f"names ({report['facts_unknown']} in facts-written pages)\n")
+            terminal.write(f"{u['id']} {u['writer']} {u['section']}: `{u['name']}` is not in "
+                           "the code", out)
+        terminal.write(f"{report['records']} records checked, {len(report['unknown'])} "
+                       f"unknown names ({report['facts_unknown']} in facts-written pages)", out)
     return 1 if report["unknown"] else 0
+
+
+# Arguments that are text, not paths: argv that is not UTF-8 reaches Python as surrogate
+# escapes, which can't be stored, looked up in SQLite or printed. Paths keep theirs, so
+# that a file with such a name still opens.
+TEXT_ARGS = ("text", "id", "repo", "commit")
+
+
+def _valid_text_args(args: argparse.Namespace) -> argparse.Namespace:
+    for name in TEXT_ARGS:
+        value = getattr(args, name, None)
+        if isinstance(value, str):
+            setattr(args, name, valid_text(value))
+    return args
 
 
 COMMANDS = {"index": _index, "explain": _explain, "show": _show, "list": _list,
@@ -312,21 +369,21 @@ COMMANDS = {"index": _index, "explain": _explain, "show": _show, "list": _list,
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     try:
-        args = build_parser().parse_args(argv)
+        args = _valid_text_args(build_parser().parse_args(argv))
         return COMMANDS[args.command](args, out)
     except ErrdexError as exc:
-        print(f"errdex: {exc.message}", file=sys.stderr)
+        _say(exc.message)
         return exc.exit_code
     except KeyboardInterrupt:
-        print("errdex: interrupted", file=sys.stderr)
+        _say("interrupted")
         return 130
     except BrokenPipeError:
         return 0
     except Exception as exc:  # a bug of errdex's own: still one line, unless debugging
         if os.environ.get("ERRDEX_DEBUG"):
             raise
-        print(f"errdex: internal error ({type(exc).__name__}: {exc}); "
-              "set ERRDEX_DEBUG=1 for the traceback", file=sys.stderr)
+        _say(f"internal error ({type(exc).__name__}: {exc}); set ERRDEX_DEBUG=1 for the "
+             "traceback")
         return 70
 
 

@@ -12,6 +12,14 @@ templates the traceback's words select are loaded (`errdex.matchindex`).
 
 or, for every Python process, `ERRDEX_HOOK=1` with the `sitecustomize` recipe in the
 README, or `python -m errdex run script.py [args]`.
+
+The hook runs inside someone else's program, after their error, so it has a budget (about
+200 ms, whatever the database or the exception): it matches at most the traceback's last
+`MAX_TEXT_CHARS` characters (and of each line its first `MAX_LINE_CHARS`), loads at most
+`MAX_CANDIDATES` templates, and only those the key index selects for an exact match (no
+key hit means no match: it never compiles every template, and a database without a key
+index is not searched at all), and waits at most `LOCK_WAIT` seconds for a database
+another process holds locked. Past any of these it gives up with its one line.
 """
 
 from __future__ import annotations
@@ -21,6 +29,10 @@ from types import TracebackType
 from typing import Any, TextIO
 
 ENV_VAR = "ERRDEX_HOOK"
+MAX_TEXT_CHARS = 64 * 1024  # of the formatted traceback, the end (where its error is)
+MAX_LINE_CHARS = 8 * 1024  # of each line, the start (where the message's text is)
+MAX_CANDIDATES = 256  # templates loaded from the store for one exception
+LOCK_WAIT = 0.05  # seconds to wait for a locked database
 _installed: list[Any] = []  # the hook we replaced, while ours is installed
 
 
@@ -54,18 +66,27 @@ def install_from_env() -> None:
         install()
 
 
+class HookStats:
+    """The work one explanation did: tests bound it by counting, not by the clock."""
+
+    def __init__(self) -> None:
+        self.chars = 0  # characters of the traceback matched
+        self.entries = 0  # templates loaded from the store
+
+
 def explain_exception(
-    value: BaseException, tb: TracebackType | None, out: TextIO, db: str | None = None
+    value: BaseException, tb: TracebackType | None, out: TextIO, db: str | None = None,
+    stats: HookStats | None = None,
 ) -> None:
     """Write errdex's explanation of an exception that was already printed. Never raises
     (except KeyboardInterrupt and SystemExit raised while it runs)."""
     try:
-        import traceback
-
-        text = "".join(traceback.format_exception(type(value), value, tb))
-        block = explanation_text(text, db)
+        block = explanation_text(bounded_traceback(value, tb), db, stats)
     except Exception as exc:  # the user's error must stay what they see
-        block = f"errdex: could not explain this error ({type(exc).__name__}: {exc})"
+        from errdex.terminal import safe
+
+        block = safe(f"errdex: could not explain this error ({type(exc).__name__}: {exc})",
+                     one_line=True)
     try:
         if block:
             out.write("\n" + block + "\n")
@@ -74,22 +95,51 @@ def explain_exception(
         pass
 
 
-def explanation_text(text: str, db: str | None = None) -> str:
-    """The block the hook prints for a formatted traceback; "" when nothing matched."""
+def bounded_traceback(value: BaseException, tb: TracebackType | None) -> str:
+    """The traceback as Python formats it, but only its last MAX_TEXT_CHARS characters
+    and of each piece (a frame, the message line) its first MAX_LINE_CHARS: a 50 MB
+    message costs no more to look up than a short one."""
+    import traceback
+    from collections import deque
+
+    kept: deque[str] = deque()
+    size = 0
+    for piece in traceback.TracebackException(type(value), value, tb).format():
+        if len(piece) > MAX_LINE_CHARS:
+            piece = piece[:MAX_LINE_CHARS] + "\n"
+        kept.append(piece)
+        size += len(piece)
+        while size > MAX_TEXT_CHARS and len(kept) > 1:
+            size -= len(kept.popleft())
+    return "".join(kept)[-MAX_TEXT_CHARS:]
+
+
+def explanation_text(text: str, db: str | None = None, stats: HookStats | None = None) -> str:
+    """The block the hook prints for a formatted traceback: the explanation, or one line
+    saying why there is none. Only exact matches count, so only the templates the key
+    index selects for an exact match are loaded (at most MAX_CANDIDATES)."""
     from errdex import settings
     from errdex.match import Matcher
-    from errdex.matchindex import matcher_for_text
     from errdex.store import SQLiteStore
+    from errdex.terminal import safe
 
+    stats = stats if stats is not None else HookStats()
+    text = text[-MAX_TEXT_CHARS:]
+    stats.chars += len(text)
     path = settings.database_path(db)
-    with SQLiteStore(path, create=False) as store:
-        matcher = matcher_for_text(store, text) or Matcher(store.match_entries())
-        matches = [m for m in matcher.match(text, limit=3) if m.exact]
+    with SQLiteStore(path, create=False, timeout=LOCK_WAIT) as store:
+        entries = store.match_candidates(text, limit=MAX_CANDIDATES)
+        if entries is None:
+            return safe(f"errdex: {path} has no key index (written by an older errdex): run "
+                        "`errdex index` again to explain errors here", one_line=True)
+        stats.entries += len(entries)
+        matches = [m for m in Matcher(entries).match(text, limit=3) if m.exact]
         if not matches:
-            return f"errdex: no indexed error matches this exception ({path})"
+            return safe(f"errdex: no indexed error matches this exception ({path})",
+                        one_line=True)
         best = matches[0]
         record = store.record_dict(best.record_id)
-    return _render(record, best.values, best.site_index, best.why)
+    return safe(_render(record, best.values, best.site_index, best.why))
 
 
 def _render(

@@ -40,6 +40,10 @@ INDEX_VERSION = 2
 ALWAYS = ""  # the key of templates with no usable word: candidates for every text
 NEAR = "~"  # prefixes the rare words kept for approximate matching (read in a second step)
 APPROX_WORDS = 2  # rarest single words kept per template for approximate matching
+# Templates loaded for the nearest-record lookup of one text: a common word kept for
+# approximate matching (`~error`) may key most of a large database, and compiling 200k
+# templates for one `explain` takes many seconds. Past this the lookup uses the first.
+NEAR_LIMIT = 5_000
 _WORD_CHAR = re.compile(r"\w")
 
 
@@ -64,10 +68,12 @@ def _has_separator(text: str) -> bool:
     return any(not _WORD_CHAR.match(c) for c in text)
 
 
-def text_keys(text: str, near: bool = False) -> set[str]:
+def text_keys(text: str, near: bool = False, near_only: bool = False) -> set[str]:
     """Every key a text can hit: its words, its adjacent word pairs, and ALWAYS; with
-    `near`, also its words as approximate-matching keys."""
+    `near`, also its words as approximate-matching keys; with `near_only`, only those."""
     words = WORD.findall(text.lower())
+    if near_only:
+        return {NEAR + w for w in set(words)}
     keys = set(words)
     keys.update(f"{a} {b}" for a, b in itertools.pairwise(words))
     if near:
@@ -147,37 +153,52 @@ def is_complete(conn: sqlite3.Connection) -> bool:
 
 
 def candidate_entries(
-    conn: sqlite3.Connection, text: str, near: bool = False
+    conn: sqlite3.Connection, text: str, near: bool = False, limit: int | None = None,
+    near_only: bool = False,
 ) -> list[MatchEntry] | None:
     """The entries whose keys the text hits (with `near`, also the records that share
-    a rare word, for approximate matching), or None when the index is missing or stale
-    (the caller then compiles every template)."""
+    a rare word, for approximate matching; with `near_only`, only those), at most
+    `limit` of them, or None when the index is missing or stale (the caller then
+    compiles every template)."""
     if not is_complete(conn):
         return None
-    keys = text_keys(text, near)
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS errdex_query_keys (key TEXT PRIMARY KEY)")
-    try:
-        conn.execute("DELETE FROM temp.errdex_query_keys")
-        conn.executemany(
-            "INSERT OR IGNORE INTO temp.errdex_query_keys VALUES (?)", ((k,) for k in keys)
-        )
-        rows = conn.execute(
-            "SELECT r.id, r.repo, r.exception, r.language, r.match_data, s.version "
-            "FROM records r LEFT JOIN snapshots s ON s.repo = r.repo WHERE r.id IN "
-            # CROSS JOIN fixes the order: probe the keys by the text's words, never scan.
-            "(SELECT k.rid FROM temp.errdex_query_keys q CROSS JOIN match_keys k "
-            "ON k.key = q.key) "
-            "ORDER BY r.repo, r.path, r.line"
-        ).fetchall()
-    finally:
-        conn.execute("DELETE FROM temp.errdex_query_keys")
+    keys: Iterable[str] = text_keys(text, near, near_only)
+    if limit is not None:
+        keys = _probe_order(keys)
+    # The keys go in as one JSON array, probed by json_each: a megabyte of text has a
+    # million keys, and a temp table of them costs seconds to fill; this, a fraction.
+    rows = conn.execute(
+        "SELECT r.id, r.repo, r.exception, r.language, r.match_data, s.version "
+        "FROM records r LEFT JOIN snapshots s ON s.repo = r.repo WHERE r.id IN "
+        # CROSS JOIN fixes the order: the keys in the array's order, each probing the
+        # index (never a scan); the limit is on key hits, so the probe stops early too.
+        "(SELECT k.rid FROM json_each(?) q CROSS JOIN match_keys k ON k.key = q.value "
+        "LIMIT ?) "
+        "ORDER BY r.repo, r.path, r.line",
+        (json.dumps(list(keys), ensure_ascii=False), -1 if limit is None else limit),
+    ).fetchall()
     return entries_from_rows(rows)
 
 
-def matcher_for_text(store: SQLiteStore, text: str) -> Matcher | None:
+def _probe_order(keys: Iterable[str]) -> list[str]:
+    """Words and pairs, then approximate-matching keys, then ALWAYS: probed in this
+    order, the keys that single out a template fill a limit first, and the templates no
+    word keys only what is left. (A partition, not a sort: a text may have millions.)"""
+    exact: list[str] = []
+    near: list[str] = []
+    always: list[str] = []
+    for key in keys:
+        (always if key == ALWAYS else near if key.startswith(NEAR) else exact).append(key)
+    return exact + near + always
+
+
+def matcher_for_text(
+    store: SQLiteStore, text: str, near_limit: int = NEAR_LIMIT
+) -> Matcher | None:
     """A matcher over only the templates `text` can match: those its words key, and
-    when none of them matches exactly, also the records sharing a rare word (for the
-    nearest-record lookup). None when the database has no key index."""
+    when none of them matches exactly, also (at most `near_limit`) records sharing a
+    rare word (for the nearest-record lookup). None when the database has no key
+    index; a matcher over no template when nothing is keyed."""
     from errdex.match import Matcher
 
     exact = store.match_candidates(text)
@@ -187,7 +208,12 @@ def matcher_for_text(store: SQLiteStore, text: str) -> Matcher | None:
     found, _ = matcher.match_with_stats(text, 1, exact_only=True) if text.strip() else ([], None)
     if found:
         return matcher
-    return Matcher(store.match_candidates(text, near=True) or [])
+    # Only the approximate-matching keys are probed now: the others just were.
+    near = store.match_candidates(text, near_only=True, limit=near_limit) or []
+    known = {entry.record_id for entry in exact}
+    entries = exact + [entry for entry in near if entry.record_id not in known]
+    entries.sort(key=lambda e: (e.repo, e.sites[0] if e.sites else ("", 0)))
+    return Matcher(entries)
 
 
 def entries_from_rows(rows: Iterable[Sequence[object]]) -> list[MatchEntry]:

@@ -50,6 +50,10 @@ SETTINGS: tuple[Setting, ...] = (
             "its headers before it is disconnected", _positive_int),
     Setting("keep_alive_timeout", 5, "serve: seconds an idle keep-alive connection is kept",
             _positive_int),
+    Setting("lock_wait", 2, "seconds a reading command waits for a database another "
+            "process holds locked, before it fails with one line", _positive_int),
+    Setting("max_input_bytes", 50_000_000, "longest text `explain` reads (standard input, "
+            "or one --batch line); a longer one is refused unread", _positive_int),
 )
 BY_NAME = {setting.name: setting for setting in SETTINGS}
 

@@ -8,7 +8,9 @@ contract plus the few columns that listing, searching and matching need.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import urllib.parse
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -91,25 +93,54 @@ class TextSearch:
     complete: bool
 
 
+WRITE_TIMEOUT = 30.0  # seconds a writer waits for another writer's lock
+READ_TIMEOUT = 2.0  # seconds a reader waits by default (the CLI's --lock-wait)
+# What sqlite3 says when it cannot write next to the file (read-only media, a directory
+# the user can't write): a reader then opens the database read-only.
+_CANNOT_WRITE = ("unable to open database file", "readonly database", "read-only file system")
+
+
+def _cannot_write(exc: sqlite3.Error) -> bool:
+    return any(text in str(exc).lower() for text in _CANNOT_WRITE)
+
+
 class SQLiteStore:
     """The default store. Open for reading with `create=False`: a missing file is then
-    an error rather than a new empty database."""
+    an error rather than a new empty database, and a file errdex can't write next to
+    (read-only media: WAL needs its -shm and -wal files) is opened read-only, and failing
+    that as immutable. `timeout` is how long to wait for a lock another process holds;
+    waiting longer ends in a one-line StoreError "... is locked"."""
 
-    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+    def __init__(
+        self, path: str | Path, *, create: bool = True, timeout: float | None = None
+    ) -> None:
         self.path = Path(path)
-        if str(path) != ":memory:":
+        self.timeout = (WRITE_TIMEOUT if create else READ_TIMEOUT) if timeout is None else timeout
+        self.read_only = False  # opened read-only because the location can't be written
+        memory = str(path) == ":memory:"
+        if not memory:
             if not create and not self.path.exists():
                 raise StoreError(f"no database at {self.path}: run `errdex index` first")
             if self.path.is_dir():
                 raise StoreError(f"database path {self.path} is a directory")
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise StoreError(f"cannot create {self.path.parent}: {exc.strerror}") from None
+            if create:
+                try:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    raise StoreError(
+                        f"cannot create {self.path.parent}: {exc.strerror}") from None
         try:
-            self._conn = sqlite3.connect(str(path), timeout=30, check_same_thread=False)
-            self._conn.row_factory = sqlite3.Row
-            version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+            if create or memory or self._writable():
+                self._conn = self._connect(str(path), uri=False)
+                try:
+                    version = self._user_version()
+                except sqlite3.OperationalError as exc:
+                    if create or not _cannot_write(exc):
+                        raise
+                    self._conn.close()
+                    version = self._open_read_only()
+            else:
+                version = self._open_read_only()
             if version > SCHEMA_VERSION:
                 raise StoreError(f"{self.path} was written by a newer errdex (schema {version})")
             if create:
@@ -119,7 +150,42 @@ class SQLiteStore:
             elif version == 0:
                 raise StoreError(f"{self.path} is not an errdex database")
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open database {self.path}: {exc}") from None
+            raise self._error("open", exc) from None
+
+    def _connect(self, target: str, *, uri: bool) -> sqlite3.Connection:
+        conn = sqlite3.connect(target, timeout=self.timeout, check_same_thread=False, uri=uri)
+        conn.row_factory = sqlite3.Row
+        return conn
+
+    def _user_version(self) -> int:
+        return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+
+    def _writable(self) -> bool:
+        """Whether SQLite can write the file and make its -wal/-shm next to it."""
+        return os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK)
+
+    def _open_read_only(self) -> int:
+        """Open read-only (`mode=ro`, which still reads a WAL database's -wal when its
+        -shm exists), else as immutable (no locks, no -shm: right for read-only media,
+        where no one can be writing). Returns the schema version."""
+        self.read_only = True
+        base = "file:" + urllib.parse.quote(str(self.path.absolute()))
+        try:
+            self._conn = self._connect(base + "?mode=ro", uri=True)
+            return self._user_version()
+        except sqlite3.OperationalError as exc:
+            if not _cannot_write(exc):
+                raise
+            self._conn.close()
+        self._conn = self._connect(base + "?immutable=1", uri=True)
+        return self._user_version()
+
+    def _error(self, action: str, exc: sqlite3.Error) -> StoreError:
+        """One line for a failing database; a lock says whose and how long we waited."""
+        if "locked" in str(exc) or "busy" in str(exc):
+            return StoreError(f"database {self.path} is locked by another process (waited "
+                              f"{self.timeout:g} s)")
+        return StoreError(f"cannot {action} database {self.path}: {exc}")
 
     def close(self) -> None:
         self._conn.close()
@@ -135,7 +201,7 @@ class SQLiteStore:
         try:
             yield self._conn
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot read database {self.path}: {exc}") from None
+            raise self._error("read", exc) from None
 
     # -- writing ------------------------------------------------------------------------
 
@@ -322,11 +388,15 @@ class SQLiteStore:
         with self._reading() as conn:
             return int(conn.execute("PRAGMA data_version").fetchone()[0])
 
-    def match_candidates(self, text: str, near: bool = False) -> list[MatchEntry] | None:
-        """The entries `text` can match, from the on-disk key index (`errdex.matchindex`);
-        None when this database has no complete key index (then use `match_entries`)."""
+    def match_candidates(
+        self, text: str, near: bool = False, limit: int | None = None,
+        near_only: bool = False,
+    ) -> list[MatchEntry] | None:
+        """The entries `text` can match (at most `limit`), from the on-disk key index
+        (`errdex.matchindex`); None when this database has no complete key index (then
+        use `match_entries`)."""
         with self._reading() as conn:
-            return matchindex.candidate_entries(conn, text, near)
+            return matchindex.candidate_entries(conn, text, near, limit, near_only)
 
     def match_entries(self) -> list[MatchEntry]:
         """What the matcher needs of every record, without the pages' prose."""

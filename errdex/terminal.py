@@ -1,17 +1,94 @@
 """How the CLI shows things on a terminal: records, matches, listings, summaries and
 progress. Plain text that reads well piped; colour only on a terminal, and never when
 NO_COLOR is set (FORCE_COLOR forces it).
+
+Everything errdex prints comes from code it indexed or text a user pasted, and either may
+carry terminal control sequences (a message with `\x1b]52;...` writes the clipboard, a
+file name with `\x1b[2J` clears the screen, a bidi override reorders what is read).
+`safe` is the one place that makes such text inert: every control character but newline
+and tab, every C1 control, the bidi overrides and any lone surrogate are shown as a
+visible escape (`\x1b`, `\u202e`) instead. `write`, `error_line`, `Progress` and the
+hook all go through it, and the CLI cleans the data it renders (`clean`) before styling
+it, so the only escape sequences that reach a terminal are `Style`'s own. `json_text` is
+the same rule for JSON output.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import sys
 import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
 from errdex.models import IndexSummary
+
+# C0 controls but tab and newline, DEL, C1 controls, the bidi embeddings, overrides and
+# isolates, the line/paragraph separators, and lone surrogates (invalid UTF-8 from argv).
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e"
+                     "\u2066-\u2069\ud800-\udfff]")
+_UNSAFE_LINE = re.compile(_UNSAFE.pattern[:-1] + "\n\t]")  # one-line output: these too
+# The only escape sequences printed on purpose: Style's (bold, dim, accent, reset).
+_STYLE_CODES = ("0", "1", "2", "36")
+_STYLED = re.compile("(\x1b\\[(?:" + "|".join(_STYLE_CODES) + ")m)")
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
+                          "\ud800-\udfff]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char == "\n":
+        return "\\n"
+    if char == "\t":
+        return "\\t"
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def safe(text: str, *, one_line: bool = False) -> str:
+    """`text` with every character that could drive a terminal shown as a visible
+    escape; with `one_line`, newlines and tabs too. Idempotent: the escapes it writes are
+    plain printable characters."""
+    return (_UNSAFE_LINE if one_line else _UNSAFE).sub(_escape, text)
+
+
+def safe_styled(text: str) -> str:
+    """`safe`, keeping Style's own escape sequences (which only ever wrap text that
+    `clean` or `safe` made inert already)."""
+    parts = _STYLED.split(text)
+    return "".join(part if k % 2 else safe(part) for k, part in enumerate(parts))
+
+
+def clean(data: Any) -> Any:
+    """A copy of JSON-shaped data with every string (keys too) made `safe`: what the
+    text renderers are given, so nothing they print from a record can drive a terminal."""
+    if isinstance(data, str):
+        return safe(data)
+    if isinstance(data, dict):
+        return {clean(k): clean(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [clean(v) for v in data]
+    return data
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def json_text(data: Any) -> str:
+    """JSON with non-ASCII text kept readable but no raw C1 control, bidi control or lone
+    surrogate: `json.dumps(ensure_ascii=False)` escapes only C0. Outside strings JSON is
+    ASCII, so every character replaced here is inside a string, and the escape decodes
+    back to the same text."""
+    return _JSON_UNSAFE.sub(_json_escape, json.dumps(data, ensure_ascii=False))
+
+
+def error_line(message: str) -> str:
+    """The one line errdex prints on stderr for a failure; the message may quote file
+    names or pasted text."""
+    return "errdex: " + safe(message, one_line=True)
 
 
 def use_color(stream: TextIO) -> bool:
@@ -53,7 +130,7 @@ class Progress:
             return
         self._last = now
         tail = f" · {found}" if found else ""
-        self.stream.write(f"\r\x1b[K{stage}: {done}/{total}{tail}")
+        self.stream.write("\r\x1b[K" + safe(f"{stage}: {done}/{total}{tail}", one_line=True))
         self.stream.flush()
 
     def clear(self) -> None:
@@ -63,12 +140,13 @@ class Progress:
 
 
 def summary_text(summary: IndexSummary, style: Style) -> str:
+    repo = safe(summary.repo)
     kinds = ", ".join(f"{kind} {count}" for kind, count in summary.sites_by_kind) or "none"
     skipped = ", ".join(f"{reason} {count}" for reason, count in summary.skipped) or "none"
     sites = sum(count for _, count in summary.sites_by_kind)
     at = f" @ {summary.commit[:10]}" if summary.commit else ""
     return "\n".join([
-        style.bold(f"{summary.repo}{at}"),
+        style.bold(f"{repo}{safe(at)}"),
         f"  files read   {summary.files_read}",
         f"  skipped      {skipped}",
         f"  sites        {sites} ({kinds})",
@@ -159,5 +237,6 @@ def listing_text(rows: Sequence[dict[str, Any]], style: Style) -> str:
 
 
 def write(text: str, stream: TextIO = sys.stdout) -> None:
+    """Print rendered text: every line errdex prints on stdout goes through here."""
     if text:
-        stream.write(text + "\n")
+        stream.write(safe_styled(text) + "\n")
