@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from errdex.errors import EmptyInputError, UsageError
+from errdex.errors import EmptyInputError, NotFoundError, UsageError
 from errdex.match import Matcher
 from errdex.models import Match
 from errdex.store import SQLiteStore
@@ -133,8 +133,11 @@ def explain_text(
         raise EmptyInputError("nothing to explain: the input is empty")
     if len(text) > MAX_INPUT_CHARS:
         raise UsageError(f"input too large: over {MAX_INPUT_CHARS:,} characters")
-    matches = matcher.match(text, limit=limit)
-    return {
-        "input": text,
-        "matches": [match_to_dict(m, store.record_dict(m.record_id)) for m in matches],
-    }
+    matches = []
+    for match in matcher.match(text, limit=limit):
+        try:
+            record = store.record_dict(match.record_id)
+        except NotFoundError:  # a long-lived matcher outlived a re-index that dropped it
+            continue
+        matches.append(match_to_dict(match, record))
+    return {"input": text, "matches": matches}

@@ -14,7 +14,6 @@ when a repository is indexed again, the next call sees the new records.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,7 +21,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from errdex.errors import EmptyInputError, StoreError, UsageError
+from errdex.errors import EmptyInputError, UsageError
 from errdex.explain import MAX_INPUT_CHARS, explain_text, load_matcher
 from errdex.match import Matcher
 from errdex.matchindex import matcher_for_text
@@ -79,10 +78,7 @@ class Explainer:
         with self._current():
             matcher = self._matcher
             if matcher is None and self.mode is MatcherMode.PER_TEXT:
-                try:
-                    matcher = matcher_for_text(self.store, text)
-                finally:
-                    self._end_transaction()
+                matcher = matcher_for_text(self.store, text)
             if matcher is None:  # no key index in this database, or KEPT mode
                 matcher = self._whole_matcher()
             return explain_text(self.store, matcher, text, limit)
@@ -153,31 +149,13 @@ class Explainer:
     def _current(self) -> Iterator[None]:
         """Hold the lock, and drop the caches when the database's snapshots changed."""
         with self._lock:
-            generation = self._data_version()
+            generation = self.store.data_version()
             if generation != self._generation:
                 self._generation = generation
                 self._site_paths = None
                 # A kept matcher is rebuilt lazily; a per-text one was never kept.
                 self._matcher = None
             yield
-
-    def _data_version(self) -> int:
-        # SQLite's own counter of commits by other connections (`errdex index`, `analyze`):
-        # exact and O(1), where comparing the snapshots' rows would cost a count per call.
-        # TODO: a store method, once errdex/store.py is free to change.
-        try:
-            return int(self.store._conn.execute("PRAGMA data_version").fetchone()[0])
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot read database {self.store.path}: {exc}") from None
-
-    def _end_transaction(self) -> None:
-        # The key index writes its query keys to a temp table, which (sqlite3's implicit
-        # transactions) leaves a transaction open: this connection would then read the
-        # database as it was at that moment, forever. Nothing in it is ours to keep.
-        # TODO: belongs in errdex.matchindex.candidate_entries; drop this once it's there.
-        conn = self.store._conn
-        if conn.in_transaction:
-            conn.rollback()
 
     def _whole_matcher(self) -> Matcher:
         """The matcher over every record, built at most once per database state (also in

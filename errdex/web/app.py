@@ -27,6 +27,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from errdex.errors import ErrdexError, UsageError
+from errdex.explain import explain_text
 from errdex.web import pages
 from errdex.web.limits import MAX_BODY_BYTES, MAX_QUERY_CHARS, RequestLimits
 from errdex.web.live import RELOAD_CHECK_SECONDS, LiveIndex
@@ -209,7 +210,7 @@ def create_app(db_path: str | Path, reload_check: float = RELOAD_CHECK_SECONDS) 
     @app.post("/api/match", tags=["api"], responses=_ERRORS)
     def api_match(body: MatchRequest) -> dict[str, Any]:
         """The `errdex explain --json` shape for the text."""
-        return pages.explain_present(live.store(), live.served.matcher, _query(body.text),
+        return explain_text(live.store(), live.served.matcher, _query(body.text),
                                      body.limit)
 
     @app.get("/api/repos", tags=["api"], responses=_ERRORS)

@@ -6,7 +6,7 @@ runs. A watcher thread asks SQLite every RELOAD_CHECK_SECONDS whether another co
 has committed (`PRAGMA data_version`: one pragma, no table read), and if so builds a new
 matcher on that thread, off the event loop, then swaps it in as one object: a request sees
 the old matcher and snapshots or the new ones, never a mix. Until the swap, a match of a
-record the re-index removed is dropped (`pages.explain_present`), never a 404 or a stale page.
+record the re-index removed is dropped (`errdex.explain.explain_text`), never a 404 or a stale page.
 """
 
 from __future__ import annotations

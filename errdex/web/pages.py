@@ -12,8 +12,8 @@ from typing import Any
 from urllib.parse import urlencode
 
 from errdex.classes import CLASSES, background
-from errdex.errors import EmptyInputError, NotFoundError, UsageError
-from errdex.explain import MAX_INPUT_CHARS, match_to_dict
+from errdex.errors import NotFoundError
+from errdex.explain import explain_text
 from errdex.match import Matcher
 from errdex.serialize import template_from_dict
 from errdex.store import SQLiteStore
@@ -53,24 +53,6 @@ def _listing(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def explain_present(store: SQLiteStore, matcher: Matcher, text: str, limit: int = 5
-                    ) -> dict[str, Any]:
-    """`errdex.explain.explain_text`, less the matches whose record is gone: between a
-    re-index and the swap the matcher may still know records the database has dropped."""
-    if not text.strip():
-        raise EmptyInputError("nothing to explain: the input is empty")
-    if len(text) > MAX_INPUT_CHARS:
-        raise UsageError(f"input too large: over {MAX_INPUT_CHARS:,} characters")
-    matches = []
-    for match in matcher.match(text, limit=limit):
-        try:
-            record = store.record_dict(match.record_id)
-        except NotFoundError:
-            continue
-        matches.append(match_to_dict(match, record))
-    return {"input": text, "matches": matches}
-
-
 def home_page(store: SQLiteStore) -> dict[str, Any]:
     return {
         "repos": store.repos(),
@@ -85,7 +67,7 @@ def search_page(store: SQLiteStore, matcher: Matcher, query: str) -> dict[str, A
                            "terms": []}
     if not query.strip():
         return out
-    found = explain_present(store, matcher, query, limit=SEARCH_LIMIT)["matches"]
+    found = explain_text(store, matcher, query, limit=SEARCH_LIMIT)["matches"]
     exact = [m for m in found if m["exact"]]
     if exact:
         out["mode"] = "match"
