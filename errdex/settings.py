@@ -37,6 +37,13 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _at_least_one(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError("must be at least 1")
+    return value
+
+
 SETTINGS: tuple[Setting, ...] = (
     Setting("db", None, "the SQLite database file (default: errdex.sqlite in the user data "
             "directory)"),
@@ -44,6 +51,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("max_file_bytes", 2_000_000, "skip source files larger than this", _positive_int),
     Setting("workers", 0, "processes that parse files (0: one per core, at most 4)",
             _positive_int),
+    Setting("file_seconds", 30, "seconds one file's extraction may take; a file over it "
+            "is skipped as 'over the time budget'", _at_least_one),
+    Setting("max_file_sites", 2_000, "error sites kept per file; the rest are counted as "
+            "'sites over the per-file budget'", _at_least_one),
+    Setting("max_sites", 100_000, "error sites kept per repository; the rest are counted "
+            "as 'sites over the repository budget'", _at_least_one),
 )
 BY_NAME = {setting.name: setting for setting in SETTINGS}
 
