@@ -30,6 +30,7 @@ from errdex.testrefs import find_test_refs, test_files
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MIN_HISTORY_KEY = 8  # a shorter literal run would match unrelated lines of the history
+MAX_NAME_CHARS = 200  # longer "identifiers" are not kept in the vocabulary (extract.NAME_CHARS)
 
 
 @dataclass
@@ -51,7 +52,8 @@ class Repository:
         found: set[str] = set()
         for text in (*self.texts.values(), *self.test_texts):
             found.update(_IDENT.findall(text))
-        return frozenset(found)
+        # A 400 KB "identifier" (the inside of a long string) names nothing on a page.
+        return frozenset(name for name in found if len(name) <= MAX_NAME_CHARS)
 
 
 def read_repository(

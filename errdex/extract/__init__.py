@@ -104,7 +104,8 @@ def cut(text: str, limit: int) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        # UTF-16 joins a pair written as two escapes and makes each lone half one U+FFFD.
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     return text if len(text) <= limit else text[: limit - 1] + CUT_MARK
 
 
