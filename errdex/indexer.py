@@ -7,8 +7,10 @@ grouping and analysis that need every site run once, in this process.
 
 from __future__ import annotations
 
+import faulthandler
 import multiprocessing
 import os
+import pickle
 import time
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Sequence
@@ -92,7 +94,7 @@ def _extract_file(
         return over.reason
     except (RecursionError, ValueError, MemoryError):
         return UNREADABLE
-    except Exception:
+    except Exception:  # one odd file never stops the run, whatever its extractor hit
         return FAILED
 
 
@@ -101,9 +103,15 @@ def _worker(
     budgets: Budgets,
 ) -> None:  # fmt: skip
     """Extract `files` in order, sending each result as soon as it is ready, so that the
-    parent knows which file a crash or a stall happened on."""
+    parent knows which file a crash or a stall happened on. A crash is the parent's to
+    report, in one line: no fault handler dumps this worker's stack on the user."""
+    faulthandler.disable()
     for file in files:
-        conn.send(_extract_file(file, rules, budgets))
+        result = _extract_file(file, rules, budgets)
+        try:
+            conn.send(result)
+        except (pickle.PicklingError, RecursionError, TypeError, ValueError):
+            conn.send(FAILED)  # an extraction that cannot cross to the parent
     conn.close()
 
 
