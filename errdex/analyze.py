@@ -108,7 +108,7 @@ def _by_function(records: Sequence[Record]) -> _Grouped:
     return grouped
 
 
-MAX_SIBLINGS = 24  # other records of a function a page lists: the nearest ones
+MAX_SIBLINGS = 12  # other records of a function a page lists: the nearest ones
 
 
 def _near(record: Record, grouped: _Grouped) -> list[Record]:

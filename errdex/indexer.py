@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
+from errdex import settings
 from errdex.analyze import analyze_snapshot, previous_records
 from errdex.extract import (
     OVER_TIME,
@@ -44,9 +45,18 @@ from errdex.store import SQLiteStore
 Progress = Callable[[str, int, int, str], None]  # (stage, done, total, what was found)
 _CHUNK = 64
 MIN_LITERAL_CHARS = 3  # a template with less fixed text than this is not a record
-FILE_SECONDS = 30.0  # default budget of one file's extraction (settings: file_seconds)
-MAX_FILE_SITES = 2_000  # default sites (and constructions, definitions) kept per file
-MAX_SITES = 100_000  # default sites and constructions kept per repository
+
+
+def _default(name: str) -> int:
+    """A budget's default, declared once, as data, in `errdex.settings`."""
+    value = settings.BY_NAME[name].default
+    assert isinstance(value, int)
+    return value
+
+
+FILE_SECONDS = float(_default("file_seconds"))  # one file's extraction (parse, queries)
+MAX_FILE_SITES = _default("max_file_sites")  # sites (and constructions, ...) per file
+MAX_SITES = _default("max_sites")  # sites and constructions per repository
 KILL_GRACE = 5.0  # a worker silent this long past the file budget is killed
 _POLL = 0.5  # seconds between checks of the workers' clocks
 

@@ -55,7 +55,7 @@ SETTINGS: tuple[Setting, ...] = (
             "is skipped as 'over the time budget'", _at_least_one),
     Setting("max_file_sites", 2_000, "error sites kept per file; the rest are counted as "
             "'sites over the per-file budget'", _at_least_one),
-    Setting("max_sites", 100_000, "error sites kept per repository; the rest are counted "
+    Setting("max_sites", 50_000, "error sites kept per repository; the rest are counted "
             "as 'sites over the repository budget'", _at_least_one),
 )
 BY_NAME = {setting.name: setting for setting in SETTINGS}
