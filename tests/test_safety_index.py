@@ -138,12 +138,24 @@ def test_a_parser_segfault_costs_only_that_file(
     files = {f"m{i:02}.py": _fine(i) for i in range(10)}
     files["m04_deep.py"] = nested_ifs(600)
     snapshot = _tree(tmp_path, files)
+    starts: list[int] = []
+    start = indexer._Pool._start
+
+    def counted(pool: indexer._Pool, chunk: list[int]) -> None:
+        starts.append(len(chunk))
+        start(pool, chunk)
+
+    monkeypatch.setattr(indexer._Pool, "_start", counted)
     for workers in (1, 2):
+        starts.clear()
         extractions, skipped = extract_snapshot(snapshot, workers=workers)
         assert skipped == Counter({"parser crashed": 1})
         assert len(extractions) == 10
         messages = sorted(s.template.message for e in extractions for s in e.sites)
         assert messages == sorted(f"fine message number {i}" for i in range(10))
+        # One chunk of 11; it dies on the 6th file; the culprit is retried alone once,
+        # the 5 after it go to a fresh worker: three workers in all, each file tried <= 2x.
+        assert starts == [11, 1, 5]
 
 
 @pytest.mark.slow
@@ -278,6 +290,17 @@ def test_a_repository_budget_cut_is_the_same_every_run(tmp_path: Path) -> None:
         assert skipped == Counter({"sites over the repository budget": 140})
         assert sum(len(e.sites) for e in extractions) == 100
     assert runs[0] == runs[1]
+
+
+def test_a_budget_from_the_environment(tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "many.py").write_text(identical_raises(300))
+    done = subprocess.run([sys.executable, "-m", "errdex", "--db", str(tmp_path / "d"),
+                           "index", str(root)], capture_output=True, text=True,
+                          env={**os.environ, "ERRDEX_MAX_FILE_SITES": "100"})  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "sites over the per-file budget 200" in done.stdout
 
 
 def test_bad_budget_settings_are_a_one_line_usage_error(tmp_path: Path) -> None:
