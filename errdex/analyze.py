@@ -9,7 +9,9 @@ snapshot are kept, marked removed (with the commit that removed them, when git t
 
 from __future__ import annotations
 
+import heapq
 import re
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -28,6 +30,7 @@ from errdex.testrefs import find_test_refs, test_files
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MIN_HISTORY_KEY = 8  # a shorter literal run would match unrelated lines of the history
+MAX_NAME_CHARS = 200  # longer "identifiers" are not kept in the vocabulary (extract.NAME_CHARS)
 
 
 @dataclass
@@ -49,7 +52,8 @@ class Repository:
         found: set[str] = set()
         for text in (*self.texts.values(), *self.test_texts):
             found.update(_IDENT.findall(text))
-        return frozenset(found)
+        # A 400 KB "identifier" (the inside of a long string) names nothing on a page.
+        return frozenset(name for name in found if len(name) <= MAX_NAME_CHARS)
 
 
 def read_repository(
@@ -81,22 +85,52 @@ def read_repository(
     return repo
 
 
-def _functions(record: Record) -> set[tuple[str, str]]:
-    return {(site.path, site.function) for site in record.sites if site.function}
+def _functions(record: Record) -> dict[tuple[str, str], int]:
+    """The (path, function) pairs the record is raised in, each with its first line
+    there; only its first MAX_SIBLINGS sites count (8,000 raises of one message)."""
+    found: dict[tuple[str, str], int] = {}
+    for site in record.sites[:MAX_SIBLINGS]:
+        if site.function:
+            found.setdefault((site.path, site.function), site.line)
+    return found
 
 
-def _by_function(records: Sequence[Record]) -> dict[tuple[str, str], list[Record]]:
-    grouped: dict[tuple[str, str], list[Record]] = defaultdict(list)
+_Grouped = dict[tuple[str, str], list[tuple[int, Record]]]  # sorted by line
+
+
+def _by_function(records: Sequence[Record]) -> _Grouped:
+    grouped: _Grouped = defaultdict(list)
     for record in records:
-        for key in _functions(record):
-            grouped[key].append(record)
+        for key, line in _functions(record).items():
+            grouped[key].append((line, record))
+    for group in grouped.values():
+        group.sort(key=lambda pair: pair[0])
     return grouped
 
 
-def _siblings(record: Record, grouped: dict[tuple[str, str], list[Record]]) -> list[Record]:
-    """The other records raised in the same function(s), in source order."""
-    found = {o.id: o for key in _functions(record) for o in grouped[key] if o.id != record.id}
-    return sorted(found.values(), key=lambda r: (r.sites[0].path, r.sites[0].line))
+MAX_SIBLINGS = 12  # other records of a function a page lists: the nearest ones
+
+
+def _near(record: Record, grouped: _Grouped) -> list[Record]:
+    """The other records of the record's function(s), at most MAX_SIBLINGS, nearest
+    in lines first: found by bisection, so a function of 2,000 checks costs each record
+    a few dozen looks, not 2,000 (each page stores its siblings: that was quadratic)."""
+    found: dict[str, tuple[int, Record]] = {}
+    for key, line in _functions(record).items():
+        group = grouped.get(key, [])
+        at = bisect_left(group, line, key=lambda pair: pair[0])
+        for other_line, other in group[max(at - MAX_SIBLINGS, 0) : at + MAX_SIBLINGS + 1]:
+            distance = abs(other_line - line)
+            if other.id != record.id and distance < found.get(other.id, (distance + 1,))[0]:
+                found[other.id] = (distance, other)
+    nearest = heapq.nsmallest(MAX_SIBLINGS, found.values(), key=lambda pair: pair[0])
+    return [other for _, other in nearest]
+
+
+def _siblings(record: Record, grouped: _Grouped) -> list[Record]:
+    """The other records raised in the same function(s), in source order (the nearest
+    MAX_SIBLINGS of them)."""
+    return sorted(_near(record, grouped), key=lambda r: (r.sites[0].path, r.sites[0].line))
 
 
 def analyze_records(
@@ -166,7 +200,7 @@ def kept_removed(
             if found is None or not found.removed_commit:
                 history = replace(history, removed_commit=None, removed_date=None)
         words = set(_WORD.findall(" ".join(old.template.literals).lower()))
-        candidates = [r for key in _functions(old) for r in by_function[key]]
+        candidates = _near(old, by_function)
         best = max(candidates, default=None, key=lambda r: len(
             words & set(_WORD.findall(" ".join(r.template.literals).lower()))))  # fmt: skip
         related = old.related

@@ -53,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("--python", help="interpreter whose environment py: names refer to")
     for name in ("cache_dir", "max_file_bytes", "workers"):
         _add_setting(index, name)
+    for name in ("file_seconds", "max_file_sites", "max_sites"):  # extraction budgets
+        _add_setting(index, name)
     index.add_argument("--llm", action="store_true",
                        help="then rewrite the pages with the model at ERRDEX_LLM_URL")
 
@@ -139,7 +141,7 @@ def _open_store(
 
 def _index(args: argparse.Namespace, out: TextIO) -> int:
     # Imported here: tree-sitter and the extractors cost `explain` ~100 ms at start-up.
-    from errdex.indexer import index_snapshot
+    from errdex.indexer import Budgets, index_snapshot
     from errdex.source import SourceOptions, resolve
 
     if len(args.sources) > 1 and (args.repo or args.commit):
@@ -155,9 +157,15 @@ def _index(args: argparse.Namespace, out: TextIO) -> int:
     style = terminal.Style(terminal.use_color(out))
     progress = terminal.Progress(sys.stderr)
     workers = int(settings.resolve("workers", args.workers) or 0)
+    budgets = Budgets(
+        file_seconds=float(settings.resolve("file_seconds", args.file_seconds) or 1),
+        max_file_sites=int(settings.resolve("max_file_sites", args.max_file_sites) or 1),
+        max_sites=int(settings.resolve("max_sites", args.max_sites) or 1),
+    )
     with _open_store(args, create=True) as store:
         for snapshot in snapshots:
-            summary = index_snapshot(snapshot, store, workers=workers, progress=progress)
+            summary = index_snapshot(snapshot, store, workers=workers, progress=progress,
+                                     budgets=budgets)
             progress.clear()
             terminal.write(terminal.summary_text(summary, style), out)
             if args.llm:

@@ -7,15 +7,29 @@ grouping and analysis that need every site run once, in this process.
 
 from __future__ import annotations
 
+import faulthandler
+import multiprocessing
 import os
+import pickle
 import time
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
 
+from errdex import settings
 from errdex.analyze import analyze_snapshot, previous_records
-from errdex.extract import Rule, extractor_for, load_rules, resolve_constructions
+from errdex.extract import (
+    OVER_TIME,
+    OverBudget,
+    Rule,
+    bounded,
+    extractor_for,
+    load_rules,
+    nesting_problem,
+    resolve_constructions,
+)
 from errdex.models import (
     FileExtraction,
     IndexSummary,
@@ -33,60 +47,231 @@ _CHUNK = 64
 MIN_LITERAL_CHARS = 3  # a template with less fixed text than this is not a record
 
 
+def _default(name: str) -> int:
+    """A budget's default, declared once, as data, in `errdex.settings`."""
+    value = settings.BY_NAME[name].default
+    assert isinstance(value, int)
+    return value
+
+
+FILE_SECONDS = float(_default("file_seconds"))  # one file's extraction (parse, queries)
+MAX_FILE_SITES = _default("max_file_sites")  # sites (and constructions, ...) per file
+MAX_SITES = _default("max_sites")  # sites and constructions per repository
+KILL_GRACE = 5.0  # a worker silent this long past the file budget is killed
+_POLL = 0.5  # seconds between checks of the workers' clocks
+
+# Why a file was skipped or sites were dropped, as the summary counts them.
+UNREADABLE = "unreadable"
+CRASHED = "parser crashed"
+FAILED = "extraction failed"
+FILE_SITES = "sites over the per-file budget"
+REPO_SITES = "sites over the repository budget"
+
+
 @dataclass(frozen=True)
-class _Job:
-    files: tuple[SourceFile, ...]
-    rules: dict[Language, tuple[Rule, ...]]
+class Budgets:
+    """How much work one file and one repository may cost. Hostile input (a file that
+    crashes or stalls the parser, 8,000 raises in one file, a million in a tree) is cut
+    here, and each cut is counted with its reason in the index summary."""
+
+    file_seconds: float = FILE_SECONDS
+    max_file_sites: int = MAX_FILE_SITES
+    max_sites: int = MAX_SITES
 
 
-def _extract_chunk(job: _Job) -> list[FileExtraction | None]:
-    results: list[FileExtraction | None] = []
-    for file in job.files:
+_Outcome = FileExtraction | str  # an extraction, or why the file was skipped
+_Result = tuple[FileExtraction, int] | str  # (bounded extraction, items dropped) or why not
+
+
+def _extract_file(
+    file: SourceFile, rules: dict[Language, tuple[Rule, ...]], budgets: Budgets
+) -> _Result:
+    """One file's bounded extraction, or the reason it has none. Runs in a worker."""
+    try:
+        with open(file.absolute, "rb") as handle:
+            source = handle.read()
+    except OSError:
+        return UNREADABLE
+    problem = nesting_problem(file.language, source)
+    if problem:
+        return problem
+    try:
+        extraction = extractor_for(file.language).extract(
+            file.path, source, rules[file.language], budgets.file_seconds
+        )
+        return bounded(extraction, budgets.max_file_sites)
+    except OverBudget as over:
+        return over.reason
+    except (RecursionError, ValueError, MemoryError):
+        return UNREADABLE
+    except Exception:  # one odd file never stops the run, whatever its extractor hit
+        return FAILED
+
+
+def _worker(
+    conn: Connection, files: list[SourceFile], rules: dict[Language, tuple[Rule, ...]],
+    budgets: Budgets,
+) -> None:  # fmt: skip
+    """Extract `files` in order, sending each result as soon as it is ready, so that the
+    parent knows which file a crash or a stall happened on. A crash is the parent's to
+    report, in one line: no fault handler dumps this worker's stack on the user."""
+    faulthandler.disable()
+    for file in files:
+        result = _extract_file(file, rules, budgets)
         try:
-            with open(file.absolute, "rb") as handle:
-                source = handle.read()
-            extractor = extractor_for(file.language)
-            results.append(extractor.extract(file.path, source, job.rules[file.language]))
-        except (OSError, RecursionError, ValueError):
-            results.append(None)  # counted as unreadable; one bad file never stops the run
-    return results
+            conn.send(result)
+        except (pickle.PicklingError, RecursionError, TypeError, ValueError):
+            conn.send(FAILED)  # an extraction that cannot cross to the parent
+    conn.close()
+
+
+@dataclass
+class _Running:
+    """A worker process and the files it was given; `done` of them have answered."""
+
+    process: BaseProcess
+    conn: Connection
+    files: list[int]
+    done: int = 0
+    since: float = field(default_factory=time.monotonic)
+
+
+class _Pool:
+    """Extraction in worker processes only: the parser never runs in errdex's own process
+    on untrusted input. A worker that dies (a segfault in the parser) or stays on one
+    file past the budget (it is killed) costs that one file: the rest of its files go to a
+    fresh worker, and the culprit, if it was not alone, is retried once alone before it is
+    counted. Each file is thus tried at most twice: the retries are bounded."""
+
+    def __init__(
+        self, snapshot: Snapshot, rules: dict[Language, tuple[Rule, ...]], budgets: Budgets,
+        workers: int, on_result: Callable[[int, _Result], None],
+    ) -> None:  # fmt: skip
+        self.files = snapshot.files
+        self.rules, self.budgets, self.workers = rules, budgets, max(workers, 1)
+        self.on_result = on_result
+        self.queue: deque[list[int]] = deque(
+            list(range(i, min(i + _CHUNK, len(self.files))))
+            for i in range(0, len(self.files), _CHUNK)
+        )
+        self.running: list[_Running] = []
+        self.retried: set[int] = set()
+        self.context = multiprocessing.get_context()
+
+    def run(self) -> None:
+        try:
+            while self.queue or self.running:
+                while self.queue and len(self.running) < self.workers:
+                    self._start(self.queue.popleft())
+                wait([w.conn for w in self.running], timeout=_POLL)
+                for worker in list(self.running):
+                    self._check(worker)
+        finally:
+            for worker in self.running:
+                self._stop(worker)
+
+    def _start(self, files: list[int]) -> None:
+        receive, send = self.context.Pipe(duplex=False)
+        process = self.context.Process(
+            target=_worker, daemon=True,
+            args=(send, [self.files[i] for i in files], self.rules, self.budgets),
+        )  # fmt: skip
+        process.start()
+        send.close()  # the worker holds the only writing end: its death reads as EOF
+        self.running.append(_Running(process, receive, files))
+
+    def _check(self, worker: _Running) -> None:
+        """Take what the worker sent; then see whether it finished, died or stalled. A
+        death shows as end-of-file on its pipe once everything it sent has been read."""
+        dead = False
+        try:
+            while worker.done < len(worker.files) and worker.conn.poll():
+                result: _Result = worker.conn.recv()
+                self.on_result(worker.files[worker.done], result)
+                worker.done += 1
+                worker.since = time.monotonic()
+        except (EOFError, OSError):
+            dead = True
+        if worker.done == len(worker.files):
+            self._stop(worker)
+        elif dead:
+            self._lost(worker, CRASHED)
+        elif time.monotonic() - worker.since > self.budgets.file_seconds + KILL_GRACE:
+            self._lost(worker, OVER_TIME)
+
+    def _lost(self, worker: _Running, reason: str) -> None:
+        """The worker died or stalled on its current file: that file alone is charged."""
+        self._stop(worker)
+        culprit, rest = worker.files[worker.done], worker.files[worker.done + 1 :]
+        if rest:
+            self.queue.appendleft(rest)
+        if reason == CRASHED and len(worker.files) > 1 and culprit not in self.retried:
+            self.retried.add(culprit)  # maybe it was the worker, not the file: once more
+            self.queue.appendleft([culprit])
+        else:
+            self.on_result(culprit, reason)
+
+    def _stop(self, worker: _Running) -> None:
+        if worker.process.is_alive():
+            worker.process.kill()
+        worker.process.join()
+        worker.conn.close()
+        if worker in self.running:
+            self.running.remove(worker)
 
 
 def extract_snapshot(
-    snapshot: Snapshot, workers: int = 0, progress: Progress | None = None
-) -> tuple[list[FileExtraction], int]:
-    """Every file's extraction, and how many files could not be read or parsed."""
+    snapshot: Snapshot, workers: int = 0, progress: Progress | None = None,
+    budgets: Budgets | None = None,
+) -> tuple[list[FileExtraction], Counter[str]]:  # fmt: skip
+    """Every file's extraction in file order, and the reasons files were skipped or
+    sites dropped, counted. Sites past the repository's budget are dropped in file order
+    as results arrive, so memory stays bounded and the cut is the same on every run."""
+    budgets = budgets or Budgets()
     languages = {f.language for f in snapshot.files}
     rules = {lang: tuple(load_rules(lang, snapshot.root)) for lang in languages}
-    chunks = [
-        _Job(snapshot.files[i : i + _CHUNK], rules)
-        for i in range(0, len(snapshot.files), _CHUNK)
-    ]
     total = len(snapshot.files)
-    workers = workers or min(os.cpu_count() or 1, 4)
-    extractions: list[FileExtraction] = []
-    failed = done = sites = 0
+    results: list[_Result | None] = [None] * total
+    outcomes: list[_Outcome] = []
+    skipped: Counter[str] = Counter()
+    kept = 0
 
-    def collect(results: list[FileExtraction | None]) -> None:
-        nonlocal failed, done, sites
-        for result in results:
-            if result is None:
-                failed += 1
-            else:
-                extractions.append(result)
-                sites += len(result.sites)
-        done += len(results)
+    def take(index: int, result: _Result) -> None:
+        """Store one file's result, then admit every result now contiguous in order."""
+        nonlocal kept
+        results[index] = result
+        while len(outcomes) < total and results[len(outcomes)] is not None:
+            ready = results[len(outcomes)]
+            results[len(outcomes)] = None  # the extraction now lives in `outcomes` only
+            assert ready is not None
+            if isinstance(ready, str):
+                skipped[ready] += 1
+                outcomes.append(ready)
+                continue
+            extraction, dropped = ready
+            skipped[FILE_SITES] += dropped
+            extraction, over = _within(extraction, budgets.max_sites - kept)
+            skipped[REPO_SITES] += over
+            kept += len(extraction.sites) + len(extraction.constructions)
+            outcomes.append(extraction)
         if progress:
-            progress("parsing files", done, total, f"{sites} sites")
+            progress("parsing files", len(outcomes), total, f"{kept} sites")
 
-    if workers <= 1 or len(chunks) <= 1:
-        for job in chunks:
-            collect(_extract_chunk(job))
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for results in pool.map(_extract_chunk, chunks):
-                collect(results)
-    return extractions, failed
+    workers = workers or min(os.cpu_count() or 1, 4)
+    _Pool(snapshot, rules, budgets, workers, take).run()
+    return [o for o in outcomes if not isinstance(o, str)], +skipped
+
+
+def _within(extraction: FileExtraction, room: int) -> tuple[FileExtraction, int]:
+    """`extraction` with at most `room` sites and constructions (sites first), and how
+    many were dropped."""
+    size = len(extraction.sites) + len(extraction.constructions)
+    if size <= room:
+        return extraction, 0
+    room = max(room, 0)
+    sites = extraction.sites[:room]
+    constructions = extraction.constructions[: room - len(sites)]
+    return replace(extraction, sites=sites, constructions=constructions), size - room
 
 
 def build_records(snapshot: Snapshot, sites: Sequence[Site]) -> list[Record]:
@@ -129,9 +314,11 @@ def index_snapshot(
     *,
     workers: int = 0,
     progress: Progress | None = None,
+    budgets: Budgets | None = None,
 ) -> IndexSummary:
     started = time.perf_counter()
-    extractions, failed = extract_snapshot(snapshot, workers, progress)
+    extractions, dropped = extract_snapshot(snapshot, workers, progress, budgets)
+    failed = len(snapshot.files) - len(extractions)
     sites = [site for extraction in extractions for site in extraction.sites]
     sites.extend(resolve_constructions(extractions))
     records = build_records(snapshot, sites)
@@ -142,9 +329,7 @@ def index_snapshot(
     if progress:
         progress("analyzing records", len(records), len(records), f"{len(sites)} sites")
     kinds = Counter(site.kind.value for site in sites)
-    skipped = Counter(dict(snapshot.skipped))
-    if failed:
-        skipped["unreadable"] += failed
+    skipped = Counter(dict(snapshot.skipped)) + dropped
     summary = IndexSummary(
         repo=snapshot.repo,
         commit=snapshot.commit,

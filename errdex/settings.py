@@ -37,6 +37,13 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _at_least_one(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError("must be at least 1")
+    return value
+
+
 SETTINGS: tuple[Setting, ...] = (
     Setting("db", None, "the SQLite database file (default: errdex.sqlite in the user data "
             "directory)"),
@@ -54,6 +61,12 @@ SETTINGS: tuple[Setting, ...] = (
             "process holds locked, before it fails with one line", _positive_int),
     Setting("max_input_bytes", 50_000_000, "longest text `explain` reads (standard input, "
             "or one --batch line); a longer one is refused unread", _positive_int),
+    Setting("file_seconds", 30, "seconds one file's extraction may take; a file over it "
+            "is skipped as 'over the time budget'", _at_least_one),
+    Setting("max_file_sites", 2_000, "error sites kept per file; the rest are counted as "
+            "'sites over the per-file budget'", _at_least_one),
+    Setting("max_sites", 50_000, "error sites kept per repository; the rest are counted "
+            "as 'sites over the repository budget'", _at_least_one),
 )
 BY_NAME = {setting.name: setting for setting in SETTINGS}
 

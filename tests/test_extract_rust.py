@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from errdex.extract import Rule, load_rules, resolve_constructions
+from errdex.extract import OverBudget, Rule, load_rules, resolve_constructions
 from errdex.extract.rust import RustExtractor, literal_value, parse_format, unescape
 from errdex.models import FileExtraction, Language, Site, SiteKind
 from errdex.templates import Hole, build_template
@@ -366,10 +366,13 @@ def test_broken_and_odd_input_never_raises(rules: list[Rule]) -> None:
         b"macro_rules! m { () => { bail!() } }",
         b'fn f() { panic!(r#"unterminated) }',
         b"fn f() { x.expect() ; Err() ; Error::msg() }",
-        ("fn f() { " + "(" * 3000 + ")" * 3000 + " }").encode(),
     ]:
         result = extractor.extract("src/odd.rs", source, rules)
         assert isinstance(result, FileExtraction)
+    # Nesting this deep is refused with a reason the index counts, not a crash or a hang.
+    with pytest.raises(OverBudget, match="too deeply nested"):
+        extractor.extract("src/odd.rs", ("fn f() { " + "(" * 3000 + ")" * 3000 + " }").encode(),
+                          rules)
     result = extractor.extract("src/odd.rs", b'fn f() { bail!("\xff\xfe {}", x) }', rules)
     assert [s.template.text for s in result.sites] == ["\ufffd\ufffd {x}"]
 

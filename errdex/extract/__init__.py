@@ -8,12 +8,15 @@ through the same loader. This package never runs code from the indexed tree.
 
 from __future__ import annotations
 
+import time
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
+
+from tree_sitter import Node, Parser, Tree
 
 from errdex.errors import ConfigError
 from errdex.models import (
@@ -55,14 +58,55 @@ class Extractor(Protocol):
     @property
     def extensions(self) -> tuple[str, ...]: ...
 
-    def extract(self, path: str, source: bytes, rules: Sequence[Rule]) -> FileExtraction:
-        """Parse one file once and return everything it holds."""
+    def extract(
+        self, path: str, source: bytes, rules: Sequence[Rule], seconds: float = ...
+    ) -> FileExtraction:
+        """Parse one file once and return everything it holds; OverBudget if parsing
+        takes over `seconds` or the tree is deeper than MAX_TREE_DEPTH."""
         ...
 
 
 _FORMS = {"macro", "method", "call"}
 SNIPPET_BEFORE = 15  # lines of code shown before a site
 SNIPPET_AFTER = 20  # and after its last line
+
+
+# Every text stored per site is bounded, so the database grows with the number of sites,
+# never with the length of a line: one 100 KB line must not be stored once per site.
+SNIPPET_LINE_CHARS = 240  # a longer line of a snippet is cut and ends in CUT_MARK
+SNIPPET_CHARS = 6_000  # a snippet's whole code, after its lines are cut
+MESSAGE_CHARS = 2_000  # a message template, as written and as its literal parts
+EXPRESSION_CHARS = 200  # a placeholder's expression, a bound value, a field name
+GUARD_CHARS = 500  # the condition that leads to a site
+NAME_CHARS = 200  # a function, exception, type or variant name, a path
+MAX_PLACEHOLDERS = 64  # holes of one template; the rest of the message stays literal text
+CUT_MARK = "\u2026"  # "…": shows where stored text was cut
+MAX_NESTING = 200  # brackets or indentation levels in one file (CPython's own limits)
+MAX_TREE_DEPTH = 1_000  # syntax tree depth: queries cost depth x nodes beyond it
+
+
+class OverBudget(Exception):
+    """A file needs more work than a budget allows; it is skipped with `reason`."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+TOO_DEEP = "too deeply nested"
+
+
+def cut(text: str, limit: int) -> str:
+    """`text` made safe to store: lone surrogates (from `"\\udcff"`) and NUL bytes become
+    U+FFFD, and text over `limit` characters is cut and ends in CUT_MARK."""
+    if "\x00" in text:
+        text = text.replace("\x00", "\ufffd")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # UTF-16 joins a pair written as two escapes and makes each lone half one U+FFFD.
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text if len(text) <= limit else text[: limit - 1] + CUT_MARK
 
 
 class SourceLines:
@@ -73,12 +117,96 @@ class SourceLines:
         self._lines: list[str] | None = None
 
     def snippet(self, line: int, end_line: int | None = None) -> Snippet:
+        """The lines around a site, each cut to SNIPPET_LINE_CHARS and all of them to
+        SNIPPET_CHARS: a long line costs a bounded amount per site."""
         if self._lines is None:
             self._lines = self._source.decode("utf-8", "replace").split("\n")
         start = max(1, line - SNIPPET_BEFORE)
         end = min(len(self._lines), (end_line or line) + SNIPPET_AFTER)
-        code = "\n".join(text.rstrip("\r") for text in self._lines[start - 1 : end])
-        return Snippet(start_line=start, code=code)
+        code = "\n".join(
+            cut(text.rstrip("\r"), SNIPPET_LINE_CHARS) for text in self._lines[start - 1 : end]
+        )
+        return Snippet(start_line=start, code=cut(code, SNIPPET_CHARS))
+
+
+def nesting_problem(language: Language, source: bytes) -> str | None:
+    """Why a file must not be parsed at all, found by a linear scan before the parser
+    sees it: deeper bracket or indentation nesting than MAX_NESTING crashes
+    tree-sitter-python (a segfault at ~520 nested blocks) and makes queries quadratic.
+    Real code stays far below: CPython refuses 200 nested brackets or 100 indents."""
+    depth = deepest = 0
+    for char in source.translate(None, _NOT_BRACKETS):
+        depth = depth + 1 if char in _OPENERS else max(depth - 1, 0)
+        deepest = max(deepest, depth)
+    if deepest > MAX_NESTING:
+        return TOO_DEEP
+    if language is Language.PYTHON and _indent_levels(source) > MAX_NESTING // 2:
+        return TOO_DEEP
+    return None
+
+
+_BRACKETS = b"()[]{}"
+_OPENERS = frozenset(b"([{")
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in _BRACKETS)
+
+
+def _indent_levels(source: bytes) -> int:
+    """The most indentation levels open at once (blank lines don't count)."""
+    stack = [0]
+    deepest = 0
+    for raw in source.split(b"\n"):
+        text = raw.rstrip()
+        if not text:
+            continue
+        width = len(raw) - len(raw.lstrip(b" \t"))
+        while width < stack[-1]:
+            stack.pop()
+        if width > stack[-1]:
+            stack.append(width)
+            deepest = max(deepest, len(stack) - 1)
+    return deepest
+
+
+PARSE_SECONDS = 30.0  # a parse taking longer is stopped by tree-sitter itself
+OVER_TIME = "over the time budget"
+_READ_CHUNK = 1 << 16
+
+
+def parse_within(parser: Parser, source: bytes, seconds: float = PARSE_SECONDS) -> Tree:
+    """`source` parsed, or OverBudget if it takes over `seconds`: tree-sitter asks its
+    progress callback between steps (only when it reads through a callback), and stops
+    when told to. The parser is reset so its next file starts fresh."""
+    deadline = time.monotonic() + seconds
+
+    def read(offset: int, _point: object) -> bytes:
+        return source[offset : offset + _READ_CHUNK]
+
+    def stop(_offset: int, _has_error: bool) -> bool:
+        return time.monotonic() > deadline
+
+    try:
+        return parser.parse(read, progress_callback=stop)
+    except ValueError:  # "Parsing failed": the callback said stop
+        parser.reset()
+        raise OverBudget(OVER_TIME) from None
+
+
+def check_depth(root: Node) -> None:
+    """Raise OverBudget if the tree is deeper than MAX_TREE_DEPTH (a chain of 20,000
+    `.b()` calls has no deep brackets but a tree 40,000 deep, and the query's work grows
+    with depth times nodes). One walk, stopped as soon as the limit is passed."""
+    cursor = root.walk()
+    depth = 0
+    while True:
+        if cursor.goto_first_child():
+            depth += 1
+            if depth > MAX_TREE_DEPTH:
+                raise OverBudget(TOO_DEEP)
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return
+            depth -= 1
 
 
 def parse_rules(entries: Iterable[Mapping[str, Any]], origin: str) -> list[Rule]:
@@ -318,3 +446,96 @@ def _is_literal(expression: str) -> bool:
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
         return True
     return text.replace("_", "").replace(".", "", 1).lstrip("-").isdigit()
+
+
+# -- bounding what one file gives -------------------------------------------------------
+
+
+def bounded(extraction: FileExtraction, max_items: int) -> tuple[FileExtraction, int]:
+    """`extraction` with every stored text cut to its limit and made storable, and at most
+    `max_items` sites, definitions and constructions each (the first in source order);
+    also how many were dropped. Runs on every file, so no extractor path can leak an
+    unbounded or unencodable string into the store."""
+    parts = (extraction.sites, extraction.definitions, extraction.constructions)
+    dropped = sum(max(len(items) - max_items, 0) for items in parts)
+    return FileExtraction(
+        sites=tuple(_bounded_site(s) for s in extraction.sites[:max_items]),
+        definitions=tuple(_bounded_definition(d) for d in extraction.definitions[:max_items]),
+        constructions=tuple(
+            _bounded_construction(c) for c in extraction.constructions[:max_items]
+        ),
+        dynamic_sites=extraction.dynamic_sites,
+    ), dropped
+
+
+def _opt(text: str | None, limit: int) -> str | None:
+    return None if text is None else cut(text, limit)
+
+
+def _pairs(pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    return tuple((cut(k, EXPRESSION_CHARS), cut(v, EXPRESSION_CHARS))
+                 for k, v in pairs[:MAX_PLACEHOLDERS])  # fmt: skip
+
+
+def bounded_template(template: Template) -> Template:
+    """At most MAX_PLACEHOLDERS holes and MESSAGE_CHARS of literal text in all; what is cut
+    ends in CUT_MARK."""
+    holes = template.placeholders[:MAX_PLACEHOLDERS]
+    literals = list(template.literals[: len(holes) + 1])
+    if len(holes) < len(template.placeholders):
+        literals[-1] += CUT_MARK
+    budget = MESSAGE_CHARS
+    for i, part in enumerate(literals):
+        literals[i] = cut(part, max(budget, 1))
+        budget = max(budget - len(literals[i]), 0)
+    return Template(
+        message=cut(template.message, MESSAGE_CHARS),
+        literals=tuple(literals),
+        placeholders=tuple(
+            Placeholder(cut(h.name, NAME_CHARS), cut(h.expression, EXPRESSION_CHARS),
+                        cut(h.spec, EXPRESSION_CHARS))
+            for h in holes
+        ),
+    )
+
+
+def _snippet(snippet: Snippet) -> Snippet:
+    return Snippet(start_line=snippet.start_line, code=cut(snippet.code, SNIPPET_CHARS))
+
+
+def _bounded_site(site: Site) -> Site:
+    return replace(
+        site,
+        exception=_opt(site.exception, NAME_CHARS),
+        template=bounded_template(site.template),
+        path=cut(site.path, NAME_CHARS * 5),
+        function=_opt(site.function, NAME_CHARS),
+        guard=_opt(site.guard, GUARD_CHARS),
+        snippet=_snippet(site.snippet),
+        bound=_pairs(site.bound),
+        variant=_opt(site.variant, NAME_CHARS),
+        variant_fields=tuple(cut(f, NAME_CHARS) for f in site.variant_fields[:MAX_PLACEHOLDERS]),
+    )
+
+
+def _bounded_definition(definition: MessageDefinition) -> MessageDefinition:
+    return replace(
+        definition,
+        name=cut(definition.name, NAME_CHARS),
+        owner=_opt(definition.owner, NAME_CHARS),
+        template=bounded_template(definition.template),
+        fields=tuple(cut(f, NAME_CHARS) for f in definition.fields[:MAX_PLACEHOLDERS]),
+        path=cut(definition.path, NAME_CHARS * 5),
+    )
+
+
+def _bounded_construction(built: Construction) -> Construction:
+    return replace(
+        built,
+        type_path=cut(built.type_path, NAME_CHARS),
+        path=cut(built.path, NAME_CHARS * 5),
+        function=_opt(built.function, NAME_CHARS),
+        guard=_opt(built.guard, GUARD_CHARS),
+        snippet=_snippet(built.snippet),
+        field_values=_pairs(built.field_values),
+    )

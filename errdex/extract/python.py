@@ -18,7 +18,7 @@ import tree_sitter_python
 from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, Query, QueryCursor
 
-from errdex.extract import Rule, SourceLines
+from errdex.extract import PARSE_SECONDS, Rule, SourceLines, check_depth, parse_within
 from errdex.models import (
     Construction,
     FileExtraction,
@@ -1067,8 +1067,11 @@ class PythonExtractor:
     language = Language.PYTHON
     extensions = (".py",)
 
-    def extract(self, path: str, source: bytes, rules: Sequence[Rule]) -> FileExtraction:
-        tree = _PARSER.parse(source)
+    def extract(
+        self, path: str, source: bytes, rules: Sequence[Rule], seconds: float = PARSE_SECONDS
+    ) -> FileExtraction:
+        tree = parse_within(_PARSER, source, seconds)
+        check_depth(tree.root_node)
         state = _File(path, source, rules)
         captures = QueryCursor(_QUERY).captures(tree.root_node)
         for node in sorted(captures.get("class", []), key=lambda n: n.start_byte):

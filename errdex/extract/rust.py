@@ -19,7 +19,7 @@ import tree_sitter_rust
 from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, Query, QueryCursor
 
-from errdex.extract import Rule, SourceLines
+from errdex.extract import PARSE_SECONDS, Rule, SourceLines, check_depth, parse_within
 from errdex.models import (
     Construction,
     FileExtraction,
@@ -1055,8 +1055,11 @@ class RustExtractor:
     language = Language.RUST
     extensions = (".rs",)
 
-    def extract(self, path: str, source: bytes, rules: Sequence[Rule]) -> FileExtraction:
-        tree = _PARSER.parse(source)
+    def extract(
+        self, path: str, source: bytes, rules: Sequence[Rule], seconds: float = PARSE_SECONDS
+    ) -> FileExtraction:
+        tree = parse_within(_PARSER, source, seconds)
+        check_depth(tree.root_node)
         state = _File(path=path, source=source, rules=_rule_set(tuple(rules)))
         kinds = state.rules.kinds
         found: list[tuple[str, Node, Node]] = []

@@ -1,0 +1,107 @@
+"""Hostile trees for extraction and indexing: files that crash or stall the parser, blow
+up the stored text or the work, or hold literals that cannot be stored.
+
+Every tree also holds `ok.py` (or `src/ok.rs`), an ordinary file with one record whose
+message is OK_MESSAGE: the tests assert it is still indexed, i.e. that the hostile file
+cost only itself. The sizes are just big enough to show each problem (each case took
+from 7 s to minutes, or crashed, before the fix) and run in a few seconds with it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.hostile import Case
+
+OK_MESSAGE = "the ordinary file still gets indexed"
+
+
+def _tree(tmp: Path, name: str, files: dict[str, str]) -> Path:
+    root = tmp / name
+    root.mkdir(parents=True)
+    ok = f'def ok(x):\n    if x:\n        raise ValueError("{OK_MESSAGE}")\n'
+    (root / "ok.py").write_text(ok)
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8", errors="surrogatepass")
+    return root
+
+
+def nested_ifs(levels: int) -> str:
+    """`levels` nested `if` blocks around a raise: at ~520 levels (134 KB at 500) the
+    tree-sitter Python parser segfaults; before the fix that took the index down."""
+    lines = [" " * i + f"if x{i}:" for i in range(levels)]
+    lines.append(" " * levels + 'raise ValueError("deep inside")')
+    return "\n".join(lines) + "\n"
+
+
+def nested_parens(depth: int) -> str:
+    """A Rust macro of `depth` nested parentheses: the query's work is quadratic in the
+    depth (200 KB took 165 s)."""
+    return 'fn f() {\n    bail!("nested {}", ' + "(" * depth + "1" + ")" * depth + ");\n}\n"
+
+
+def method_chain(calls: int) -> str:
+    """A chain of `calls` method calls: no deep brackets, but a tree as deep as the chain
+    (20,000 calls: 16 s in the query)."""
+    return "fn f() {\n    let x = a" + ".b()" * calls + ";\n}\n"
+
+
+def long_line(raises: int) -> str:
+    """`raises` raises on one line: each site's snippet held the whole line (a 100 KB
+    line gave a 227 MB database)."""
+    body = "; ".join(f'raise ValueError("long line message {i}")' for i in range(raises))
+    return f"def f(x):\n    if x: {body}\n"
+
+
+def identical_raises(count: int) -> str:
+    """`count` raises of one message: related records were found pairwise over the sites
+    (8,000 took 30 s)."""
+    return "def f(x):\n" + '    if x: raise ValueError("the same message again")\n' * count
+
+
+def distinct_raises(count: int, start: int = 0) -> str:
+    """`count` raises of distinct messages in one function: each page stored every
+    sibling (quadratic), and a million of them ran out of memory."""
+    return "def f(x):\n" + "".join(
+        f'    if x == {i}: raise ValueError("distinct message number {i}")\n'
+        for i in range(start, start + count)
+    )
+
+
+BAD_LITERALS = (
+    # A lone surrogate: an internal error that stored nothing, before the fix.
+    'def a():\n    raise ValueError("lone surrogate \\udcff in a message")\n'
+    # A NUL byte, an invalid escape, a surrogate pair written as two escapes.
+    'def b():\n    raise ValueError("nul \\x00 byte in a message")\n'
+    'def c():\n    raise ValueError("invalid \\q escape in a message")\n'
+    'def d():\n    raise ValueError("two halves \\ud83d\\ude00 of a pair")\n'
+    # The surrogate itself in the file, as the raw bytes UTF-8 forbids.
+    'def e():\n    raise ValueError("raw surrogate \udcff bytes")\n'
+)
+BAD_RUST_LITERALS = (
+    'fn a() { bail!("rust surrogate \\u{d800} escape"); }\n'
+    'fn b() { bail!("rust out of range \\u{110000} escape"); }\n'
+    'fn c() { bail!("rust nul \\0 and \\x00 escapes"); }\n'
+    'fn d() { panic!("rust invalid \\q escape"); }\n'
+)
+
+
+def cases(tmp: Path) -> list[Case]:
+    """Each hostile tree, indexed by the real CLI: it must exit 0 with the hostile file
+    skipped or capped (and counted), and the ordinary file indexed."""
+    def index(name: str, files: dict[str, str], *flags: str) -> Case:
+        root = _tree(tmp, name, files)
+        return Case(name=f"index: {name}", argv=("--db", "{db}", "index", *flags, str(root)))
+
+    return [
+        index("nested-ifs", {"deep.py": nested_ifs(600)}),
+        index("nested-parens", {"src/lib.rs": nested_parens(100_000)}),
+        index("method-chain", {"src/lib.rs": method_chain(20_000)}),
+        index("long-line", {"long.py": long_line(2_500)}),
+        index("identical-raises", {"many.py": identical_raises(8_000)}),
+        index("distinct-raises",
+              {f"z{i}.py": distinct_raises(1_500, i * 1_500) for i in range(6)},
+              "--max-file-sites", "500", "--max-sites", "1200"),
+        index("bad-literals", {"bad.py": BAD_LITERALS, "src/bad.rs": BAD_RUST_LITERALS}),
+    ]
