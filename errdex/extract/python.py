@@ -1073,14 +1073,18 @@ class PythonExtractor:
         tree = parse_within(_PARSER, source, seconds)
         check_depth(tree.root_node)
         state = _File(path, source, rules)
-        captures = QueryCursor(_QUERY).captures(tree.root_node)
-        for node in sorted(captures.get("class", []), key=lambda n: n.start_byte):
+        # py-tree-sitter hands each capture's nodes back in no fixed order (it differs
+        # with the hash seed): in source order, the sites a budget keeps are the first
+        # ones, the same on every run.
+        captured = {name: sorted(nodes, key=lambda n: (n.start_byte, n.end_byte))
+                    for name, nodes in QueryCursor(_QUERY).captures(tree.root_node).items()}
+        for node in captured.get("class", []):
             state.on_class(node)
-        for node in captures.get("raise", []):
+        for node in captured.get("raise", []):
             state.on_raise(node)
-        for node in captures.get("assert", []):
+        for node in captured.get("assert", []):
             state.on_assert(node)
-        for node in captures.get("call", []):
+        for node in captured.get("call", []):
             state.on_call(node)
         sites = sorted(state.sites, key=lambda s: (s.line, s.end_line, s.kind.value))
         constructions = sorted(state.constructions, key=lambda c: (c.line, c.type_path))
