@@ -128,7 +128,7 @@ def collect_files(
         language = LANGUAGE_BY_SUFFIX.get(PurePosixPath(relative).suffix)
         if language is None:
             continue
-        if not _is_utf8(relative):
+        if not is_utf8_name(relative):
             # Paths are stored and printed as UTF-8 text; such a name can't be.
             skipped[NOT_UTF8] += 1
             continue
@@ -147,7 +147,7 @@ def collect_files(
     return tuple(files), tuple(sorted(skipped.items()))
 
 
-def _is_utf8(name: str) -> bool:
+def is_utf8_name(name: str) -> bool:
     """False for a name that came from bytes that are not UTF-8 (`os.fsdecode` keeps them
     as lone surrogates)."""
     try:
@@ -165,7 +165,7 @@ def _inside(path: Path, real_root: Path) -> bool:
     return True
 
 
-def _walk(
+def walk_files(
     root: Path, skip_dirs: frozenset[str] = SKIPPED_DIRS, skipped: Counter[str] | None = None
 ) -> Iterator[str]:
     """Every file below `root` as a relative POSIX path, never through a link. Iterative
@@ -232,7 +232,7 @@ def _directory_snapshot(path: Path, options: SourceOptions) -> Snapshot:
             tracked = [os.fsdecode(p) for p in checkout.tracked_files(session)]
         relatives = [p for p in tracked if not (set(PurePosixPath(p).parts) & SKIPPED_DIRS)]
     else:
-        relatives = list(_walk(root, skipped=walked))
+        relatives = list(walk_files(root, skipped=walked))
     repo = options.repo or github or f"local/{root.name}"
     commit = options.commit or commit
     files, skipped = collect_files(root, relatives, options.max_file_bytes, walked)
@@ -399,7 +399,7 @@ def _stdlib_snapshot(options: SourceOptions) -> Snapshot:
     if not root.is_dir():
         raise SourceError(f"standard library not found at {root}")
     walked: Counter[str] = Counter()
-    relatives = list(_walk(root, SKIPPED_DIRS | STDLIB_SKIPPED, walked))
+    relatives = list(walk_files(root, SKIPPED_DIRS | STDLIB_SKIPPED, walked))
     files, skipped = collect_files(root, relatives, options.max_file_bytes, walked)
     repo = options.repo or "python/cpython"
     ref = options.commit or f"v{version}"

@@ -9,8 +9,8 @@ text. Each reference is a path and a line: a working example of the trigger.
 
 from __future__ import annotations
 
-import os
 import re
+import stat
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Sequence
@@ -21,7 +21,7 @@ import ahocorasick_rs
 from errdex.callgraph import CallGraph
 from errdex.facts import stable_literal
 from errdex.models import Language, Record, Snapshot, TestRef
-from errdex.source import LANGUAGE_BY_SUFFIX, SKIPPED_DIRS, TEST_DIRS, TEST_NAME
+from errdex.source import LANGUAGE_BY_SUFFIX, TEST_DIRS, TEST_NAME, is_utf8_name, walk_files
 
 MAX_FILES = 1500
 MAX_BYTES = 16_000_000
@@ -43,30 +43,35 @@ _RAISED = re.compile(r"(?:raises|assertRaises\w*)\(\s*([\w.]+)")
 
 
 def test_files(snapshot: Snapshot) -> list[tuple[str, Language, str]]:
-    """(path, language, text) of the snapshot's test files, bounded in number and size."""
+    """(path, language, text) of the snapshot's test files, bounded in number and size.
+    The tree is untrusted: it is walked without recursion and never through a link, and
+    only regular files are read (a FIFO named `test_x.py` would block the read forever)."""
     root = Path(snapshot.root)
     out: list[tuple[str, Language, str]] = []
     total = 0
-    for directory, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
-        relative_dir = PurePosixPath(Path(directory).relative_to(root).as_posix())
-        in_tests = any(part in TEST_DIRS for part in relative_dir.parts)
-        for name in sorted(names):
-            language = LANGUAGE_BY_SUFFIX.get(PurePosixPath(name).suffix)
-            relative = str(relative_dir / name) if str(relative_dir) != "." else name
-            if language is None or not (in_tests or TEST_NAME.search(relative)):
+    for relative in walk_files(root):
+        language = LANGUAGE_BY_SUFFIX.get(PurePosixPath(relative).suffix)
+        parts = PurePosixPath(relative).parts
+        in_tests = any(part in TEST_DIRS for part in parts[:-1])
+        if language is None or not (in_tests or TEST_NAME.search(relative)):
+            continue
+        if not is_utf8_name(relative):
+            continue
+        path = root / relative
+        try:
+            info = path.lstat()
+            if not stat.S_ISREG(info.st_mode):
                 continue
-            try:
-                size = (Path(directory) / name).stat().st_size
-                if size > MAX_FILE_BYTES or total + size > MAX_BYTES:
-                    continue
-                text = (Path(directory) / name).read_text(encoding="utf-8", errors="replace")
-            except OSError:
+            size = info.st_size
+            if size > MAX_FILE_BYTES or total + size > MAX_BYTES:
                 continue
-            total += size
-            out.append((relative, language, text))
-            if len(out) >= MAX_FILES:
-                return out
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        total += size
+        out.append((relative, language, text))
+        if len(out) >= MAX_FILES:
+            return out
     return out
 
 

@@ -316,9 +316,12 @@ def non_utf8_checkout(root: Path) -> Path:
 
 
 def special_files_tree(root: Path) -> Path:
-    """A FIFO and a socket named like source files: opening the FIFO would wait forever."""
+    """FIFOs and a socket named like source and test files: opening a FIFO would wait
+    forever (the source walk and the test-file reader both used to open them)."""
     write(root, {"lib/core.py": f"raise ValueError({FIRST_MESSAGE!r})\n"})
     os.mkfifo(root / "lib" / "pipe.py")
+    (root / "tests").mkdir()
+    os.mkfifo(root / "tests" / "test_pipe.py")
     with socket.socket(socket.AF_UNIX) as sock:
         sock.bind(str(root / "lib" / "sock.py"))
     return root
