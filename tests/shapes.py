@@ -75,3 +75,13 @@ def index_shapes(workdir: Path) -> Path:
                     out=io.StringIO())
         assert code == 0
     return db
+
+# What a user of `shapes` pastes: the traceback of a Grid built with -3 rows.
+TRACEBACK = """\
+Traceback (most recent call last):
+  File "/home/me/app/main.py", line 3, in <module>
+    Grid(-3, 4)
+  File "/home/me/venv/lib/python3.11/site-packages/shapes/grid.py", line 4, in __init__
+    raise ValueError(f"grid needs at least one row, got {rows}")
+ValueError: grid needs at least one row, got -3
+"""

@@ -26,19 +26,11 @@ from mcp.types import CallToolResult, TextContent
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
 from errdex.serve.mcp import MAX_TEXT_CHARS
-from tests.shapes import COMMIT, GRID, OTHER_REPO, REPO, index_shapes, line_of
+from tests.shapes import COMMIT, GRID, OTHER_REPO, REPO, TRACEBACK, index_shapes, line_of
 
 ERRDEX = str(Path(sys.executable).with_name("errdex"))
 HANG = 60  # seconds: far beyond any honest wait; only a hang reaches it
 TOOLS = {"explain_error", "get_error", "search_errors", "errors_at", "list_repositories"}
-TRACEBACK = """\
-Traceback (most recent call last):
-  File "/home/me/app/main.py", line 3, in <module>
-    Grid(-3, 4)
-  File "/home/me/venv/lib/python3.11/site-packages/shapes/grid.py", line 4, in __init__
-    raise ValueError(f"grid needs at least one row, got {rows}")
-ValueError: grid needs at least one row, got -3
-"""
 
 T = TypeVar("T")
 

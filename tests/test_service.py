@@ -15,16 +15,7 @@ from errdex.cli import main
 from errdex.errors import EmptyInputError, NotFoundError, StoreError, UsageError
 from errdex.explain import explain_text, load_matcher
 from errdex.service import Explainer, MatcherMode
-from tests.shapes import COMMIT, GRID, OTHER_REPO, REPO, STORAGE, index_shapes, line_of
-
-TRACEBACK = """\
-Traceback (most recent call last):
-  File "/home/me/app/main.py", line 3, in <module>
-    Grid(-3, 4)
-  File "/home/me/venv/lib/python3.11/site-packages/shapes/grid.py", line 4, in __init__
-    raise ValueError(f"grid needs at least one row, got {rows}")
-ValueError: grid needs at least one row, got -3
-"""
+from tests.shapes import COMMIT, GRID, OTHER_REPO, REPO, STORAGE, TRACEBACK, index_shapes, line_of
 
 
 @pytest.fixture(scope="module")
