@@ -34,7 +34,8 @@ from errdex.evidence import type_tail as _type_tail
 from errdex.holes import TYPE_CHECKS as _TYPE_CHECKS
 from errdex.holes import hole_kinds as _hole_kinds
 from errdex.memory import release_free_memory
-from errdex.models import Match, Template
+from errdex.models import Match
+from errdex.models import MatchEntry as MatchEntry  # defined with the data types, re-exported
 from errdex.nearmiss import NearIndex, literal_words, near_detail
 from errdex.paste import DebugHit, Doc, Frame, Group, Paste, parse_paste
 from errdex.prefixes import strip_prefixes
@@ -71,19 +72,6 @@ ANCHOR_CHUNK: Final = 1 << 16  # a longer text is searched for anchors piece by 
 MIN_SCAN_KEY: Final = 5  # anchors shorter than this are too common to pre-filter a log with
 SCAN_ASK: Final = -1  # `scan_keys`' tag for a line only the matcher can judge (a Debug value)
 _DEBUG_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\t": "\\t", "\r": "\\r"})
-
-
-@dataclass(frozen=True)
-class MatchEntry:
-    record_id: str
-    repo: str
-    exception: str | None  # "ValueError", "Error::ShapeMismatchBinaryOp", None
-    template: Template
-    sites: tuple[tuple[str, int], ...]  # (path relative to the repo root, line), in order
-    variant: str | None = None  # Rust error variant whose #[error] text is the template
-    variant_fields: tuple[str, ...] = ()  # its fields in declared order
-    language: str = "python"  # "python" | "rust"
-    version: str | None = None  # the indexed snapshot's release version, where known
 
 
 @dataclass(slots=True)

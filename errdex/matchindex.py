@@ -27,8 +27,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from errdex.match import MatchEntry
-from errdex.models import Template
+from errdex.models import MatchEntry, Template
 from errdex.nearmiss import WORD
 from errdex.serialize import template_from_dict
 

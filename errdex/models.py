@@ -262,6 +262,22 @@ class Match:
 
 
 @dataclass(frozen=True)
+class MatchEntry:
+    """What the matcher needs of one record, without the page's prose: the store builds
+    these, the matcher compiles them."""
+
+    record_id: str
+    repo: str
+    exception: str | None  # "ValueError", "Error::ShapeMismatchBinaryOp", None
+    template: Template
+    sites: tuple[tuple[str, int], ...]  # (path relative to the repo root, line), in order
+    variant: str | None = None  # Rust error variant whose #[error] text is the template
+    variant_fields: tuple[str, ...] = ()  # its fields in declared order
+    language: str = "python"  # "python" | "rust"
+    version: str | None = None  # the indexed snapshot's release version, where known
+
+
+@dataclass(frozen=True)
 class IndexSummary:
     repo: str
     commit: str | None

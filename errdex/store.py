@@ -20,8 +20,7 @@ from typing import Any
 
 from errdex import matchindex
 from errdex.errors import NotFoundError, StoreError
-from errdex.match import MatchEntry
-from errdex.models import IndexSummary, Record, Snapshot
+from errdex.models import IndexSummary, MatchEntry, Record, Snapshot
 from errdex.serialize import record_from_dict, record_to_dict, template_from_dict
 
 SCHEMA_VERSION = 1
