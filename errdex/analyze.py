@@ -25,7 +25,7 @@ from errdex.history import message_history
 from errdex.models import EntryPoint, History, Record, RecordFacts, Related, Site, Snapshot, TestRef
 from errdex.prose import write_explanation
 from errdex.related import find_related
-from errdex.store import SQLiteStore
+from errdex.store import Store
 from errdex.testrefs import find_test_refs, test_files
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -212,7 +212,7 @@ def kept_removed(
     return kept
 
 
-def previous_records(store: SQLiteStore, repo: str) -> list[Record]:
+def previous_records(store: Store, repo: str) -> list[Record]:
     """The records the store holds for `repo` now (before a new snapshot replaces them)."""
     if not store.has_repo(repo):
         return []

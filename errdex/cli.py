@@ -24,8 +24,9 @@ from errdex.explain import (
     read_input,
     valid_text,
 )
-from errdex.matchindex import matcher_for_text
-from errdex.store import WRITE_TIMEOUT, SQLiteStore
+from errdex.service import matcher_for_text
+from errdex.store import SQLiteStore, Store
+from errdex.store.sqlite import WRITE_TIMEOUT
 
 
 class _Parser(argparse.ArgumentParser):
@@ -313,7 +314,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     return run_script(args.script, list(args.args), args.db)
 
 
-def _write_pages(store: SQLiteStore, repo: str | None, use_llm: bool, out: TextIO) -> None:
+def _write_pages(store: Store, repo: str | None, use_llm: bool, out: TextIO) -> None:
     from errdex.llm import analyze_store, config_from_env
 
     progress = terminal.Progress(sys.stderr)

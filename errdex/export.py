@@ -17,7 +17,7 @@ from typing import Any
 
 from errdex.classes import CLASSES
 from errdex.errors import UsageError
-from errdex.store import SQLiteStore
+from errdex.store import Store
 from errdex.web import pages
 from errdex.web.render import Links, page_path, render, safe_part
 
@@ -43,7 +43,7 @@ class _Site:
         self.pages += 1
 
 
-def search_index(store: SQLiteStore) -> list[list[Any]]:
+def search_index(store: Store) -> list[list[Any]]:
     """Per record: id, repo, exception, literal pieces, placeholder names, message."""
     return [
         [e.record_id, e.repo, e.exception, list(e.template.literals),
@@ -60,7 +60,7 @@ def _check_target(root: Path) -> None:
         raise UsageError(f"{root} is not empty and is not an errdex export: choose a new one")
 
 
-def export_site(store: SQLiteStore, directory: str | Path) -> int:
+def export_site(store: Store, directory: str | Path) -> int:
     """Write the site; returns the number of HTML pages written."""
     root = Path(directory)
     _check_target(root)
@@ -71,7 +71,7 @@ def export_site(store: SQLiteStore, directory: str | Path) -> int:
         raise UsageError(f"cannot write {directory}: {exc.strerror or exc}") from None
 
 
-def _export(store: SQLiteStore, root: Path) -> int:
+def _export(store: Store, root: Path) -> int:
     site = _Site(root)
     shutil.copytree(STATIC_DIR, root / "static", dirs_exist_ok=True)
     index = json.dumps(search_index(store), ensure_ascii=True, separators=(",", ":"))

@@ -6,7 +6,7 @@ The traceback always comes first and is printed by the hook that was installed b
 afterwards runs under a catch-all and at worst adds one line saying it could not explain.
 Importing this module costs nothing beyond `sys`; the matcher, the store and the key
 index are imported only when an exception actually reaches the hook, and only the
-templates the traceback's words select are loaded (`errdex.matchindex`).
+templates the traceback's words select are loaded (`errdex.store.keys`).
 
     import errdex.hook; errdex.hook.install()
 

@@ -40,7 +40,7 @@ from errdex.models import (
     SourceFile,
     record_id,
 )
-from errdex.store import SQLiteStore
+from errdex.store import Store
 
 Progress = Callable[[str, int, int, str], None]  # (stage, done, total, what was found)
 _CHUNK = 64
@@ -310,7 +310,7 @@ def build_records(snapshot: Snapshot, sites: Sequence[Site]) -> list[Record]:
 
 def index_snapshot(
     snapshot: Snapshot,
-    store: SQLiteStore,
+    store: Store,
     *,
     workers: int = 0,
     progress: Progress | None = None,

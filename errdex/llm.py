@@ -31,7 +31,7 @@ from errdex.check import CODE_FIELDS, LIST_FIELDS, PROSE_FIELDS, unknown_names
 from errdex.errors import ConfigError
 from errdex.models import Defensive, ExampleFix, Explanation, Record
 from errdex.serialize import explanation_to_dict, record_to_dict
-from errdex.store import SQLiteStore
+from errdex.store import Store
 
 PROMPT_VERSION = "1"
 Progress = Callable[[str, int, int, str], None]
@@ -225,7 +225,7 @@ def _facts_explanation(record: dict[str, Any]) -> Explanation:
 
 
 def rewrite(
-    store: SQLiteStore, config: LLMConfig, records: Sequence[Record],
+    store: Store, config: LLMConfig, records: Sequence[Record],
     progress: Progress | None = None,
 ) -> tuple[list[Record], LLMStats]:
     """`records` with their prose rewritten by the model where it passes the check."""
@@ -289,7 +289,7 @@ def rewrite(
 
 
 def analyze_store(
-    store: SQLiteStore, repo: str | None, config: LLMConfig | None,
+    store: Store, repo: str | None, config: LLMConfig | None,
     progress: Progress | None = None,
 ) -> tuple[int, LLMStats | None]:
     """Rewrite the stored pages of `repo` (every repository when None): with the model

@@ -24,11 +24,14 @@ from typing import Any
 from errdex.errors import EmptyInputError, UsageError
 from errdex.explain import MAX_INPUT_CHARS, explain_text, load_matcher
 from errdex.match import Matcher
-from errdex.matchindex import matcher_for_text
 from errdex.scan import ByteStream, report_to_dict, scan_stream
-from errdex.store import SQLiteStore
+from errdex.store import SQLiteStore, Store
 
 MAX_LIMIT = 100  # results per call: more is a dump, not an answer
+# Templates loaded for the nearest-record lookup of one text: a common word kept for
+# approximate matching (`~error`) may key most of a large database, and compiling 200k
+# templates for one `explain` takes many seconds. Past this the lookup uses the first.
+NEAR_LIMIT = 5_000
 
 
 class MatcherMode(Enum):
@@ -219,3 +222,24 @@ def _hit(record: dict[str, Any], paths: set[str], line: int | None) -> dict[str,
         "message": record["message"], "summary": explanation.get("summary"),
         "sites": sites,
     }
+
+
+def matcher_for_text(store: Store, text: str, near_limit: int = NEAR_LIMIT) -> Matcher | None:
+    """A matcher over only the templates `text` can match: those its words key (the
+    store's key index, `errdex.store.keys`), and when none of them matches exactly, also
+    (at most `near_limit`) records sharing a rare word (for the nearest-record lookup).
+    None when the database has no key index; a matcher over no template when nothing
+    is keyed."""
+    exact = store.match_candidates(text)
+    if exact is None:
+        return None
+    matcher = Matcher(exact)
+    found, _ = matcher.match_with_stats(text, 1, exact_only=True) if text.strip() else ([], None)
+    if found:
+        return matcher
+    # Only the approximate-matching keys are probed now: the others just were.
+    near = store.match_candidates(text, near_only=True, limit=near_limit) or []
+    known = {entry.record_id for entry in exact}
+    entries = exact + [entry for entry in near if entry.record_id not in known]
+    entries.sort(key=lambda e: (e.repo, e.sites[0] if e.sites else ("", 0)))
+    return Matcher(entries)

@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 
 from errdex import hook, terminal
-from errdex.matchindex import NEAR_LIMIT, matcher_for_text
 from errdex.models import IndexSummary, Language, Snapshot
+from errdex.service import NEAR_LIMIT, matcher_for_text
 from errdex.store import SQLiteStore
 from tests.builders import make_record
 from tests.hostile import Case

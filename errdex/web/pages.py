@@ -16,7 +16,7 @@ from errdex.errors import NotFoundError
 from errdex.explain import explain_text
 from errdex.match import Matcher
 from errdex.serialize import template_from_dict
-from errdex.store import SQLiteStore
+from errdex.store import SQLiteStore, Store
 
 SEARCH_LIMIT = 20
 CLOSEST_LIMIT = 5
@@ -53,7 +53,7 @@ def _listing(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def home_page(store: SQLiteStore) -> dict[str, Any]:
+def home_page(store: Store) -> dict[str, Any]:
     return {
         "repos": store.repos(),
         "classes": [{"slug": slug, "title": title} for slug, title, _ in CLASSES],
@@ -107,7 +107,7 @@ def _match_row(match: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _snapshot(store: SQLiteStore, repo: str) -> dict[str, Any] | None:
+def _snapshot(store: Store, repo: str) -> dict[str, Any] | None:
     return next((row for row in store.repos() if row["repo"] == repo), None)
 
 
@@ -135,7 +135,7 @@ def _focus(record: dict[str, Any], site: int | None) -> dict[str, Any] | None:
 
 
 def error_page(
-    store: SQLiteStore, record_id: str, values: dict[str, str], site: int | None = None
+    store: Store, record_id: str, values: dict[str, str], site: int | None = None
 ) -> dict[str, Any]:
     """Everything one error's page shows. `values` are a paste's values for the
     placeholders; names the template does not have are dropped. `site` is the site a
@@ -174,7 +174,7 @@ def report_url(record: dict[str, Any]) -> str:
     return REPORT_URL + "?" + urlencode({"title": title, "body": body})
 
 
-def repo_page(store: SQLiteStore, repo: str) -> dict[str, Any]:
+def repo_page(store: Store, repo: str) -> dict[str, Any]:
     """Every error of a repository, grouped by file, with counts by kind."""
     snapshot = _snapshot(store, repo)
     if snapshot is None:
@@ -197,7 +197,7 @@ def repo_page(store: SQLiteStore, repo: str) -> dict[str, Any]:
     }
 
 
-def class_page(store: SQLiteStore, slug: str) -> dict[str, Any]:
+def class_page(store: Store, slug: str) -> dict[str, Any]:
     """A failure class across repositories: its background, then its errors by repo."""
     entry = next(((s, t) for s, t, _ in CLASSES if s == slug), None)
     if entry is None:

@@ -16,8 +16,8 @@ import pytest
 from packaging.version import Version
 
 from errdex.match import Matcher
-from errdex.matchindex import matcher_for_text
 from errdex.models import Match
+from errdex.service import matcher_for_text
 from errdex.store import SQLiteStore
 from tests.e2e.cases import CASES
 

@@ -24,7 +24,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from errdex.store import MAX_SEARCH_TERMS, SEARCH_STEP_BUDGET, SQLiteStore
+from errdex.store import SQLiteStore
+from errdex.store.base import MAX_SEARCH_TERMS, SEARCH_STEP_BUDGET
 from tests.web.conftest import Served, _errdex, _free_port
 
 HANG = 60.0  # seconds: a client timeout that only a hang reaches

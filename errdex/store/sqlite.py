@@ -1,8 +1,10 @@
-"""Where records live: one SQLite file (WAL, FTS5 for text search).
+"""The default store: one SQLite file (WAL, FTS5 for text search).
 
 A snapshot of a repository is written in one transaction, replacing the previous one, so
 readers see the old records or the new ones, never half. Each record is kept as its JSON
-contract plus the few columns that listing, searching and matching need.
+contract plus the few columns that listing, searching and matching need. Every public
+method goes through `errdex.store.base.mapped`, the one place sqlite3's exceptions become
+StoreError. This module must not import the matcher.
 """
 
 from __future__ import annotations
@@ -11,17 +13,24 @@ import json
 import os
 import sqlite3
 import urllib.parse
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from errdex import matchindex
-from errdex.errors import NotFoundError, StoreError
+from errdex.errors import StoreError
 from errdex.models import IndexSummary, MatchEntry, Record, Snapshot
 from errdex.serialize import record_from_dict, record_to_dict, template_from_dict
+from errdex.store import keys
+from errdex.store.base import (
+    SEARCH_STEP_BUDGET,
+    Backend,
+    TextSearch,
+    mapped,
+    not_found,
+    search_terms,
+)
 
 SCHEMA_VERSION = 1
 SCHEMA = """
@@ -60,37 +69,9 @@ CREATE TABLE IF NOT EXISTS llm_cache (key TEXT PRIMARY KEY, data TEXT NOT NULL);
 """
 
 
-# Text search's bounds. FTS5 merges each term's postings inside what SQLite counts as a
-# step, so the terms are capped (repeating one word 300 times over 50,000 messages took
-# 23 s; 32 distinct words that every message holds, 0.6 s); the rows the query examines
-# are bounded by a step budget, counted by a progress handler every SEARCH_STEP_GRAIN
-# steps (about 15 steps per matching row: the budget is some three million rows).
-MAX_SEARCH_TERMS = 32
+# A text search's steps are counted by a progress handler every SEARCH_STEP_GRAIN steps
+# (its bounds: `errdex.store.base.MAX_SEARCH_TERMS` and `SEARCH_STEP_BUDGET`).
 SEARCH_STEP_GRAIN = 1_000
-SEARCH_STEP_BUDGET = 50_000_000
-
-
-def search_terms(words: str) -> tuple[str, ...]:
-    """The words of `words` that a text search uses: runs of letters, digits and `_`,
-    lower-cased, each once, the first MAX_SEARCH_TERMS of them in order."""
-    seen: dict[str, None] = {}
-    for word in "".join(c if c.isalnum() or c == "_" else " " for c in words).split():
-        seen.setdefault(word.lower(), None)
-        if len(seen) >= MAX_SEARCH_TERMS:
-            break
-    return tuple(seen)
-
-
-@dataclass(frozen=True)
-class TextSearch:
-    """A text search's rows and the work it took: the terms it used and the SQLite
-    steps it ran; `complete` is False when the step budget stopped it."""
-
-    rows: list[dict[str, Any]]
-    terms: tuple[str, ...]
-    steps: int
-    complete: bool
-
 
 WRITE_TIMEOUT = 30.0  # seconds a writer waits for another writer's lock
 READ_TIMEOUT = 2.0  # seconds a reader waits by default (the CLI's --lock-wait)
@@ -103,13 +84,16 @@ def _cannot_write(exc: sqlite3.Error) -> bool:
     return any(text in str(exc).lower() for text in _CANNOT_WRITE)
 
 
-class SQLiteStore:
+class SQLiteStore(Backend):
     """The default store. Open for reading with `create=False`: a missing file is then
     an error rather than a new empty database, and a file errdex can't write next to
     (read-only media: WAL needs its -shm and -wal files) is opened read-only, and failing
     that as immutable. `timeout` is how long to wait for a lock another process holds;
     waiting longer ends in a one-line StoreError "... is locked"."""
 
+    backend_errors = (sqlite3.Error,)
+
+    @mapped("open")
     def __init__(
         self, path: str | Path, *, create: bool = True, timeout: float | None = None
     ) -> None:
@@ -128,28 +112,25 @@ class SQLiteStore:
                 except OSError as exc:
                     raise StoreError(
                         f"cannot create {self.path.parent}: {exc.strerror}") from None
-        try:
-            if create or memory or self._writable():
-                self._conn = self._connect(str(path), uri=False)
-                try:
-                    version = self._user_version()
-                except sqlite3.OperationalError as exc:
-                    if create or not _cannot_write(exc):
-                        raise
-                    self._conn.close()
-                    version = self._open_read_only()
-            else:
+        if create or memory or self._writable():
+            self._conn = self._connect(str(path), uri=False)
+            try:
+                version = self._user_version()
+            except sqlite3.OperationalError as exc:
+                if create or not _cannot_write(exc):
+                    raise
+                self._conn.close()
                 version = self._open_read_only()
-            if version > SCHEMA_VERSION:
-                raise StoreError(f"{self.path} was written by a newer errdex (schema {version})")
-            if create:
-                self._conn.execute("PRAGMA journal_mode=WAL")
-                self._conn.executescript(SCHEMA)
-                self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-            elif version == 0:
-                raise StoreError(f"{self.path} is not an errdex database")
-        except sqlite3.Error as exc:
-            raise self._error("open", exc) from None
+        else:
+            version = self._open_read_only()
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"{self.path} was written by a newer errdex (schema {version})")
+        if create:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.executescript(SCHEMA)
+            self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        elif version == 0:
+            raise StoreError(f"{self.path} is not an errdex database")
 
     def _connect(self, target: str, *, uri: bool) -> sqlite3.Connection:
         conn = sqlite3.connect(target, timeout=self.timeout, check_same_thread=False, uri=uri)
@@ -179,9 +160,10 @@ class SQLiteStore:
         self._conn = self._connect(base + "?immutable=1", uri=True)
         return self._user_version()
 
-    def _error(self, action: str, exc: sqlite3.Error) -> StoreError:
-        """One line for a failing database; a lock says whose and how long we waited."""
-        if "locked" in str(exc) or "busy" in str(exc):
+    def describe_error(self, action: str, exc: Exception) -> StoreError:
+        """One line for a failing database; a lock met opening or reading says whose and
+        how long we waited (a failed write keeps sqlite3's own words after the path)."""
+        if action != "write" and ("locked" in str(exc) or "busy" in str(exc)):
             return StoreError(f"database {self.path} is locked by another process (waited "
                               f"{self.timeout:g} s)")
         return StoreError(f"cannot {action} database {self.path}: {exc}")
@@ -195,15 +177,9 @@ class SQLiteStore:
     def __exit__(self, *_: object) -> None:
         self.close()
 
-    @contextmanager
-    def _reading(self) -> Iterator[sqlite3.Connection]:
-        try:
-            yield self._conn
-        except sqlite3.Error as exc:
-            raise self._error("read", exc) from None
-
     # -- writing ------------------------------------------------------------------------
 
+    @mapped("write")
     def replace_snapshot(
         self,
         snapshot: Snapshot,
@@ -228,62 +204,63 @@ class SQLiteStore:
                          record.exception, record.template.message, first.path, first.line,
                          len(record.sites), json.dumps(data, ensure_ascii=False),
                          json.dumps(match_data, ensure_ascii=False)))
-        try:
-            with self._conn:
-                self._conn.execute("BEGIN IMMEDIATE")
-                matchindex.delete_repo(self._conn, snapshot.repo)
-                self._conn.execute("DELETE FROM records_text WHERE repo = ?", (snapshot.repo,))
-                self._conn.execute("DELETE FROM records WHERE repo = ?", (snapshot.repo,))
-                self._conn.execute(
-                    "INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (snapshot.repo, snapshot.commit, snapshot.commit_date, snapshot.version,
-                     snapshot.root, now, json.dumps(asdict(summary))),
-                )
-                self._conn.executemany(
-                    "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
-                )
-                self._conn.executemany(
-                    "INSERT INTO records_text (id, repo, message) VALUES (?, ?, ?)",
-                    [(row[0], row[1], row[5]) for row in rows],
-                )
-                matchindex.index_repo(self._conn, snapshot.repo)
-                if vocabulary is not None:
-                    self._conn.execute("INSERT OR REPLACE INTO vocabulary VALUES (?, ?)",
-                                       (snapshot.repo, " ".join(sorted(vocabulary))))
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot write database {self.path}: {exc}") from None
+        with self._conn:
+            self._conn.execute("BEGIN IMMEDIATE")
+            keys.delete_repo(self._conn, snapshot.repo)
+            self._conn.execute("DELETE FROM records_text WHERE repo = ?", (snapshot.repo,))
+            self._conn.execute("DELETE FROM records WHERE repo = ?", (snapshot.repo,))
+            self._conn.execute(
+                "INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (snapshot.repo, snapshot.commit, snapshot.commit_date, snapshot.version,
+                 snapshot.root, now, json.dumps(asdict(summary))),
+            )
+            self._conn.executemany(
+                "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
+            )
+            self._conn.executemany(
+                "INSERT INTO records_text (id, repo, message) VALUES (?, ?, ?)",
+                [(row[0], row[1], row[5]) for row in rows],
+            )
+            keys.index_repo(self._conn, snapshot.repo)
+            if vocabulary is not None:
+                self._conn.execute("INSERT OR REPLACE INTO vocabulary VALUES (?, ?)",
+                                   (snapshot.repo, " ".join(sorted(vocabulary))))
 
     # -- reading ------------------------------------------------------------------------
 
+    @mapped("read")
     def record_dict(self, record_id: str) -> dict[str, Any]:
-        with self._reading() as conn:
-            row = conn.execute("SELECT data FROM records WHERE id = ?", (record_id,)).fetchone()
+        conn = self._conn
+        row = conn.execute("SELECT data FROM records WHERE id = ?", (record_id,)).fetchone()
         if row is None:
-            raise NotFoundError(f"no error with id {record_id!r}")
+            raise not_found(record_id)
         data: dict[str, Any] = json.loads(row["data"])
         return data
 
+    @mapped("read")
     def record_json(self, record_id: str) -> str:
         """The stored contract text itself: the API serves it without a parse/dump."""
-        with self._reading() as conn:
-            row = conn.execute("SELECT data FROM records WHERE id = ?", (record_id,)).fetchone()
+        conn = self._conn
+        row = conn.execute("SELECT data FROM records WHERE id = ?", (record_id,)).fetchone()
         if row is None:
-            raise NotFoundError(f"no error with id {record_id!r}")
+            raise not_found(record_id)
         return str(row["data"])
 
+    @mapped("read")
     def records_in_class(self, slug: str) -> list[dict[str, Any]]:
         """Listing rows of every record of one failure class, across repositories."""
-        with self._reading() as conn:
-            rows = conn.execute(
-                "SELECT id, repo, language, kind, exception, message, path, line, site_count "
-                "FROM records WHERE json_extract(data, '$.failure_class.slug') = ? "
-                "ORDER BY repo, path, line", (slug,)
-            ).fetchall()
+        conn = self._conn
+        rows = conn.execute(
+            "SELECT id, repo, language, kind, exception, message, path, line, site_count "
+            "FROM records WHERE json_extract(data, '$.failure_class.slug') = ? "
+            "ORDER BY repo, path, line", (slug,)
+        ).fetchall()
         return [dict(row) for row in rows]
 
     def record(self, record_id: str) -> Record:
         return record_from_dict(self.record_dict(record_id))
 
+    @mapped("read")
     def records(self, repo: str | None = None) -> list[dict[str, Any]]:
         """Listing rows (no snippets), ordered by repository, path and line."""
         query = ("SELECT id, repo, language, kind, exception, message, path, line, site_count "
@@ -292,56 +269,57 @@ class SQLiteStore:
         if repo is not None:
             query += " WHERE repo = ?"
             args = (repo,)
-        with self._reading() as conn:
-            rows = conn.execute(query + " ORDER BY repo, path, line", args).fetchall()
+        conn = self._conn
+        rows = conn.execute(query + " ORDER BY repo, path, line", args).fetchall()
         return [dict(row) for row in rows]
 
+    @mapped("read")
     def repos(self) -> list[dict[str, Any]]:
-        with self._reading() as conn:
-            rows = conn.execute(
-                "SELECT s.repo, s.commit_sha, s.commit_date, s.version, s.indexed_at, "
-                "(SELECT count(*) FROM records r WHERE r.repo = s.repo) AS records "
-                "FROM snapshots s ORDER BY s.repo"
-            ).fetchall()
+        conn = self._conn
+        rows = conn.execute(
+            "SELECT s.repo, s.commit_sha, s.commit_date, s.version, s.indexed_at, "
+            "(SELECT count(*) FROM records r WHERE r.repo = s.repo) AS records "
+            "FROM snapshots s ORDER BY s.repo"
+        ).fetchall()
         return [dict(row) for row in rows]
 
     # -- analysis (errdex.check, errdex.llm) ---------------------------------------------
 
+    @mapped("read")
     def vocabulary(self, repo: str) -> frozenset[str]:
-        with self._reading() as conn:
-            row = conn.execute("SELECT names FROM vocabulary WHERE repo = ?", (repo,)).fetchone()
+        conn = self._conn
+        row = conn.execute("SELECT names FROM vocabulary WHERE repo = ?", (repo,)).fetchone()
         return frozenset(row["names"].split()) if row else frozenset()
 
+    @mapped("write")
     def update_record_data(self, records: Sequence[Record]) -> None:
         """Rewrite stored records' contract (their prose), keeping everything else."""
         rows = [(json.dumps(record_to_dict(r), ensure_ascii=False), r.id) for r in records]
-        try:
-            with self._conn:
-                self._conn.executemany("UPDATE records SET data = ? WHERE id = ?", rows)
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot write database {self.path}: {exc}") from None
+        with self._conn:
+            self._conn.executemany("UPDATE records SET data = ? WHERE id = ?", rows)
 
+    @mapped("read")
     def cache_get(self, key: str) -> str | None:
-        with self._reading() as conn:
-            row = conn.execute("SELECT data FROM llm_cache WHERE key = ?", (key,)).fetchone()
+        conn = self._conn
+        row = conn.execute("SELECT data FROM llm_cache WHERE key = ?", (key,)).fetchone()
         return str(row["data"]) if row else None
 
+    @mapped("write")
     def cache_put(self, key: str, data: str) -> None:
-        try:
-            with self._conn:
-                self._conn.execute("INSERT OR REPLACE INTO llm_cache VALUES (?, ?)", (key, data))
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot write database {self.path}: {exc}") from None
+        with self._conn:
+            self._conn.execute("INSERT OR REPLACE INTO llm_cache VALUES (?, ?)", (key, data))
 
+    @mapped("read")
     def has_repo(self, repo: str) -> bool:
-        with self._reading() as conn:
-            row = conn.execute("SELECT 1 FROM snapshots WHERE repo = ?", (repo,)).fetchone()
+        conn = self._conn
+        row = conn.execute("SELECT 1 FROM snapshots WHERE repo = ?", (repo,)).fetchone()
         return row is not None
 
     def search_text(self, words: str, limit: int = 20) -> list[dict[str, Any]]:
         """Full-text search over messages; every word must appear (see `text_search`)."""
         return self.text_search(words, limit).rows
 
+    @mapped("read")
     def text_search(self, words: str, limit: int = 20, *,
                     budget: int = SEARCH_STEP_BUDGET) -> TextSearch:
         """Full-text search over messages, bounded whatever the text: FTS5 ANDs its terms
@@ -361,60 +339,63 @@ class SQLiteStore:
             calls += 1
             return 1 if calls * grain > budget else 0
 
-        with self._reading() as conn:
-            conn.set_progress_handler(progress, grain)
-            try:
-                rows = conn.execute(
-                    "SELECT r.id, r.repo, r.kind, r.exception, r.message, r.path, r.line "
-                    "FROM records_text t JOIN records r ON r.id = t.id "
-                    "WHERE records_text MATCH ? ORDER BY bm25(records_text) LIMIT ?",
-                    (query, limit),
-                ).fetchall()
-                complete = True
-            except sqlite3.OperationalError:
-                if calls * grain <= budget:
-                    raise
-                rows, complete = [], False
-            finally:
-                conn.set_progress_handler(None, 0)
+        conn = self._conn
+        conn.set_progress_handler(progress, grain)
+        try:
+            rows = conn.execute(
+                "SELECT r.id, r.repo, r.kind, r.exception, r.message, r.path, r.line "
+                "FROM records_text t JOIN records r ON r.id = t.id "
+                "WHERE records_text MATCH ? ORDER BY bm25(records_text) LIMIT ?",
+                (query, limit),
+            ).fetchall()
+            complete = True
+        except sqlite3.OperationalError:
+            if calls * grain <= budget:
+                raise
+            rows, complete = [], False
+        finally:
+            conn.set_progress_handler(None, 0)
         return TextSearch(rows=[dict(row) for row in rows], terms=terms,
                           steps=calls * grain, complete=complete)
 
+    @mapped("read")
     def data_version(self) -> int:
         """A number that changes when another connection commits to the database: a
         server compares it to notice a re-index cheaply (one pragma, no table read). Only
         comparable between calls on the same store from the same thread."""
-        with self._reading() as conn:
-            return int(conn.execute("PRAGMA data_version").fetchone()[0])
+        conn = self._conn
+        return int(conn.execute("PRAGMA data_version").fetchone()[0])
 
+    @mapped("read")
     def match_candidates(
         self, text: str, near: bool = False, limit: int | None = None,
         near_only: bool = False,
     ) -> list[MatchEntry] | None:
         """The entries `text` can match (at most `limit`), from the on-disk key index
-        (`errdex.matchindex`); None when this database has no complete key index (then
+        (`errdex.store.keys`); None when this database has no complete key index (then
         use `match_entries`)."""
-        with self._reading() as conn:
-            return matchindex.candidate_entries(conn, text, near, limit, near_only)
+        conn = self._conn
+        return keys.candidate_entries(conn, text, near, limit, near_only)
 
+    @mapped("read")
     def match_entries(self) -> list[MatchEntry]:
         """What the matcher needs of every record, without the pages' prose."""
         entries = []
-        with self._reading() as conn:
-            rows = conn.execute("SELECT id, repo, exception, language, match_data, (SELECT "
-                                "version FROM snapshots s WHERE s.repo = records.repo) AS version "
-                                "FROM records ORDER BY repo, path, line")
-            for row in rows:
-                data = json.loads(row["match_data"])
-                entries.append(MatchEntry(
-                    record_id=row["id"],
-                    repo=row["repo"],
-                    exception=row["exception"],
-                    template=template_from_dict(data),
-                    sites=tuple((path, line) for path, line in data["sites"]),
-                    variant=data["variant"],
-                    variant_fields=tuple(data["variant_fields"]),
-                    language=row["language"],
-                    version=row["version"],
-                ))
+        conn = self._conn
+        rows = conn.execute("SELECT id, repo, exception, language, match_data, (SELECT "
+                            "version FROM snapshots s WHERE s.repo = records.repo) AS version "
+                            "FROM records ORDER BY repo, path, line")
+        for row in rows:
+            data = json.loads(row["match_data"])
+            entries.append(MatchEntry(
+                record_id=row["id"],
+                repo=row["repo"],
+                exception=row["exception"],
+                template=template_from_dict(data),
+                sites=tuple((path, line) for path, line in data["sites"]),
+                variant=data["variant"],
+                variant_fields=tuple(data["variant_fields"]),
+                language=row["language"],
+                version=row["version"],
+            ))
         return entries

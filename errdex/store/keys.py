@@ -12,9 +12,12 @@ its exception type. Words touching a hole are skipped: `{}ing failed` prints `lo
 failed`, where `ing` is no word. Rarity is counted within the repository being written,
 so a snapshot's keys are rebuilt in the same transaction as its records, never all keys.
 
-This module reads and writes only the `match_keys` and `match_index` tables (declared in
-`errdex.store.SCHEMA`); the store calls `delete_repo` and `index_repo` from
-`replace_snapshot`.
+The keys themselves (`text_keys`, `template_keys`, `record_keys`, `probe_order`) are plain
+functions, shared by every backend. The rest reads and writes only the `match_keys` and
+`match_index` tables (declared in `errdex.store.sqlite.SCHEMA`); the SQLite store calls
+`delete_repo` and `index_repo` from `replace_snapshot`. Choosing which templates to compile
+for a text, and compiling them, is the service's (`errdex.service.matcher_for_text`): this
+module must not import the matcher.
 """
 
 from __future__ import annotations
@@ -25,24 +28,15 @@ import re
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
 from errdex.models import MatchEntry, Template
 from errdex.nearmiss import WORD
 from errdex.serialize import template_from_dict
 
-if TYPE_CHECKING:
-    from errdex.match import Matcher
-    from errdex.store import SQLiteStore
-
 INDEX_VERSION = 2
 ALWAYS = ""  # the key of templates with no usable word: candidates for every text
 NEAR = "~"  # prefixes the rare words kept for approximate matching (read in a second step)
 APPROX_WORDS = 2  # rarest single words kept per template for approximate matching
-# Templates loaded for the nearest-record lookup of one text: a common word kept for
-# approximate matching (`~error`) may key most of a large database, and compiling 200k
-# templates for one `explain` takes many seconds. Past this the lookup uses the first.
-NEAR_LIMIT = 5_000
 _WORD_CHAR = re.compile(r"\w")
 
 
@@ -116,24 +110,33 @@ def delete_repo(conn: sqlite3.Connection, repo: str) -> None:
     conn.execute("DELETE FROM match_index WHERE repo = ?", (repo,))
 
 
+def record_keys(
+    records: Iterable[tuple[str, Template, str | None, str | None, str]],
+) -> list[tuple[str, str]]:
+    """(key, record id) for every (id, template, exception, variant, language) of one
+    repository: rarity is counted among these templates only."""
+    parsed = list(records)
+    df: Counter[str] = Counter()
+    for _, template, _, _, _ in parsed:
+        words, pairs = template_tokens(template)
+        df.update(set(words) | set(pairs))
+    return [
+        (key, record_id)
+        for record_id, template, exception, variant, language in parsed
+        for key in template_keys(template, exception, variant, language, df)
+    ]
+
+
 def index_repo(conn: sqlite3.Connection, repo: str) -> int:
     """Key every record of `repo` (already written); returns the keys written."""
     rows = conn.execute(
         "SELECT id, exception, language, match_data FROM records WHERE repo = ?", (repo,)
     ).fetchall()
     parsed = []
-    df: Counter[str] = Counter()
     for row in rows:
         data = json.loads(row[3])
-        template = template_from_dict(data)
-        words, pairs = template_tokens(template)
-        df.update(set(words) | set(pairs))
-        parsed.append((row[0], template, row[1], data.get("variant"), row[2]))
-    keyed = [
-        (key, record_id)
-        for record_id, template, exception, variant, language in parsed
-        for key in template_keys(template, exception, variant, language, df)
-    ]
+        parsed.append((row[0], template_from_dict(data), row[1], data.get("variant"), row[2]))
+    keyed = record_keys(parsed)
     conn.executemany("INSERT OR IGNORE INTO match_keys (key, rid) VALUES (?, ?)", keyed)
     conn.execute(
         "INSERT OR REPLACE INTO match_index (repo, version) VALUES (?, ?)", (repo, INDEX_VERSION)
@@ -163,7 +166,7 @@ def candidate_entries(
         return None
     keys: Iterable[str] = text_keys(text, near, near_only)
     if limit is not None:
-        keys = _probe_order(keys)
+        keys = probe_order(keys)
     # The keys go in as one JSON array, probed by json_each: a megabyte of text has a
     # million keys, and a temp table of them costs seconds to fill; this, a fraction.
     rows = conn.execute(
@@ -179,7 +182,7 @@ def candidate_entries(
     return entries_from_rows(rows)
 
 
-def _probe_order(keys: Iterable[str]) -> list[str]:
+def probe_order(keys: Iterable[str]) -> list[str]:
     """Words and pairs, then approximate-matching keys, then ALWAYS: probed in this
     order, the keys that single out a template fill a limit first, and the templates no
     word keys only what is left. (A partition, not a sort: a text may have millions.)"""
@@ -189,30 +192,6 @@ def _probe_order(keys: Iterable[str]) -> list[str]:
     for key in keys:
         (always if key == ALWAYS else near if key.startswith(NEAR) else exact).append(key)
     return exact + near + always
-
-
-def matcher_for_text(
-    store: SQLiteStore, text: str, near_limit: int = NEAR_LIMIT
-) -> Matcher | None:
-    """A matcher over only the templates `text` can match: those its words key, and
-    when none of them matches exactly, also (at most `near_limit`) records sharing a
-    rare word (for the nearest-record lookup). None when the database has no key
-    index; a matcher over no template when nothing is keyed."""
-    from errdex.match import Matcher
-
-    exact = store.match_candidates(text)
-    if exact is None:
-        return None
-    matcher = Matcher(exact)
-    found, _ = matcher.match_with_stats(text, 1, exact_only=True) if text.strip() else ([], None)
-    if found:
-        return matcher
-    # Only the approximate-matching keys are probed now: the others just were.
-    near = store.match_candidates(text, near_only=True, limit=near_limit) or []
-    known = {entry.record_id for entry in exact}
-    entries = exact + [entry for entry in near if entry.record_id not in known]
-    entries.sort(key=lambda e: (e.repo, e.sites[0] if e.sites else ("", 0)))
-    return Matcher(entries)
 
 
 def entries_from_rows(rows: Iterable[Sequence[object]]) -> list[MatchEntry]:
