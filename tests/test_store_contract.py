@@ -1,0 +1,221 @@
+"""One contract, every store backend: what a surface reads back after a snapshot is
+written must not depend on whether the records sit in a SQLite file or in memory."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from errdex.errors import NotFoundError
+from errdex.models import (
+    Defensive,
+    ExampleFix,
+    Explanation,
+    FailureClass,
+    History,
+    IndexSummary,
+    Language,
+    Record,
+    RecordFacts,
+    Snapshot,
+    record_id,
+)
+from errdex.service import matcher_for_text
+from errdex.store import MemoryStore, SQLiteStore, Store
+from errdex.store.base import MAX_SEARCH_TERMS
+from tests.builders import make_record
+
+LISTING = {"id", "repo", "language", "kind", "exception", "message", "path", "line",
+           "site_count"}
+
+
+@pytest.fixture(params=["sqlite", "memory"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    backend: Store
+    backend = SQLiteStore(tmp_path / "db.sqlite") if request.param == "sqlite" else MemoryStore()
+    with backend:
+        yield backend
+
+
+def _in(repo: str, record: Record, **changes: object) -> Record:
+    """`record` as a record of `repo` (builders make every record in "o/r")."""
+    return dataclasses.replace(record, repo=repo, id=record_id(repo, record.template),
+                               **changes)
+
+
+def _snapshot(repo: str, version: str | None = "1.0") -> Snapshot:
+    return Snapshot(repo=repo, commit="c0ffee", commit_date="2026-01-01T00:00:00+00:00",
+                    version=version, root="/src", url_base=None)
+
+
+def _summary(repo: str, records: int) -> IndexSummary:
+    return IndexSummary(repo=repo, commit="c0ffee", files_read=1, skipped=(),
+                        sites_by_kind=(), records=records, dynamic_sites=0, seconds=0.0)
+
+
+def _write(store: Store, repo: str, records: list[Record],
+           vocabulary: frozenset[str] | None = None, version: str | None = "1.0") -> None:
+    store.replace_snapshot(_snapshot(repo, version), _summary(repo, len(records)), records,
+                           vocabulary)
+
+
+REMOVED = RecordFacts(sites=(), history=History(removed=True, removed_commit="dead"))
+
+
+def _library() -> list[Record]:
+    return [
+        make_record("shape mismatch in {op}: {lhs} vs {rhs}", holes=(
+            ("op", "op"), ("lhs", "lhs"), ("rhs", "rhs")), line=30),
+        make_record("cannot open checkpoint file", line=10, path="src/io.rs"),
+        make_record("invalid dtype {dtype} for kernel", holes=(("dtype", "dtype"),), line=5,
+                    variant="UnsupportedDtype", fields=("dtype",)),
+        dataclasses.replace(
+            make_record("legacy flag no longer supported", line=2, path="src/old.rs"),
+            facts=REMOVED, failure_class=FailureClass("removed-api", "Removed API")),
+    ]
+
+
+def test_every_read_after_a_snapshot_is_written(store: Store) -> None:
+    records = _library()
+    _write(store, "o/r", records, vocabulary=frozenset({"open_file", "Tensor"}))
+    assert store.has_repo("o/r") and not store.has_repo("o/elsewhere")
+    [repo] = store.repos()
+    assert (repo["repo"], repo["commit_sha"], repo["version"], repo["records"]) == (
+        "o/r", "c0ffee", "1.0", 4)
+    listing = store.records("o/r")
+    assert all(set(row) == LISTING for row in listing)
+    assert [(row["path"], row["line"]) for row in listing] == [
+        ("src/io.rs", 10), ("src/lib.rs", 5), ("src/lib.rs", 30), ("src/old.rs", 2)]
+    assert store.records() == listing
+    for record in records:
+        data = store.record_dict(record.id)
+        assert data["message"] == record.template.message and data["repo"] == "o/r"
+        assert store.record(record.id).template == record.template
+        assert store.record_json(record.id).startswith("{")
+    assert store.vocabulary("o/r") == frozenset({"open_file", "Tensor"})
+    assert store.vocabulary("o/elsewhere") == frozenset()
+
+
+def test_removed_records_are_kept_with_their_status(store: Store) -> None:
+    records = _library()
+    _write(store, "o/r", records)
+    assert store.record_dict(records[3].id)["status"] == "removed"
+    assert store.record_dict(records[0].id)["status"] == "current"
+    assert [row["id"] for row in store.records_in_class("removed-api")] == [records[3].id]
+    assert store.records_in_class("no-such-class") == []
+
+
+def test_unknown_ids_are_not_found(store: Store) -> None:
+    _write(store, "o/r", _library())
+    for read in (store.record_dict, store.record_json, store.record):
+        with pytest.raises(NotFoundError, match="no error with id 'feedface'"):
+            read("feedface")
+
+
+def test_replacing_a_snapshot_replaces_its_records(store: Store) -> None:
+    first = _library()
+    _write(store, "o/r", first, vocabulary=frozenset({"old_name"}))
+    kept = make_record("cannot open checkpoint file", line=12, path="src/io.rs")
+    new = make_record("checkpoint is truncated at byte {n}", holes=(("n", "n"),))
+    _write(store, "o/r", [kept, new], version="2.0")
+    assert [row["id"] for row in store.records("o/r")] == [kept.id, new.id]
+    assert store.records("o/r")[0]["line"] == 12
+    assert store.repos()[0]["records"] == 2 and store.repos()[0]["version"] == "2.0"
+    with pytest.raises(NotFoundError):
+        store.record_dict(first[0].id)
+    assert store.vocabulary("o/r") == frozenset({"old_name"})  # none given: the old one kept
+    assert {e.record_id for e in store.match_entries()} == {kept.id, new.id}
+    assert store.search_text("shape mismatch") == []
+
+
+def test_two_repositories_side_by_side(store: Store) -> None:
+    ours = _library()
+    theirs = [_in("x/y", ours[1], sites=tuple(
+        dataclasses.replace(site, path="lib/io.py") for site in ours[1].sites))]
+    _write(store, "o/r", ours)
+    _write(store, "x/y", theirs, version=None)
+    assert [r["repo"] for r in store.repos()] == ["o/r", "x/y"]
+    assert [r["id"] for r in store.records("x/y")] == [theirs[0].id]
+    assert [r["repo"] for r in store.records()] == ["o/r"] * 4 + ["x/y"]
+    found = store.search_text("checkpoint file")
+    assert {(row["repo"], row["id"]) for row in found} == {
+        ("o/r", ours[1].id), ("x/y", theirs[0].id)}
+    _write(store, "o/r", [])  # emptying one repository leaves the other alone
+    assert [r["id"] for r in store.records()] == [theirs[0].id]
+    assert store.record_dict(theirs[0].id)["repo"] == "x/y"
+
+
+def test_text_search_is_whole_words_all_of_them_with_a_term_cap(store: Store) -> None:
+    records = _library()
+    _write(store, "o/r", records)
+    [row] = store.search_text("CHECKPOINT open")
+    assert row["id"] == records[1].id
+    assert set(row) == {"id", "repo", "kind", "exception", "message", "path", "line"}
+    assert store.search_text("checkpoint missing") == []
+    assert store.search_text("checkp") == []
+    assert store.search_text("  ...  ") == []
+    many = " ".join(f"w{i}" for i in range(MAX_SEARCH_TERMS + 10))
+    searched = store.text_search(many)
+    assert searched.terms == tuple(f"w{i}" for i in range(MAX_SEARCH_TERMS))
+    assert searched.rows == [] and searched.complete
+    assert len(store.search_text("in", limit=1)) == 1
+
+
+def test_match_entries_and_candidates(store: Store) -> None:
+    records = _library()
+    _write(store, "o/r", records, version="3.1")
+    entries = store.match_entries()
+    assert [e.record_id for e in entries] == [r["id"] for r in store.records()]
+    variant = next(e for e in entries if e.record_id == records[2].id)
+    assert (variant.variant, variant.variant_fields, variant.version, variant.language) == (
+        "UnsupportedDtype", ("dtype",), "3.1", "rust")
+    assert variant.template == records[2].template and variant.sites == (("src/lib.rs", 5),)
+    text = "Error: shape mismatch in matmul: [2, 3] vs [4, 5]"
+    candidates = store.match_candidates(text)
+    assert candidates is not None and records[0].id in {e.record_id for e in candidates}
+    assert store.match_candidates(text, limit=0) == []
+    matcher = matcher_for_text(store, text)
+    assert matcher is not None
+    [best] = matcher.match(text, limit=1)
+    assert best.record_id == records[0].id and dict(best.values)["op"] == "matmul"
+    debug = store.match_candidates("Err(UnsupportedDtype { dtype: F8 })")
+    assert debug is not None and records[2].id in {e.record_id for e in debug}
+
+
+def test_updating_record_data_rewrites_only_the_prose(store: Store) -> None:
+    records = _library()
+    _write(store, "o/r", records)
+    explanation = Explanation(
+        summary="The checkpoint path does not exist.", what_it_means="", solutions=("Fix it",),
+        example_fix=ExampleFix("", ""), defensive=Defensive("", "", "", ""), prevention=(),
+        trigger="", common_situations=())
+    store.update_record_data([dataclasses.replace(records[1], explanation=explanation)])
+    page = store.record_dict(records[1].id)
+    assert page["explanation"]["summary"] == "The checkpoint path does not exist."
+    assert store.record(records[1].id).explanation == explanation
+    assert store.record_dict(records[0].id)["explanation"] is None
+    # a record the store doesn't hold is not added by an update
+    store.update_record_data([make_record("never indexed", language=Language.PYTHON)])
+    assert len(store.records()) == 4
+
+
+def test_the_cache_and_the_data_version(store: Store) -> None:
+    assert store.cache_get("k") is None
+    store.cache_put("k", '{"a": 1}')
+    store.cache_put("k", '{"a": 2}')
+    assert store.cache_get("k") == '{"a": 2}'
+    _write(store, "o/r", _library())
+    version = store.data_version()
+    store.records()
+    store.search_text("checkpoint")
+    assert store.data_version() == version  # reading changes nothing
+
+
+def test_an_empty_store_reads_as_empty(store: Store) -> None:
+    assert store.repos() == [] and store.records() == [] and store.match_entries() == []
+    assert store.search_text("anything") == []
+    assert store.match_candidates("anything") == []
+    assert not store.has_repo("o/r")
