@@ -220,21 +220,13 @@ class MemoryStore(Backend):
     # -- matching -----------------------------------------------------------------------
 
     def _entries(self, chosen: list[_Stored]) -> list[MatchEntry]:
-        out = []
-        for kept in chosen:
-            data, listing = kept.match_data, kept.listing
-            out.append(MatchEntry(
-                record_id=listing["id"],
-                repo=listing["repo"],
-                exception=listing["exception"],
-                template=template_from_dict(data),
-                sites=tuple((path, line) for path, line in data["sites"]),
-                variant=data["variant"],
-                variant_fields=tuple(data["variant_fields"]),
-                language=listing["language"],
-                version=self._snapshots[listing["repo"]]["version"],
-            ))
-        return out
+        """Entries built as the SQLite store builds them, from the same match data."""
+        return keys.entries_from_rows(
+            (kept.listing["id"], kept.listing["repo"], kept.listing["exception"],
+             kept.listing["language"], json.dumps(kept.match_data),
+             self._snapshots[kept.listing["repo"]]["version"])
+            for kept in chosen
+        )
 
     @mapped("read")
     def match_entries(self) -> list[MatchEntry]:

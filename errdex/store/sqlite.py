@@ -21,7 +21,7 @@ from typing import Any
 
 from errdex.errors import StoreError
 from errdex.models import IndexSummary, MatchEntry, Record, Snapshot
-from errdex.serialize import record_from_dict, record_to_dict, template_from_dict
+from errdex.serialize import record_from_dict, record_to_dict
 from errdex.store import keys
 from errdex.store.base import (
     SEARCH_STEP_BUDGET,
@@ -380,22 +380,8 @@ class SQLiteStore(Backend):
     @mapped("read")
     def match_entries(self) -> list[MatchEntry]:
         """What the matcher needs of every record, without the pages' prose."""
-        entries = []
-        conn = self._conn
-        rows = conn.execute("SELECT id, repo, exception, language, match_data, (SELECT "
-                            "version FROM snapshots s WHERE s.repo = records.repo) AS version "
-                            "FROM records ORDER BY repo, path, line")
-        for row in rows:
-            data = json.loads(row["match_data"])
-            entries.append(MatchEntry(
-                record_id=row["id"],
-                repo=row["repo"],
-                exception=row["exception"],
-                template=template_from_dict(data),
-                sites=tuple((path, line) for path, line in data["sites"]),
-                variant=data["variant"],
-                variant_fields=tuple(data["variant_fields"]),
-                language=row["language"],
-                version=row["version"],
-            ))
-        return entries
+        rows = self._conn.execute(
+            "SELECT id, repo, exception, language, match_data, (SELECT version FROM "
+            "snapshots s WHERE s.repo = records.repo) AS version "
+            "FROM records ORDER BY repo, path, line")
+        return keys.entries_from_rows(rows)
