@@ -4,12 +4,13 @@ written must not depend on whether the records sit in a SQLite file or in memory
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from errdex.errors import NotFoundError
+from errdex.errors import NotFoundError, StoreError
 from errdex.models import (
     Defensive,
     ExampleFix,
@@ -25,7 +26,7 @@ from errdex.models import (
 )
 from errdex.service import matcher_for_text
 from errdex.store import MemoryStore, SQLiteStore, Store
-from errdex.store.base import MAX_SEARCH_TERMS
+from errdex.store.base import MAX_SEARCH_TERMS, Backend, mapped, not_found
 from tests.builders import make_record
 
 LISTING = {"id", "repo", "language", "kind", "exception", "message", "path", "line",
@@ -219,3 +220,46 @@ def test_an_empty_store_reads_as_empty(store: Store) -> None:
     assert store.search_text("anything") == []
     assert store.match_candidates("anything") == []
     assert not store.has_repo("o/r")
+
+
+class _FlakyLibraryError(Exception):
+    pass
+
+
+class _Flaky(Backend):
+    """A backend whose library fails: what `mapped` must turn into errdex's errors."""
+
+    backend_errors = (_FlakyLibraryError,)
+
+    def describe_error(self, action: str, exc: Exception) -> StoreError:
+        return StoreError(f"cannot {action} flaky: {exc}")
+
+    @mapped("read")
+    def fails(self, why: str) -> str:
+        raise _FlakyLibraryError(why)
+
+    @mapped("read")
+    def misses(self, record_id: str) -> str:
+        raise not_found(record_id)
+
+    @mapped("write")
+    def breaks(self) -> str:
+        raise KeyError("a bug, not the library")
+
+
+def test_backend_errors_become_one_store_error_line() -> None:
+    flaky = _Flaky()
+    with pytest.raises(StoreError, match=r"^cannot read flaky: disk gone$") as raised:
+        flaky.fails("disk gone")
+    assert raised.value.__cause__ is None and raised.value.__suppress_context__
+    with pytest.raises(NotFoundError, match="no error with id 'x1'"):
+        flaky.misses("x1")  # errdex's own errors pass through as they are
+    with pytest.raises(KeyError):
+        flaky.breaks()  # a bug is not a store failure: it is not disguised as one
+
+
+def test_a_file_that_is_no_database_is_a_store_error(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite"
+    path.write_bytes(b"this is not a database, just bytes " * 200)
+    with pytest.raises(StoreError, match=f"^cannot open database {re.escape(str(path))}: "):
+        SQLiteStore(path, create=False)
