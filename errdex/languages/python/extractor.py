@@ -19,6 +19,8 @@ from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, Query, QueryCursor
 
 from errdex.extract import PARSE_SECONDS, Rule, SourceLines, check_depth, parse_within
+from errdex.languages.python import SPEC
+from errdex.languages.spec import read_queries
 from errdex.models import (
     Construction,
     FileExtraction,
@@ -32,15 +34,7 @@ from errdex.templates import Hole, Piece, build_template
 
 _TS_LANGUAGE = TSLanguage(tree_sitter_python.language())
 _PARSER = Parser(_TS_LANGUAGE)
-_QUERY = Query(
-    _TS_LANGUAGE,
-    """
-    (raise_statement) @raise
-    (assert_statement) @assert
-    (call function: [(identifier) (attribute)]) @call
-    (class_definition) @class
-    """,
-)
+_QUERY = Query(_TS_LANGUAGE, read_queries("errdex.languages.python")["sites"])
 
 _MAX_DEPTH = 12
 
@@ -1065,7 +1059,7 @@ def _literal_len(pieces: Sequence[Piece]) -> int:
 
 class PythonExtractor:
     language = Language.PYTHON
-    extensions = (".py",)
+    extensions = SPEC.suffixes
 
     def extract(
         self, path: str, source: bytes, rules: Sequence[Rule], seconds: float = PARSE_SECONDS
