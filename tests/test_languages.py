@@ -13,6 +13,7 @@ from tree_sitter import Language as TSLanguage
 from tree_sitter import Query
 
 from errdex.extract import extractor_for, load_rules, parse_rules
+from errdex.extract.formats import FAMILIES
 from errdex.languages import CAPABILITIES, LanguageSpec, all_specs, spec_for
 from errdex.models import Language
 
@@ -91,6 +92,11 @@ def test_capabilities_are_known(spec: LanguageSpec) -> None:
     assert spec.capabilities <= CAPABILITIES
     with pytest.raises(ValueError, match="unknown capability"):
         spec.can("speaks_klingon")
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=IDS)
+def test_format_families_are_shared_parsers(spec: LanguageSpec) -> None:
+    assert set(spec.format_families) <= FAMILIES
 
 
 def test_languages_do_not_share_suffixes() -> None:

@@ -20,6 +20,7 @@ from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, Query, QueryCursor
 
 from errdex.extract import PARSE_SECONDS, Rule, SourceLines, check_depth, parse_within
+from errdex.extract.formats import braces
 from errdex.languages.rust import SPEC
 from errdex.languages.spec import read_queries
 from errdex.models import (
@@ -175,44 +176,17 @@ def parse_format(
     """
     named = named or {}
     pieces: list[Piece] = []
-    buf: list[str] = []
     next_pos = 0
-    i, n = 0, len(fmt)
 
     def positional_arg(index: int) -> str:
         return positional[index] if 0 <= index < len(positional) else ""
 
-    while i < n:
-        ch = fmt[i]
-        if ch == "}":
-            buf.append("}")
-            i += 2 if i + 1 < n and fmt[i + 1] == "}" else 1
+    for piece in braces.split_lenient(fmt):
+        if isinstance(piece, str):
+            pieces.append(piece)
             continue
-        if ch != "{":
-            buf.append(ch)
-            i += 1
-            continue
-        if i + 1 < n and fmt[i + 1] == "{":
-            buf.append("{")
-            i += 2
-            continue
-        end = fmt.find("}", i + 1)
-        if end < 0:
-            buf.append(fmt[i:])
-            break
-        inner = fmt[i + 1 : end]
-        colon = inner.find(":")
-        if colon >= 0:
-            # A `}` fill character (`{:}>5}`) would have ended `inner` early: take it in.
-            spec_text = inner[colon + 1 :]
-            if spec_text == "" and end + 1 < n and fmt[end + 1] in "<^>":
-                close = fmt.find("}", end + 1)
-                if close > 0:
-                    end = close
-                    inner = fmt[i + 1 : end]
-        arg, sep, spec = inner.partition(":")
-        arg = arg.strip()
-        if sep and _PRECISION_STAR.match(spec):
+        arg, spec = piece.arg, piece.spec
+        if spec and _PRECISION_STAR.match(spec[1:]):
             next_pos += 1  # `.*` reads the precision from the next positional argument
         name: str | None = None
         if arg == "":
@@ -225,13 +199,7 @@ def parse_format(
         else:
             name = arg.removeprefix("r#")
             expression = named.get(arg, name)
-        if buf:
-            pieces.append("".join(buf))
-            buf = []
-        pieces.append(Hole(expression=expression, spec=sep + spec, name=name))
-        i = end + 1
-    if buf:
-        pieces.append("".join(buf))
+        pieces.append(Hole(expression=expression, spec=spec, name=name))
     return pieces
 
 
