@@ -141,3 +141,18 @@ def test_the_check_finds_a_language_named() -> None:
     for line in ('if f.lang is RUST:', 'if language is Language.PYTHON:',
                  'if entry.language == "rust":', "import tree_sitter_python"):  # fmt: skip
         assert NAMED.search(line), line
+
+
+def test_a_language_without_a_folder_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before the registry, a new `Language` member silently got the Python extractor."""
+    import errdex.languages as languages
+
+    monkeypatch.setattr(languages, "_FOLDERS", {})
+    languages.spec_for.cache_clear()
+    try:
+        with pytest.raises(KeyError):
+            extractor_for(Language.RUST)
+    finally:
+        monkeypatch.undo()
+        languages.spec_for.cache_clear()
+    assert extractor_for(Language.RUST).language is Language.RUST

@@ -13,14 +13,12 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-import tree_sitter_python
 from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, Query, QueryCursor
 
 from errdex.extract import PARSE_SECONDS, Rule, SourceLines, check_depth, parse_within
 from errdex.extract.formats import braces, printf
 from errdex.languages.python import SPEC
-from errdex.languages.spec import read_queries
 from errdex.models import (
     Construction,
     FileExtraction,
@@ -32,9 +30,9 @@ from errdex.models import (
 )
 from errdex.templates import Hole, Piece, build_template
 
-_TS_LANGUAGE = TSLanguage(tree_sitter_python.language())
+_TS_LANGUAGE = TSLanguage(SPEC.grammar())
 _PARSER = Parser(_TS_LANGUAGE)
-_QUERY = Query(_TS_LANGUAGE, read_queries("errdex.languages.python")["sites"])
+_QUERY = Query(_TS_LANGUAGE, SPEC.queries()["sites"])
 
 _MAX_DEPTH = 12
 

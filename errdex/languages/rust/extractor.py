@@ -15,14 +15,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import tree_sitter_rust
 from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, Query, QueryCursor
 
 from errdex.extract import PARSE_SECONDS, Rule, SourceLines, check_depth, parse_within
 from errdex.extract.formats import braces
 from errdex.languages.rust import SPEC
-from errdex.languages.spec import read_queries
 from errdex.models import (
     Construction,
     FileExtraction,
@@ -33,9 +31,9 @@ from errdex.models import (
 )
 from errdex.templates import Hole, Piece, build_template
 
-_TS_LANGUAGE = TSLanguage(tree_sitter_rust.language())
+_TS_LANGUAGE = TSLanguage(SPEC.grammar())
 _PARSER = Parser(_TS_LANGUAGE)
-_QUERIES = read_queries("errdex.languages.rust")
+_QUERIES = SPEC.queries()
 
 # What Rust prints for these macros, before the message if there is one.
 _PANIC_TEXT = {
