@@ -14,17 +14,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from errdex.languages import spec_for
 from errdex.models import EntryPoint, Language, Site
 
-_RUST_FN = re.compile(
-    r"^(\s*)(pub(?:\([^)]*\))?\s+)?(?:default\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?"
-    r"(?:extern\s+\"[^\"]*\"\s+)?fn\s+([A-Za-z_]\w*)"
-)
-_RUST_IMPL = re.compile(r"^(\s*)impl\b(?:\s*<[^{]*?>)?\s+(?:([\w:]+)(?:<[^{]*?>)?\s+for\s+)?"
-                        r"(?:[\w:]+::)?([A-Za-z_]\w*)")
-_RUST_TRAIT = re.compile(r"^(\s*)(?:pub(?:\([^)]*\))?\s+)?trait\s+([A-Za-z_]\w*)")
-_PY_DEF = re.compile(r"^(\s*)(?:async\s+)?def\s+([A-Za-z_]\w*)")
-_PY_CLASS = re.compile(r"^(\s*)class\s+([A-Za-z_]\w*)")
 _CALL = re.compile(r"\b([A-Za-z_]\w*)(?:::<[^>()]*>)?\s*\(")
 _QUALIFIER = re.compile(r"([A-Za-z_]\w*)\s*(?:::|\.)$")
 _NOT_CALLS = frozenset(
@@ -42,12 +34,13 @@ class _Def:
     path: str
     line: int
     public: bool
+    separator: str  # between owner and name, as the language writes a qualified name
 
     @property
     def qualified(self) -> str:
         if self.owner is None:
             return self.name
-        return f"{self.owner}{'.' if self.path.endswith('.py') else '::'}{self.name}"
+        return f"{self.owner}{self.separator}{self.name}"
 
 
 class CallGraph:
@@ -75,8 +68,9 @@ class CallGraph:
         return index
 
     def _add_file(self, path: str, language: Language, text: str) -> None:
-        rust = language is Language.RUST
-        def_word = "fn" if rust else "def"  # a cheap test before the regex
+        outline = spec_for(language).outline
+        function = re.compile(outline.function)
+        blocks = [(word, re.compile(pattern), trait) for word, pattern, trait in outline.blocks]
         # Open scopes: (indent, def index or None, owner name or None, trait impl?)
         scopes: list[tuple[int, int | None, str | None, bool]] = []
         for number, line in enumerate(text.splitlines(), 1):
@@ -86,27 +80,27 @@ class CallGraph:
             indent = len(line) - len(line.lstrip())
             while scopes and scopes[-1][0] >= indent and not stripped.startswith(("}", ")")):
                 scopes.pop()
-            m = (_RUST_FN if rust else _PY_DEF).match(line) if def_word in line else None
+            # the word is a cheap test before the regex
+            m = function.match(line) if outline.def_word in line else None
             if m:
                 owner = next((s[2] for s in reversed(scopes) if s[2]), None)
-                in_trait_impl = any(s[3] for s in scopes)
-                name = m.group(3) if rust else m.group(2)
-                public = (bool(m.group(2)) or in_trait_impl) if rust else not name.startswith("_")
-                if not rust and owner and owner.startswith("_"):
-                    public = False
-                index = self._add_def(_Def(name, owner, path, number, public))
+                name = m.group("name")
+                if outline.public_by_marker:
+                    exported = "exported" in m.re.groupindex and bool(m.group("exported"))
+                    public = exported or any(s[3] for s in scopes)
+                else:
+                    public = not name.startswith("_") and not (owner and owner.startswith("_"))
+                d = _Def(name, owner, path, number, public, outline.separator)
+                index = self._add_def(d)
                 scopes.append((indent, index, None, False))
                 self._add_calls(line[m.end():], scopes)
                 continue
-            block = None
-            if rust and ("impl" in line or "trait" in line):
-                block = _RUST_IMPL.match(line) or _RUST_TRAIT.match(line)
-            elif not rust and "class" in line:
-                block = _PY_CLASS.match(line)
+            block = next((b for word, pattern, trait in blocks if word in line
+                          and (b := pattern.match(line))), None)  # fmt: skip
             if block:
-                trait_impl = rust and block.re is _RUST_IMPL and bool(block.group(2))
-                trait = rust and block.re is _RUST_TRAIT
-                scopes.append((indent, None, block.groups()[-1], trait_impl or trait))
+                trait = next(t for _, p, t in blocks if p is block.re)
+                marked = "trait" in block.re.groupindex and bool(block.group("trait"))
+                scopes.append((indent, None, block.group("owner"), marked or trait))
                 continue
             if "(" in line:
                 self._add_calls(line, scopes)

@@ -10,13 +10,12 @@ writer's sections are checked with the same function before they are accepted.
 
 from __future__ import annotations
 
-import builtins
-import keyword
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from errdex.languages import spec_for
 from errdex.models import Explanation, Language
 from errdex.store import SQLiteStore
 
@@ -24,23 +23,10 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BACKTICKED = re.compile(r"`([^`\n]+)`")
 _DOUBLE_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _CODE_STRINGS = re.compile(r"""[rbfu]*"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)'""")
-_COMMENT = {Language.RUST: re.compile(r"//[^\n]*"), Language.PYTHON: re.compile(r"#[^\n]*")}
 _DEFINES = re.compile(
     r"\b(?:fn|def|let(?:\s+mut)?|as|class|struct|for)\s+([A-Za-z_]\w*)|\|([A-Za-z_]\w*)\||"
     r"\b([A-Za-z_]\w*)\s*=(?!=)|\b([A-Za-z_]\w*)\s*@|\(([A-Za-z_]\w*)\)\s*(?:if|=>)"
 )
-_RUST_WORDS = """as break const continue crate else enum extern false fn for if impl in let loop
-match mod move mut pub ref return self Self static struct super trait true type unsafe use
-where while dyn async await Ok Err Some None Result Option Box Vec String str bool usize
-isize u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 char std panic catch_unwind resume_unwind
-downcast_ref is_some_and to_string contains into format error Error ok unwrap expect len
-map is_empty clone v e p s x"""
-_PY_WORDS = """self cls e warnings catch_warnings simplefilter error v x"""
-_LANGUAGE_NAMES = {
-    Language.RUST: frozenset(_RUST_WORDS.split()),
-    Language.PYTHON: frozenset(_PY_WORDS.split()) | frozenset(dir(builtins))
-    | frozenset(keyword.kwlist),
-}
 PROSE_FIELDS = ("summary", "what_it_means", "trigger")
 LIST_FIELDS = ("solutions", "prevention", "common_situations")
 CODE_FIELDS = ("example_fix.before", "example_fix.after", "defensive.validate",
@@ -64,7 +50,8 @@ def _prose_names(text: str) -> set[str]:
 
 def _code_names(code: str, language: Language) -> tuple[set[str], set[str]]:
     """(names used, names the snippet defines itself)."""
-    code = _CODE_STRINGS.sub('""', _COMMENT[language].sub("", code))
+    comment = re.compile(re.escape(spec_for(language).comment) + r"[^\n]*")
+    code = _CODE_STRINGS.sub('""', comment.sub("", code))
     defined: set[str] = set()
     for m in _DEFINES.finditer(code):
         defined.update(g for g in m.groups() if g)
@@ -113,7 +100,7 @@ def unknown_names(
     if not explanation:
         return []
     language = Language(record["language"])
-    known = vocabulary | record_words(record) | _LANGUAGE_NAMES[language]
+    known = vocabulary | record_words(record) | spec_for(language).reserved_words
     out: list[UnknownName] = []
     for section, text, is_code in sections(explanation):
         if is_code:

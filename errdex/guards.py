@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from errdex.languages import spec_for
 from errdex.models import Language
 
 _MASK = "\x01"
@@ -53,9 +54,10 @@ def _mask(text: str, language: Language) -> str:
 
 
 def _is_char_quote(text: str, i: int, language: Language) -> bool:
-    if language is Language.PYTHON:
+    char_literal = spec_for(language).char_literal
+    if char_literal is None:
         return True
-    return re.match(r"'(?:\\.[^']*|[^'\\])'", text[i:]) is not None  # not a lifetime
+    return re.match(char_literal, text[i:]) is not None  # not a lifetime
 
 
 def split_top(text: str, separator: str, language: Language) -> list[str]:
@@ -100,8 +102,6 @@ _NEGATE = {"eq": "ne", "lt": "ge", "gt": "le", "is": "is_not", "in": "not_in", "
 _NEGATE |= {v: k for k, v in _NEGATE.items()}
 _MIRROR = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "eq": "eq", "ne": "ne"}
 _CMP_OPS = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
-_RUST_CMP = r"==|!=|<=|>=|(?<![<\-=])<(?![<=])|(?<![>\-=])>(?![>=])"
-_PY_CMP = r"==|!=|<=|>=|(?<!<)<(?![<=])|(?<!>)>(?![>=])|\bnot\s+in\b|\bis\s+not\b|\bin\b|\bis\b"
 _PY_WORD_OPS = {"in": "in", "is": "is", "notin": "not_in", "isnot": "is_not"}
 
 # Predicates read from calls: name -> (index of subject arg or -1 for the receiver, has obj)
@@ -133,24 +133,19 @@ _METHOD_PREDICATES = {
 }
 
 
-_BOOL_OPS = {
-    Language.RUST: (("or", r"\|\|"), ("and", r"&&")),
-    Language.PYTHON: (("or", r"\bor\b"), ("and", r"\band\b")),
-}
-
-
 @lru_cache(maxsize=8192)
 def parse_guard(guard: str, language: Language) -> Cond | None:
     """The guard as a tree of tests, or None when it isn't a condition we can read."""
     text = _strip_parens(guard.strip().removesuffix(":"), language)
     if not text or ";" in _mask(text, language) or re.match(r"except\b", text):
         return None
-    case = re.fullmatch(r"match (.+?): case (.+)", text) if language is Language.PYTHON else None
+    spec = spec_for(language)
+    case = re.fullmatch(spec.case_arm, text) if spec.case_arm else None
     if case:  # a `case` arm of a `match`; the catch-all `_` says nothing by itself
         return (
             None if case.group(2).strip() == "_" else Leaf(case.group(1), "+matches", case.group(2))
         )
-    for op, sep in _BOOL_OPS[language]:
+    for op, sep in spec.bool_ops:
         parts = split_top(text, sep, language)
         if len(parts) > 1:
             parsed = [parse_guard(p, language) for p in parts]
@@ -161,20 +156,18 @@ def parse_guard(guard: str, language: Language) -> Cond | None:
 
 
 def _parse_not(text: str, language: Language) -> Cond | None:
-    masked = _mask(text, language)
-    if language is Language.PYTHON and re.match(r"not\b", text):
-        inner = parse_guard(text[3:], language)
-        return None if inner is None else Group("not", (inner,))
-    if language is Language.RUST and text.startswith("!") and not text.startswith("!="):
-        rest = text[1:].strip()
-        if not re.search(_RUST_CMP, _mask(rest, language)):
+    masked, spec = _mask(text, language), spec_for(language)
+    negation = re.match(spec.negation, text)
+    if negation:
+        rest = text[negation.end() :].strip()
+        if not (spec.negation_yields_to_compare and re.search(spec.compare, _mask(rest, language))):
             inner = parse_guard(rest, language)
             return None if inner is None else Group("not", (inner,))
-    if language is Language.RUST and text.startswith("let "):
+    if spec.pattern_guard and text.startswith(spec.pattern_guard):
         m = re.search(r"(?<![=!<>])=(?![=>])", masked)
         if m is None:
             return None
-        pattern = text[4 : m.start()].strip()
+        pattern = text[len(spec.pattern_guard) : m.start()].strip()
         value = re.sub(r"\s+else$", "", text[m.end() :].strip())
         # A `let ... else` guard fails when the value does not match the pattern.
         return Group("not", (Leaf(value, "+matches", pattern),))
@@ -182,7 +175,7 @@ def _parse_not(text: str, language: Language) -> Cond | None:
 
 
 def _parse_compare(text: str, masked: str, language: Language) -> Cond | None:
-    ops = list(re.finditer(_PY_CMP if language is Language.PYTHON else _RUST_CMP, masked))
+    ops = list(re.finditer(spec_for(language).compare, masked))
     if not ops:
         return _parse_predicate(text, language)
     operands, start = [], 0
@@ -205,7 +198,8 @@ def _parse_compare(text: str, masked: str, language: Language) -> Cond | None:
 
 def _looks_like_operand(text: str, language: Language) -> bool:
     masked = _mask(text, language).strip()
-    if language is Language.PYTHON and re.search(r"\b(if|else|lambda|for)\b", masked):
+    not_operand = spec_for(language).not_operand
+    if not_operand and re.search(not_operand, masked):
         return False
     return re.search(r"(?<![=!<>:])=(?![=>])", masked) is None
 
@@ -302,9 +296,11 @@ def strip_self(code: str) -> str:
 
 def clean(expr: str, language: Language) -> str:
     text = _strip_parens(expr, language)
-    if language is Language.RUST:
-        text = re.sub(r"^(?:&\s*(?:mut\s+)?|\*)+", "", text)
-        text = strip_self(text) if text.startswith("self.") else text
+    spec = spec_for(language)
+    if spec.reference_prefix:
+        text = re.sub(spec.reference_prefix, "", text)
+    if spec.can("fields_read_through_self") and text.startswith("self."):
+        text = strip_self(text)
     return text
 
 
@@ -344,12 +340,6 @@ _REL_PHRASES: dict[str, tuple[str, str]] = {
     "in": ("be one of {obj}", "be in {obj}"),
     "not_in": ("not be one of {obj}", "not be in {obj}"),
 }
-_TRUTH = {
-    Language.RUST: {"true": "be true", "false": "be false"},
-    Language.PYTHON: {"true": "be truthy (not None, empty or zero)", "false": "be falsy"},
-}
-
-
 def _pred_object(name: str, obj: str, language: Language) -> str:
     if name in ("isinstance", "issubclass"):
         names = [n for n in split_top(_strip_parens(obj, language), ",", language) if n]
@@ -421,8 +411,9 @@ def phrase(leaf: Leaf, language: Language) -> tuple[str, str]:
             words = ("be " if verb == "is" else "have ") + rest.replace("_", " ")
             text = words if leaf.rel[0] == "+" else "not " + words
         return subject, text.replace("{obj}", _pred_object(name, leaf.obj, language))
-    if leaf.rel in _TRUTH[language]:
-        return subject, _TRUTH[language][leaf.rel]
+    truth = spec_for(language).truth
+    if leaf.rel in truth:
+        return subject, truth[leaf.rel]
     if leaf.rel in ("eq", "ne") and leaf.obj.strip() == "0":
         parts = split_top(leaf.subject, r"%", language)
         if len(parts) == 2:

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from errdex.guards import _mask, split_top
-from errdex.models import Language, Site
+from errdex.languages import spec_for
+from errdex.models import Site
 
 
 @dataclass(frozen=True)
@@ -46,10 +47,11 @@ def find_origins(site: Site, names: Sequence[str]) -> tuple[Origin, ...]:
     lines = site.snippet.code.splitlines()
     stop = max(0, min(len(lines), site.line - site.snippet.start_line))
     found: list[Origin] = []
+    spec = spec_for(site.language)
     own = _own_function_start(site, lines[:stop])
     for name in names:
         last = name.split(".")[-1]
-        field_read = f"self.{name}" in (site.guard or "") or site.language is Language.RUST
+        field_read = f"self.{name}" in (site.guard or "") or spec.can("fields_read_through_self")
         start = 0 if field_read else own
         origin = _nearest_assignment(site, lines[start:stop], name, last, start)
         if origin:
@@ -76,15 +78,17 @@ def _nearest_assignment(
 ) -> Origin | None:
     if not any(last in line for line in lines):
         return None
-    rust = site.language is Language.RUST
+    spec = spec_for(site.language)
     field = re.compile(rf"(?<![\w.]){re.escape(last)}\s*:\s*(?!:)(.+?)\s*,?\s*$")
     assign = re.compile(rf"\bself\.{re.escape(last)}\s*(?::[^=]+)?=(?!=)\s*(.+?);?\s*$")
     local = re.compile(
-        rf"^\s*(?:let\s+(?:mut\s+)?)?{re.escape(name)}\s*(?::[^=]+)?=(?!=)\s*(.+?);?\s*$"
-        if rust
-        else rf"^\s*{re.escape(name)}\s*(?::[^=]+)?=(?!=)\s*(.+?)\s*$"
+        rf"^\s*{spec.local_binding}{re.escape(name)}\s*(?::[^=]+)?=(?!=)\s*(.+?)"
+        rf"{spec.statement_end}\s*$"
     )
-    patterns = [("field", assign), ("local", local)] + ([("field", field)] if rust else [])
+    # A struct literal sets a field as `name: value,` (only where fields are read through
+    # `self`: elsewhere `name: T` is an annotation).
+    copied = [("field", field)] if spec.can("fields_read_through_self") else []
+    patterns = [("field", assign), ("local", local), *copied]
     for index in range(len(lines) - 1, -1, -1):
         line = lines[index]
         if last not in line or re.search(r"\b(fn|def|pub|struct|class)\b", line):
@@ -105,7 +109,7 @@ def _parameter(site: Site, lines: list[str], name: str) -> Origin | None:
     short = short_name(site.function)
     if not short or "." in name:
         return None
-    keyword = "fn" if site.language is Language.RUST else "def"
+    keyword = spec_for(site.language).function_keyword
     text = "\n".join(lines)
     found = list(re.finditer(rf"\b{keyword}\s+{re.escape(short)}\s*(?:<[^(]*>)?\s*\(", text))
     m = found[-1] if found else None
@@ -128,9 +132,10 @@ def _parameter(site: Site, lines: list[str], name: str) -> Origin | None:
 def declared_type(site: Site, name: str) -> str | None:
     """The type the snippet declares for `name` (a parameter or a struct field), if any."""
     last = re.escape(name.split(".")[-1])
+    bare_types = spec_for(site.language).can("optional_type_checking")  # `x: int`
     for m in re.finditer(rf"(?<![\w.]){last}\s*:\s*([^,=)\n{{]+)", site.snippet.code):
         text = m.group(1).strip()
-        if _TYPEISH.fullmatch(text) or (site.language is Language.PYTHON and text.isidentifier()):
+        if _TYPEISH.fullmatch(text) or (bare_types and text.isidentifier()):
             return text
     return None
 
@@ -156,16 +161,7 @@ def owner_of(origin: Origin, site: Site, file_text: str | None) -> str | None:
     lines = text.splitlines()
     stop = origin.line if file_text is not None else origin.line - site.snippet.start_line + 1
     before = "\n".join(lines[: max(0, stop)])
-    if site.language is Language.RUST:
-        typed = re.compile(
-            rf"(?<![\w.]){re.escape(root)}\s*:\s*&?\s*(?:'\w+\s+)?(?:mut\s+)?"
-            rf"((?:[a-z_]\w*::)*[A-Z]\w*)"
-        )
-    else:
-        typed = re.compile(
-            rf"(?<![\w.]){re.escape(root)}\s*:\s*[\"']?((?:[A-Za-z_]\w*\.)*[A-Z]\w*)"
-            rf"|(?<![\w.]){re.escape(root)}\s*=\s*((?:[A-Za-z_]\w*\.)*[A-Z]\w*)\("
-        )
+    typed = re.compile(spec_for(site.language).typed_binding.replace("{root}", re.escape(root)))
     found = list(typed.finditer(before))
     if not found:
         return None

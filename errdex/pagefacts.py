@@ -15,9 +15,8 @@ from dataclasses import dataclass
 
 from errdex import facts
 from errdex.facts import Need, Origin
+from errdex.languages import spec_for
 from errdex.models import Language, Record, RecordFacts, Site, SiteFacts, SiteKind
-
-RUST, PYTHON = Language.RUST, Language.PYTHON
 
 # What the code does when the error fires, by kind ("{exc}" is the exception type).
 _ACTION = {
@@ -27,13 +26,6 @@ _ACTION = {
     SiteKind.CONTEXT: "wraps the underlying error with this message as context",
     SiteKind.ERROR_ENUM: "returns the error `{exc}`, whose display text is this message",
     SiteKind.WARN: "emits this warning and carries on",
-}
-_ACTION_BY_LANGUAGE = {
-    (SiteKind.RAISE, PYTHON): "raises `{exc}` with this message",
-    (SiteKind.RAISE, RUST): "returns `{exc}` with this message",
-    (SiteKind.ASSERT, RUST): "fails an assertion and panics with this message",
-    (SiteKind.ASSERT, PYTHON): "fails an assert and raises AssertionError with this message "
-    "(asserts are skipped under python -O)",
 }
 # Unguarded sites, recognised from the raising line: (pattern, nature).
 _NATURES = (
@@ -166,7 +158,9 @@ def shares_function(other: Record, site: Site) -> bool:
 def message_text(record: Record) -> str:
     """The message as a reader sees it: Rust's format string as written; for Python (whose
     `message` is the source expression, quotes and all) the literal text with named holes."""
-    return record.template.message if record.language is RUST else record.template.text
+    if spec_for(record.language).can("message_is_source_expression"):
+        return record.template.text
+    return record.template.message
 
 
 def fn_name(f: PageFacts) -> str:
@@ -183,9 +177,10 @@ def single_leaf(f: PageFacts) -> facts.Leaf | None:
 
 def action(f: PageFacts) -> str:
     kind, exc = f.site.kind, f.record.exception or f.site.exception
-    text = _ACTION_BY_LANGUAGE.get((kind, f.lang)) or _ACTION.get(kind, "fails with this message")
+    spec = spec_for(f.lang)
+    text = spec.actions.get(kind) or _ACTION.get(kind, "fails with this message")
     if "{exc}" in text and not exc:
-        text = "raises an error with this message" if f.lang is PYTHON else "fails with it"
+        text = spec.unnamed_action
     return text.replace("{exc}", exc or "")
 
 

@@ -14,10 +14,9 @@ from collections.abc import Sequence
 
 from errdex import facts
 from errdex.facts import Origin
+from errdex.languages import spec_for
 from errdex.models import Defensive, Explanation, History, Record, RecordFacts, SiteKind
 from errdex.pagefacts import (
-    PYTHON,
-    RUST,
     SITUATIONS,
     PageFacts,
     action,
@@ -180,10 +179,11 @@ def _variant_sentences(f: PageFacts) -> list[str]:
         return []
     fields = [x for x in site.variant_fields if not x.isdigit()]
     carried = (" It carries " + ", ".join(f"`{x}`" for x in fields) + ".") if fields else ""
-    if f.lang is RUST:
-        owner = f"`{site.exception}`" if site.exception else f"`{site.variant}`"
-        return [f"{owner} is an error variant whose display text is this message.{carried}"]
-    return [f"`{site.variant}` is an exception class that builds this message itself.{carried}"]
+    spec = spec_for(f.lang)
+    owner = site.variant
+    if spec.can("variants_named_by_path") and site.exception:
+        owner = site.exception
+    return [f"`{owner}` is {spec.variant_noun}.{carried}"]
 
 
 _MESSAGE_TIPS = (
@@ -293,7 +293,9 @@ def _prevention(f: PageFacts) -> tuple[str, ...]:
                 "bad value fails early with a clear message."
             )
     leaf = single_leaf(f)
-    if leaf is not None and leaf.rel in ("+isinstance", "is_not") and f.lang is PYTHON:
+    if leaf is not None and leaf.rel in ("+isinstance", "is_not") and spec_for(f.lang).can(
+        "optional_type_checking"
+    ):
         out.append(
             f"Annotate {facts.show(leaf.subject, f.lang)} in your own code and run a "
             "type checker (mypy or pyright) over the callers."

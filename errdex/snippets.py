@@ -2,6 +2,9 @@
 "after" that satisfies it) and the defensive patterns (validate first, a type guard, a
 try/catch), in the library's own language.
 
+What is written differently per language is the language's code writer
+(`errdex.languages.<name>.writer`); this module holds what every language shares.
+
 Built only from the page's facts (`errdex.pagefacts`); what isn't known is written `...`,
 so a snippet never names a function or option the code doesn't have.
 """
@@ -11,10 +14,10 @@ from __future__ import annotations
 import re
 
 from errdex import facts
-from errdex.models import ExampleFix, SiteKind
+from errdex.languages import spec_for
+from errdex.languages.writer import CodeWriter
+from errdex.models import ExampleFix
 from errdex.pagefacts import (
-    PYTHON,
-    RUST,
     PageFacts,
     fn_name,
     loc,
@@ -34,62 +37,29 @@ _TYPE_SAMPLES = {
     "bytes": ('"..."', 'b"..."'),
     "tuple": ("[...]", "(...)"),
 }
-_RUST_OPS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
-_PY_OPS = _RUST_OPS | {"is": "is", "is_not": "is not", "in": "in", "not_in": "not in"}
 
 
-def _call(f: PageFacts) -> str:
-    """How a caller reaches the site, in the library's language, arguments unknown."""
-    fn = f.site.function
-    if not fn:
-        module = re.sub(r"(/__init__)?\.py$", "", f.site.path).replace("/", ".")
-        return f"import {module}" if f.lang is PYTHON else "..."
-    if f.lang is RUST:
-        return f"{fn}(...)"
-    parts = fn.split(".")
-    params = {o.name for o in f.origins if o.how == "parameter"}
-    args = ", ".join(f"{p}=..." for p in sorted(params)) or "..."
-    if re.search(rf"def\s+{re.escape(parts[-1])}\s*\(\s*(self|cls)\b", f.site.snippet.code):
-        owner = parts[-2] if len(parts) > 1 else "..."
-        return (
-            f"{owner}({args})" if parts[-1] == "__init__" else f"{owner}(...).{parts[-1]}({args})"
-        )
-    return f"{parts[-1]}({args})"
-
-
-def _statement(f: PageFacts, call: str) -> str:
-    if f.lang is PYTHON or call == "...":
-        return call
-    returns = f.site.kind in (SiteKind.BAIL, SiteKind.CONTEXT, SiteKind.ERROR_ENUM, SiteKind.RAISE)
-    return f"{call}?;" if returns else f"{call};"
-
-
-def _caller_code(f: PageFacts, code: str) -> str:
-    """Guard code as a caller would write it: `self.x` -> where `x` comes from."""
-    for origin in f.origins if f.lang is RUST else ():  # a Rust struct field is copied once
-        if origin.how == "field" and re.fullmatch(r"[\w.]+", origin.expression):
-            code = re.sub(rf"\bself\.{re.escape(origin.name)}\b", origin.expression, code)
-    return facts.strip_self(code) if f.lang is RUST else code
+def _writer(f: PageFacts) -> CodeWriter:
+    return spec_for(f.lang).writer()
 
 
 def _positive(f: PageFacts) -> str:
     """The guard negated, as code: what must be true."""
-    guard = f.guard or ""
+    guard, w = f.guard or "", _writer(f)
     cond = facts.parse_guard(guard, f.lang)
-    ops = _PY_OPS if f.lang is PYTHON else _RUST_OPS
-    if isinstance(cond, facts.Leaf) and cond.rel in ops:
+    if isinstance(cond, facts.Leaf) and cond.rel in w.ops:
         flipped = facts.deny(cond).leaf
-        if flipped is not None and flipped.rel in ops:
-            return f"{flipped.subject} {ops[flipped.rel]} {flipped.obj}"
+        if flipped is not None and flipped.rel in w.ops:
+            return f"{flipped.subject} {w.ops[flipped.rel]} {flipped.obj}"
     if isinstance(cond, facts.Group) and cond.op == "not":
         inner = re.sub(r"^(!|not\s+)", "", guard.strip())
         return inner[1:-1] if facts.parse_guard(inner[1:-1], f.lang) == cond.parts[0] else inner
     single = len(facts.split_top(guard.strip(), r"\s", f.lang)) == 1
     if isinstance(cond, facts.Leaf) and cond.rel.startswith("+") and single:
-        return f"not {guard.strip()}" if f.lang is PYTHON else f"!{guard.strip()}"
+        return w.negate(guard, bare=True)
     if isinstance(cond, facts.Leaf) and cond.rel == "true":
-        return f"not {guard.strip()}" if f.lang is PYTHON else f"!{guard.strip()}"
-    return f"not ({guard})" if f.lang is PYTHON else f"!({guard})"
+        return w.negate(guard, bare=True)
+    return w.negate(guard, bare=False)
 
 
 def _samples(leaf: facts.Leaf) -> tuple[str, str] | None:
@@ -110,28 +80,27 @@ def _samples(leaf: facts.Leaf) -> tuple[str, str] | None:
 
 
 def example_fix(f: PageFacts) -> ExampleFix:
-    rust = f.lang is RUST
-    note, end = ("//", ";") if rust else ("#", "")
-    inline = " //" if rust else "  #"
-    stmt = _statement(f, _call(f))
+    w = _writer(f)
+    note, end, inline = w.comment, w.statement_end, w.inline_comment
+    stmt = w.statement(f, w.call(f))
     message = quote(message_text(f.record))
     leaf, pair = single_leaf(f), None
     if leaf is not None:
         pair = _samples(leaf)
     if leaf is not None and pair is not None:
         subject = facts.clean(leaf.subject, f.lang)
-        target = next((o for o in f.origins if o.how != "parameter" and rust), None)
+        target = next((o for o in f.origins if o.how != "parameter" and w.copies_fields), None)
         param = any(o.how == "parameter" for o in f.origins)
-        call = _call(f)
-        if param and not rust and f"{subject}=..." in call:
+        call = w.call(f)
+        if param and w.keyword_arguments and f"{subject}=..." in call:
             good = f"{f.req}".replace("`", "")
             before = call.replace(f"{subject}=...", f"{subject}={pair[0]}")
             after = call.replace(f"{subject}=...", f"{subject}={pair[1]}")
             return ExampleFix(f"{before}{inline} fails: {message}", f"{after}{inline} {good}")
         if target and re.fullmatch(r"[\w.]+", target.expression):
             lhs = target.expression
-        elif rust or param:
-            lhs = ("let " if rust else "") + subject
+        elif w.binding or param:
+            lhs = w.binding + subject
         else:
             lhs = subject
         if re.fullmatch(r"(let )?[\w.]+", lhs):
@@ -141,11 +110,11 @@ def example_fix(f: PageFacts) -> ExampleFix:
                 after=f"{lhs} = {pair[1]}{end}{inline} {good}\n{stmt}",
             )
     if f.guard:
-        positive = _caller_code(f, _positive(f))
-        after = f"if {positive} {{\n    {stmt}\n}}" if rust else f"if {positive}:\n    {stmt}"
+        positive = w.caller_code(f, _positive(f))
         return ExampleFix(
-            before=f"{stmt}{inline} `{_caller_code(f, f.guard)}` holds: {message}",
-            after=f"{note} only call once the inputs are fixed so that this holds\n{after}",
+            before=f"{stmt}{inline} `{w.caller_code(f, f.guard)}` holds: {message}",
+            after=f"{note} only call once the inputs are fixed so that this holds\n"
+            f"{w.if_block(positive, stmt)}",
         )
     if f.nature in ("expect", "context") and f.receiver:
         return ExampleFix(
@@ -167,15 +136,12 @@ def strategy(f: PageFacts) -> str:
 
 
 def validate(f: PageFacts) -> str:
-    stmt = _statement(f, _call(f))
+    w = _writer(f)
+    stmt = w.statement(f, w.call(f))
     if f.req and f.guard:
-        guard, plain = _caller_code(f, f.guard), quote(f.req.replace("`", ""))
-        if f.lang is RUST:
-            return f"if {guard} {{\n    return Err({plain}.into());\n}}\n{stmt}"
-        own = f.record.exception if not (f.site.variant or f.site.kind is SiteKind.WARN) else None
-        exc = own or "ValueError"
-        return f"if {guard}:\n    raise {exc}({plain})\n{stmt}"
-    note = "//" if f.lang is RUST else "#"
+        guard, plain = w.caller_code(f, f.guard), quote(f.req.replace("`", ""))
+        return w.validate(f, guard, plain, stmt)
+    note = w.comment
     return (f"{note} {f.where.replace('`', '')} fails here without a condition the caller can "
             f"check first;\n{note} validate what leads to {loc(f.site)}, or catch the error "
             f"(see try/catch).\n{stmt}")  # fmt: skip
@@ -190,63 +156,18 @@ def _stem(f: PageFacts) -> str:
 
 
 def type_guard(f: PageFacts) -> str:
-    stem = _stem(f)
+    w, stem = _writer(f), _stem(f)
     if f.req and f.guard:
-        positive = _positive(f)
-        if f.lang is RUST:
-            positive = facts.strip_self(positive).replace(")?", ").ok()")
+        positive = w.predicate_body(_positive(f))
         code = facts._STRING.sub('""', positive)
         roots = {n.split(".")[0] for n in f.names}
         params = [r for r in dict.fromkeys(re.findall(r"(?<![\w.:])[A-Za-z_]\w*", code))
                   if r in roots or (r == "self" and "self." in code)]  # fmt: skip
-        if f.lang is PYTHON:
-            return f"def {stem}_ok({', '.join(params)}) -> bool:\n    return {positive}"
-        params = [p for p in params if p != "self"]
-        typed = ", ".join(f"{p}: {facts.declared_type(f.site, p) or '...'}" for p in params)
-        if re.search(r"\bself\.", positive):
-            typed = ", ".join(["&self", typed]) if typed else "&self"
-        return f"fn {stem}_ok({typed}) -> bool {{\n    {positive}\n}}"
-    literal = quote(f.literal or message_text(f.record))
-    if f.lang is PYTHON:
-        exc = f.record.exception or "Exception"
-        return (f"def is_{stem}_error(e: BaseException) -> bool:\n"
-                f"    return isinstance(e, {exc}) and {literal} in str(e)")  # fmt: skip
-    return (f"fn is_{stem}_error(e: &dyn std::error::Error) -> bool {{\n"
-            f"    e.to_string().contains({literal})\n}}")  # fmt: skip
+        return w.predicate(f, stem, positive, params)
+    return w.error_test(f, stem, quote(f.literal or message_text(f.record)))
 
 
 def try_catch(f: PageFacts) -> str:
     literal = quote(f.literal or message_text(f.record))
     advice = (f.req or f"see {loc(f.site)}").replace("`", "")
-    call = _call(f)
-    if f.lang is PYTHON:
-        exc = f.record.exception or ("AssertionError" if f.site.kind is SiteKind.ASSERT
-                                     else "Exception")  # fmt: skip
-        if f.site.kind is SiteKind.WARN:
-            return (f"import warnings\nwith warnings.catch_warnings():\n"
-                    f"    warnings.simplefilter(\"error\")\n    try:\n        {call}\n"
-                    f"    except Warning as e:\n        if {literal} not in str(e):\n"
-                    f"            raise\n        ...  # {advice}")  # fmt: skip
-        check = "" if f.site.variant else f"    if {literal} not in str(e):\n        raise\n"
-        return (f"try:\n    {call}\nexcept {exc} as e:\n{check}"
-                f"    raise RuntimeError({quote(advice)}) from e")  # fmt: skip
-    if f.site.kind in (SiteKind.PANIC, SiteKind.ASSERT, SiteKind.EXPECT):
-        return (f"match std::panic::catch_unwind(|| {call}) {{\n    Ok(v) => v,\n"
-                f"    Err(p) if p.downcast_ref::<String>().is_some_and(|s| s.contains({literal}))"
-                f" => {{\n        panic!({quote(advice + ': {:?}')}, p)\n    }}\n"
-                f"    Err(p) => std::panic::resume_unwind(p),\n}}")  # fmt: skip
-    if f.site.kind is SiteKind.ERROR_ENUM and f.site.exception:
-        fields = f.site.variant_fields
-        shape = "" if not fields else " { .. }" if not fields[0].isdigit() else "(..)"
-        arm = f"Err(e @ {f.site.exception}{shape})"
-    else:
-        arm = f"Err(e) if e.to_string().contains({literal})"
-    return (f"match {call} {{\n    Ok(v) => v,\n    {arm} => {{\n"
-            f"        return Err(format!(\"{_format_literal(advice)}: {{e}}\").into());\n    }}\n"
-            f"    Err(e) => return Err(e.into()),\n}}")  # fmt: skip
-
-
-def _format_literal(text: str) -> str:
-    """Text made safe inside a Rust `format!("...")`: quotes, backslashes and braces."""
-    text = text.replace("\\", "\\\\").replace('"', '\\"')
-    return text.replace("{", "{{").replace("}", "}}")
+    return _writer(f).try_catch(f, _writer(f).call(f), literal, advice)

@@ -20,6 +20,7 @@ import ahocorasick_rs
 
 from errdex.callgraph import CallGraph
 from errdex.facts import stable_literal
+from errdex.languages import all_specs
 from errdex.models import Language, Record, Snapshot, TestRef
 from errdex.source import LANGUAGE_BY_SUFFIX, TEST_DIRS, TEST_NAME, is_utf8_name, walk_files
 
@@ -30,12 +31,9 @@ MAX_REFS = 5
 MIN_KEY = 8  # a shorter literal would be found in unrelated strings
 
 _STRING = re.compile(r"""[rbfu]*("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
-_KINDS = (
-    ("pytest.raises", re.compile(r"\bpytest\.raises\b")),
-    ("pytest.warns", re.compile(r"\bpytest\.warns\b")),
-    ("assertRaises", re.compile(r"\bassert(?:Raises|Warns)(?:Regex)?\b")),
-    ("should_panic", re.compile(r"#\[should_panic\b")),
-    ("is_err", re.compile(r"\.is_err\(\)|\.unwrap_err\(\)")),
+# Each language's idioms of a test expecting an error; one regex finds them all at once.
+_KINDS = tuple(
+    (idiom, re.compile(pattern)) for spec in all_specs() for idiom, pattern in spec.test_idioms
 )
 _REGEX_ESCAPE = re.compile(r"\\([^A-Za-z0-9])")
 _CALLED = re.compile(r"(?:([A-Za-z_]\w*)\s*(?:::|\.))?\b([A-Za-z_]\w*)\s*\(")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from errdex.extract import Rule, load_rules, resolve_constructions
-from errdex.extract.python import PythonExtractor, module_name
+from errdex.languages.python.extractor import PythonExtractor, module_name
 from errdex.models import FileExtraction, Language, Site, SiteKind, Template
 
 FIXTURE = Path(__file__).parent / "fixtures" / "python_repo"

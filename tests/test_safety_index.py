@@ -31,8 +31,8 @@ from errdex.extract import (
     OverBudget,
     parse_within,
 )
-from errdex.extract.python import _PARSER
 from errdex.indexer import Budgets, build_records, extract_snapshot, index_snapshot
+from errdex.languages.python.extractor import _PARSER
 from errdex.models import Language, Snapshot, SourceFile
 from errdex.related import MAX_SCAN, SITES_PER_RECORD, find_related
 from errdex.store import SQLiteStore

@@ -1,9 +1,10 @@
 """Extraction: source files in, error sites out.
 
-One module per language (`rust.py`, `python.py`), each exposing an `Extractor`. What
-counts as raising an error (macros, methods, helper functions) is data: the built-in
-rules in `errdex/rules/<language>.toml`, extended by a repository's own `errdex.toml`
-through the same loader. This package never runs code from the indexed tree.
+Each language's folder (`errdex/languages/<name>/extractor.py`) holds an `Extractor`;
+this module holds what they share. What counts as raising an error (macros, methods,
+helper functions) is data: the built-in rules in `errdex/languages/<name>/rules.toml`,
+extended by a repository's own `errdex.toml` through the same loader. This package never
+runs code from the indexed tree.
 """
 
 from __future__ import annotations
@@ -12,13 +13,13 @@ import time
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
 from tree_sitter import Node, Parser, Tree
 
 from errdex.errors import ConfigError
+from errdex.languages import spec_for
 from errdex.models import (
     Construction,
     FileExtraction,
@@ -140,7 +141,8 @@ def nesting_problem(language: Language, source: bytes) -> str | None:
         deepest = max(deepest, depth)
     if deepest > MAX_NESTING:
         return TOO_DEEP
-    if language is Language.PYTHON and _indent_levels(source) > MAX_NESTING // 2:
+    blocks_by_indent = spec_for(language).can("indentation_blocks")
+    if blocks_by_indent and _indent_levels(source) > MAX_NESTING // 2:
         return TOO_DEEP
     return None
 
@@ -246,7 +248,7 @@ MAX_ARGUMENT = 64  # the highest argument position a rule may name
 def load_rules(language: Language, repo_root: str | None = None) -> list[Rule]:
     """Built-in rules for `language`, then the `[[<language>.rules]]` of the
     repository's `errdex.toml` (if `repo_root` has one)."""
-    text = resources.files("errdex").joinpath("rules", f"{language.value}.toml").read_text()
+    text = spec_for(language).rules_text()
     rules = parse_rules(tomllib.loads(text).get("rules", []), f"built-in {language} rules")
     if repo_root is not None:
         config = Path(repo_root) / CONFIG_NAME
@@ -337,13 +339,7 @@ def _check_rule(entry: object, where: str) -> None:
 
 
 def extractor_for(language: Language) -> Extractor:
-    if language is Language.RUST:
-        from errdex.extract.rust import RustExtractor
-
-        return RustExtractor()
-    from errdex.extract.python import PythonExtractor
-
-    return PythonExtractor()
+    return spec_for(language).extractor()
 
 
 def _common_prefix_len(a: str, b: str) -> int:
@@ -383,7 +379,7 @@ def resolve_constructions(extractions: Sequence[FileExtraction]) -> list[Site]:
                 for d in (by_name.get(name, []) if built.resolvable else [])
                 if d.language is built.language
                 and (owner is None or d.owner is None or d.owner == owner
-                     or built.language is Language.PYTHON)
+                     or spec_for(built.language).can("classes_resolve_by_name"))
             ]
             if candidates:
                 best = max(candidates, key=lambda d: _common_prefix_len(d.path, built.path))
@@ -428,12 +424,12 @@ def _defined_site(built: Construction, definition: MessageDefinition) -> Site:
         for name, value in built.field_values
         if _is_literal(value)
     )
-    rust = definition.language is Language.RUST
+    by_path = spec_for(definition.language).can("variants_named_by_path")
     return _site_at(
         built,
-        kind=SiteKind.ERROR_ENUM if rust else SiteKind.RAISE,
+        kind=SiteKind.ERROR_ENUM if by_path else SiteKind.RAISE,
         exception=f"{definition.owner}::{definition.name}"
-        if rust and definition.owner else definition.name,
+        if by_path and definition.owner else definition.name,
         template=definition.template,
         bound=bound,
         variant=definition.name,

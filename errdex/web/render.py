@@ -16,12 +16,11 @@ from urllib.parse import quote
 import jinja2
 from markupsafe import Markup, escape
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import PythonLexer, RustLexer, TextLexer
+from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.token import String
 
+from errdex.languages import all_specs
 from errdex.web.pages import value_query
-
-_LEXERS = {"python": PythonLexer, "rust": RustLexer}
 
 
 def _part(text: str) -> str:
@@ -81,14 +80,16 @@ def highlight_snippet(code: str, language: str, start_line: int, mark_line: int)
     """The snippet as highlighted HTML (Pygments escapes the code), numbered from its
     real first line, with the throw line marked. Leading blank lines are kept: the
     numbers must stay those of the file."""
-    lexer = _LEXERS.get(language, TextLexer)(stripnl=False, ensurenl=False)
+    spec = next((s for s in all_specs() if s.language.value == language), None)
+    options = {"stripnl": False, "ensurenl": False}
+    lexer = get_lexer_by_name(spec.lexer, **options) if spec else TextLexer(**options)
     marked = mark_line - start_line + 1
     formatter = HtmlFormatter(
         linenos="table", linenostart=start_line, hl_lines=[marked] if marked > 0 else [],
         cssclass="code", wrapcode=True,
     )
     tokens = list(lexer.get_tokens(code))
-    if language == "python" and _in_string(tokens, marked):
+    if spec is not None and spec.can("docstrings") and _in_string(tokens, marked):
         # The snippet starts inside a docstring, so the lexer reads the code after its
         # end as a string: lex with the docstring's opening quotes, then drop them.
         tokens = _drop_prefix(list(lexer.get_tokens('"""' + code)), 3)

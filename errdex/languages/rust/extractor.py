@@ -1,6 +1,6 @@
 """Rust extraction: one tree-sitter parse per file, a handful of queries over that tree.
 
-What raises is data (`errdex/rules/rust.toml`): macros (`bail!`, `panic!`, `assert_eq!`),
+What raises is data (`rules.toml` beside this module): macros (`bail!`, `panic!`, `assert_eq!`),
 methods (`.expect`, `.context`) and calls (`Error::msg`, `Err(...)`). Message text comes
 from string literals, `format!`/`concat!` and Rust's format syntax, parsed here into the
 `Piece`s that `errdex.templates.build_template` turns into a `Template`. thiserror
@@ -15,11 +15,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import tree_sitter_rust
 from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, Query, QueryCursor
 
 from errdex.extract import PARSE_SECONDS, Rule, SourceLines, check_depth, parse_within
+from errdex.extract.formats import braces
+from errdex.languages.rust import SPEC
 from errdex.models import (
     Construction,
     FileExtraction,
@@ -30,8 +31,9 @@ from errdex.models import (
 )
 from errdex.templates import Hole, Piece, build_template
 
-_TS_LANGUAGE = TSLanguage(tree_sitter_rust.language())
+_TS_LANGUAGE = TSLanguage(SPEC.grammar())
 _PARSER = Parser(_TS_LANGUAGE)
+_QUERIES = SPEC.queries()
 
 # What Rust prints for these macros, before the message if there is one.
 _PANIC_TEXT = {
@@ -172,44 +174,17 @@ def parse_format(
     """
     named = named or {}
     pieces: list[Piece] = []
-    buf: list[str] = []
     next_pos = 0
-    i, n = 0, len(fmt)
 
     def positional_arg(index: int) -> str:
         return positional[index] if 0 <= index < len(positional) else ""
 
-    while i < n:
-        ch = fmt[i]
-        if ch == "}":
-            buf.append("}")
-            i += 2 if i + 1 < n and fmt[i + 1] == "}" else 1
+    for piece in braces.split_lenient(fmt):
+        if isinstance(piece, str):
+            pieces.append(piece)
             continue
-        if ch != "{":
-            buf.append(ch)
-            i += 1
-            continue
-        if i + 1 < n and fmt[i + 1] == "{":
-            buf.append("{")
-            i += 2
-            continue
-        end = fmt.find("}", i + 1)
-        if end < 0:
-            buf.append(fmt[i:])
-            break
-        inner = fmt[i + 1 : end]
-        colon = inner.find(":")
-        if colon >= 0:
-            # A `}` fill character (`{:}>5}`) would have ended `inner` early: take it in.
-            spec_text = inner[colon + 1 :]
-            if spec_text == "" and end + 1 < n and fmt[end + 1] in "<^>":
-                close = fmt.find("}", end + 1)
-                if close > 0:
-                    end = close
-                    inner = fmt[i + 1 : end]
-        arg, sep, spec = inner.partition(":")
-        arg = arg.strip()
-        if sep and _PRECISION_STAR.match(spec):
+        arg, spec = piece.arg, piece.spec
+        if spec and _PRECISION_STAR.match(spec[1:]):
             next_pos += 1  # `.*` reads the precision from the next positional argument
         name: str | None = None
         if arg == "":
@@ -222,13 +197,7 @@ def parse_format(
         else:
             name = arg.removeprefix("r#")
             expression = named.get(arg, name)
-        if buf:
-            pieces.append("".join(buf))
-            buf = []
-        pieces.append(Hole(expression=expression, spec=sep + spec, name=name))
-        i = end + 1
-    if buf:
-        pieces.append("".join(buf))
+        pieces.append(Hole(expression=expression, spec=spec, name=name))
     return pieces
 
 
@@ -272,61 +241,19 @@ def _rule_set(rules: tuple[Rule, ...]) -> _RuleSet:
         elif rule.form == "call":
             last = name.replace(".", "::").rsplit("::", 1)[-1]
             calls.setdefault(last, []).append(rule)
-    patterns: list[tuple[str, str]] = [
-        (
-            "attr",
-            '((attribute_item (attribute (identifier) @name)) @node (#any-of? @name "cfg" "test"))',
-        )
-    ]
+    patterns: list[tuple[str, str]] = [("attr", _QUERIES["attr"])]
     if macros:
         names = _quote(sorted(macros))
-        patterns.append(
-            (
-                "macro",
-                "((macro_invocation macro: [(identifier) @name"
-                " (scoped_identifier name: (identifier) @name)]) @node"
-                f" (#any-of? @name {names}))",
-            )
-        )
-        patterns.append(
-            (
-                "token",
-                f"((token_tree (identifier) @name . (token_tree) @node) (#any-of? @name {names}))",
-            )
-        )
+        patterns.append(("macro", _QUERIES["macro"].replace("{names}", names)))
+        patterns.append(("token", _QUERIES["token"].replace("{names}", names)))
     if methods:
-        patterns.append(
-            (
-                "method",
-                "((call_expression function: (field_expression field: (field_identifier) @name)"
-                f" arguments: (arguments)) @node (#any-of? @name {_quote(sorted(methods))}))",
-            )
-        )
+        patterns.append(("method", _QUERIES["method"].replace("{names}", _quote(sorted(methods)))))
     if calls:
-        patterns.append(
-            (
-                "call",
-                "((call_expression function: (identifier) @name) @node"
-                f" (#any-of? @name {_quote(sorted(calls))}))",
-            )
-        )
+        patterns.append(("call", _QUERIES["call"].replace("{names}", _quote(sorted(calls)))))
     alternatives = "|".join(name + "$" for name in sorted(calls) if _IDENTIFIER.match(name))
     regex = "^([A-Z]" + ("|" + alternatives if alternatives else "") + ")"
-    patterns += [
-        (
-            "scoped",
-            "((call_expression function: (scoped_identifier name: (identifier) @name)) @node"
-            f' (#match? @name "{regex}"))',
-        ),
-        ("struct", "(struct_expression name: (_) @name) @node"),
-        (
-            "unit",
-            "((scoped_identifier path: (_) name: (identifier) @name) @node"
-            ' (#match? @name "^[A-Z]"))',
-        ),
-        ("enum", "(enum_item name: (_) @name) @node"),
-        ("item", "(struct_item name: (_) @name) @node"),
-    ]
+    patterns.append(("scoped", _QUERIES["scoped"].replace("{regex}", regex)))
+    patterns += [(kind, _QUERIES[kind]) for kind in ("struct", "unit", "enum", "item")]
     query = Query(_TS_LANGUAGE, "\n".join(pattern for _, pattern in patterns))
     kinds = tuple(kind for kind, _ in patterns)
     return _RuleSet(macros=macros, methods=methods, calls=calls, query=query, kinds=kinds)
@@ -1053,7 +980,7 @@ def _is_literal(expression: str) -> bool:
 
 class RustExtractor:
     language = Language.RUST
-    extensions = (".rs",)
+    extensions = SPEC.suffixes
 
     def extract(
         self, path: str, source: bytes, rules: Sequence[Rule], seconds: float = PARSE_SECONDS

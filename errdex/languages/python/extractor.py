@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import builtins
 import re
-import string
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-import tree_sitter_python
 from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, Query, QueryCursor
 
 from errdex.extract import PARSE_SECONDS, Rule, SourceLines, check_depth, parse_within
+from errdex.extract.formats import braces, printf
+from errdex.languages.python import SPEC
 from errdex.models import (
     Construction,
     FileExtraction,
@@ -30,17 +30,9 @@ from errdex.models import (
 )
 from errdex.templates import Hole, Piece, build_template
 
-_TS_LANGUAGE = TSLanguage(tree_sitter_python.language())
+_TS_LANGUAGE = TSLanguage(SPEC.grammar())
 _PARSER = Parser(_TS_LANGUAGE)
-_QUERY = Query(
-    _TS_LANGUAGE,
-    """
-    (raise_statement) @raise
-    (assert_statement) @assert
-    (call function: [(identifier) (attribute)]) @call
-    (class_definition) @class
-    """,
-)
+_QUERY = Query(_TS_LANGUAGE, SPEC.queries()["sites"])
 
 _MAX_DEPTH = 12
 
@@ -75,10 +67,6 @@ _SIMPLE_ESCAPES = {
     "t": "\t",
     "v": "\v",
 }
-_PERCENT = re.compile(
-    r"%(?:\(([^()]*)\))?([-#0 +]*)(\*|\d+)?(?:\.(\*|\d*))?[hlL]?([diouxXeEfFgGcrsab%])"
-)
-_FIELD = re.compile(r"^([^.\[]*)(.*)$", re.DOTALL)
 
 
 def module_name(path: str) -> str:
@@ -542,7 +530,6 @@ class _File:
                         mapping[name] = _compact(self.text(value))
         right_text = _compact(self.text(right))
         out: list[Piece] = []
-        position = 0
         index = 0
         single = values is None and right.type != "dictionary"
 
@@ -554,42 +541,34 @@ class _File:
                 return _compact(self.text(values[i])) if i < len(values) else ""
             return right_text if single else f"{right_text}[{i}]"
 
-        specs = [m for m in _PERCENT.finditer(fmt) if m.group(5) != "%"]
-        if single and len(specs) > 1:
+        pieces = printf.split(fmt)
+        if single and printf.count_fields(pieces) > 1:
             single = False
-        for match in _PERCENT.finditer(fmt):
-            out.append(fmt[position : match.start()])
-            position = match.end()
-            if match.group(5) == "%":
-                out.append("%")
+        for piece in pieces:
+            if isinstance(piece, str):
+                out.append(piece)
                 continue
-            name = match.group(1)
-            if match.group(3) == "*":
+            for _ in range(piece.stars):
                 take()
-            if match.group(4) == "*":
-                take()
-            if name is not None:
-                expression = mapping.get(name, f"{right_text}[{name!r}]")
-                out.append(Hole(expression, match.group(0), name))
+            if piece.name is not None:
+                expression = mapping.get(piece.name, f"{right_text}[{piece.name!r}]")
+                out.append(Hole(expression, piece.written, piece.name))
             else:
-                out.append(Hole(take(), match.group(0)))
-        out.append(fmt[position:])
+                out.append(Hole(take(), piece.written))
         return out
 
     def _brace_format(self, fmt: str, args: _Args, mapping: Node | None) -> list[Piece]:
-        try:
-            parsed = list(string.Formatter().parse(fmt))
-        except ValueError:
+        parsed = braces.split_strict(fmt)
+        if parsed is None:
             return [fmt]
         out: list[Piece] = []
         auto = 0
         mapping_text = _compact(self.text(mapping)) if mapping is not None else None
-        for literal, field_name, spec, conversion in parsed:
-            out.append(literal)
-            if field_name is None:
+        for piece in parsed:
+            if isinstance(piece, str):
+                out.append(piece)
                 continue
-            match = _FIELD.match(field_name)
-            first, rest = (match.group(1), match.group(2)) if match else (field_name, "")
+            first, rest = piece.arg, piece.path
             name: str | None = None
             if first == "":
                 index: int | None = auto
@@ -612,8 +591,7 @@ class _File:
             else:
                 base = name or ""
             expression = base + rest if base else ""
-            written = ("!" + conversion if conversion else "") + (":" + spec if spec else "")
-            out.append(Hole(expression, written, name))
+            out.append(Hole(expression, piece.spec, name))
         return out
 
     # --- sites --------------------------------------------------------------------
@@ -1065,7 +1043,7 @@ def _literal_len(pieces: Sequence[Piece]) -> int:
 
 class PythonExtractor:
     language = Language.PYTHON
-    extensions = (".py",)
+    extensions = SPEC.suffixes
 
     def extract(
         self, path: str, source: bytes, rules: Sequence[Rule], seconds: float = PARSE_SECONDS

@@ -1,0 +1,44 @@
+"""The `printf` format family: `%s`, `%(name)s`, `%5.2f`, `%*d` and `%%`.
+
+It returns the string's pieces in order; it must not bind a field to an argument (the
+extractor does, from the right-hand side of `%`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_PERCENT = re.compile(
+    r"%(?:\(([^()]*)\))?([-#0 +]*)(\*|\d+)?(?:\.(\*|\d*))?[hlL]?([diouxXeEfFgGcrsab%])"
+)
+
+
+@dataclass(frozen=True)
+class PrintfField:
+    """One conversion: `name` from `%(name)s` (None: the next value), how many values a
+    `*` width and precision take first, and the conversion as written."""
+
+    name: str | None
+    stars: int
+    written: str
+
+
+def split(fmt: str) -> list[str | PrintfField]:
+    """A literal (maybe empty) before every conversion, then the tail; `%%` is "%"."""
+    out: list[str | PrintfField] = []
+    position = 0
+    for match in _PERCENT.finditer(fmt):
+        out.append(fmt[position : match.start()])
+        position = match.end()
+        if match.group(5) == "%":
+            out.append("%")
+            continue
+        stars = (match.group(3) == "*") + (match.group(4) == "*")
+        out.append(PrintfField(match.group(1), stars, match.group(0)))
+    out.append(fmt[position:])
+    return out
+
+
+def count_fields(pieces: list[str | PrintfField]) -> int:
+    return sum(isinstance(p, PrintfField) for p in pieces)

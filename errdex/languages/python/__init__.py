@@ -1,0 +1,93 @@
+"""Python, as errdex reads it: the tables of `SPEC`, the query in `queries.scm` and the
+error-raising calls in `rules.toml`. Its extractor lives in `extractor.py` and its code
+writer in `writer.py`, imported only when first asked for."""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+from typing import TYPE_CHECKING
+
+from errdex.languages.spec import LanguageSpec, Outline
+from errdex.models import Language, SiteKind
+
+if TYPE_CHECKING:
+    from errdex.extract import Extractor
+    from errdex.languages.writer import CodeWriter
+
+# Names the page's Python code uses besides keywords and builtins.
+_WORDS = """self cls e warnings catch_warnings simplefilter error v x"""
+
+
+def _grammar() -> object:
+    import tree_sitter_python
+
+    return tree_sitter_python.language()
+
+
+def _extractor() -> Extractor:
+    from errdex.languages.python.extractor import PythonExtractor
+
+    return PythonExtractor()
+
+
+def _writer() -> CodeWriter:
+    from errdex.languages.python import writer
+
+    return writer.WRITER
+
+
+SPEC = LanguageSpec(
+    language=Language.PYTHON,
+    package=__name__,
+    suffixes=(".py",),
+    test_names=(r"test_[^/]*\.py", r"[^/]*_test\.py", r"conftest\.py"),
+    generated_names=(r"_pb2(_grpc)?\.py", r"_generated\.py"),
+    comment="#",
+    lexer="python",
+    grammar=_grammar,
+    query_names=("sites",),
+    extractor=_extractor,
+    writer=_writer,
+    format_families=("printf", "braces"),
+    test_idioms=(
+        ("pytest.raises", r"\bpytest\.raises\b"),
+        ("pytest.warns", r"\bpytest\.warns\b"),
+        ("assertRaises", r"\bassert(?:Raises|Warns)(?:Regex)?\b"),
+    ),
+    capabilities=frozenset({"optional_type_checking", "exception_named_in_output",
+                            "message_is_source_expression", "indentation_blocks", "docstrings",
+                            "classes_resolve_by_name"}),
+    bool_ops=(("or", r"\bor\b"), ("and", r"\band\b")),
+    compare=r"==|!=|<=|>=|(?<!<)<(?![<=])|(?<!>)>(?![>=])"
+    r"|\bnot\s+in\b|\bis\s+not\b|\bin\b|\bis\b",
+    negation=r"not\b",
+    negation_yields_to_compare=False,
+    char_literal=None,
+    case_arm=r"match (.+?): case (.+)",
+    pattern_guard=None,
+    not_operand=r"\b(if|else|lambda|for)\b",
+    reference_prefix=None,
+    truth={"true": "be truthy (not None, empty or zero)", "false": "be falsy"},
+    reserved_words=frozenset(_WORDS.split()) | frozenset(dir(builtins))
+    | frozenset(keyword.kwlist),
+    outline=Outline(
+        def_word="def",
+        function=r"^(\s*)(?:async\s+)?def\s+(?P<name>[A-Za-z_]\w*)",
+        blocks=(("class", r"^(\s*)class\s+(?P<owner>[A-Za-z_]\w*)", False),),
+        public_by_marker=False,
+        separator=".",
+    ),
+    function_keyword="def",
+    local_binding="",
+    statement_end="",
+    typed_binding=r"(?<![\w.]){root}\s*:\s*[\"']?((?:[A-Za-z_]\w*\.)*[A-Z]\w*)"
+    r"|(?<![\w.]){root}\s*=\s*((?:[A-Za-z_]\w*\.)*[A-Z]\w*)\(",
+    actions={
+        SiteKind.RAISE: "raises `{exc}` with this message",
+        SiteKind.ASSERT: "fails an assert and raises AssertionError with this message "
+        "(asserts are skipped under python -O)",
+    },
+    variant_noun="an exception class that builds this message itself",
+    unnamed_action="raises an error with this message",
+)

@@ -1,0 +1,97 @@
+"""Rust, as errdex reads it: the tables of `SPEC`, the queries in `queries.scm` and the
+error-raising macros, methods and calls in `rules.toml`. Its extractor lives in
+`extractor.py` and its code writer in `writer.py`, imported only when first asked for."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from errdex.languages.spec import LanguageSpec, Outline
+from errdex.models import Language, SiteKind
+
+if TYPE_CHECKING:
+    from errdex.extract import Extractor
+    from errdex.languages.writer import CodeWriter
+
+_WORDS = """as break const continue crate else enum extern false fn for if impl in let loop
+match mod move mut pub ref return self Self static struct super trait true type unsafe use
+where while dyn async await Ok Err Some None Result Option Box Vec String str bool usize
+isize u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 char std panic catch_unwind resume_unwind
+downcast_ref is_some_and to_string contains into format error Error ok unwrap expect len
+map is_empty clone v e p s x"""
+
+
+def _grammar() -> object:
+    import tree_sitter_rust
+
+    return tree_sitter_rust.language()
+
+
+def _extractor() -> Extractor:
+    from errdex.languages.rust.extractor import RustExtractor
+
+    return RustExtractor()
+
+
+def _writer() -> CodeWriter:
+    from errdex.languages.rust import writer
+
+    return writer.WRITER
+
+
+SPEC = LanguageSpec(
+    language=Language.RUST,
+    package=__name__,
+    suffixes=(".rs",),
+    test_names=(),
+    generated_names=(r"\.generated\.rs",),
+    comment="//",
+    lexer="rust",
+    grammar=_grammar,
+    query_names=("attr", "macro", "token", "method", "call", "scoped", "struct", "unit",
+                 "enum", "item"),
+    extractor=_extractor,
+    writer=_writer,
+    format_families=("braces",),
+    test_idioms=(
+        ("should_panic", r"#\[should_panic\b"),
+        ("is_err", r"\.is_err\(\)|\.unwrap_err\(\)"),
+    ),
+    capabilities=frozenset({"variants_named_by_path", "errors_propagate_by_return",
+                            "fields_read_through_self"}),
+    bool_ops=(("or", r"\|\|"), ("and", r"&&")),
+    compare=r"==|!=|<=|>=|(?<![<\-=])<(?![<=])|(?<![>\-=])>(?![>=])",
+    negation=r"!(?!=)",
+    negation_yields_to_compare=True,
+    char_literal=r"'(?:\\.[^']*|[^'\\])'",
+    case_arm=None,
+    pattern_guard="let ",
+    not_operand=None,
+    reference_prefix=r"^(?:&\s*(?:mut\s+)?|\*)+",
+    truth={"true": "be true", "false": "be false"},
+    reserved_words=frozenset(_WORDS.split()),
+    outline=Outline(
+        def_word="fn",
+        function=r"^(\s*)(?P<exported>pub(?:\([^)]*\))?\s+)?(?:default\s+)?(?:const\s+)?"
+        r"(?:async\s+)?(?:unsafe\s+)?(?:extern\s+\"[^\"]*\"\s+)?fn\s+(?P<name>[A-Za-z_]\w*)",
+        blocks=(
+            ("impl", r"^(\s*)impl\b(?:\s*<[^{]*?>)?\s+"
+             r"(?:(?P<trait>[\w:]+)(?:<[^{]*?>)?\s+for\s+)?(?:[\w:]+::)?(?P<owner>[A-Za-z_]\w*)",
+             False),
+            ("trait", r"^(\s*)(?:pub(?:\([^)]*\))?\s+)?trait\s+(?P<owner>[A-Za-z_]\w*)", True),
+        ),
+        public_by_marker=True,
+        separator="::",
+    ),
+    function_keyword="fn",
+    local_binding=r"(?:let\s+(?:mut\s+)?)?",
+    statement_end=r";?",
+    typed_binding=r"(?<![\w.]){root}\s*:\s*&?\s*(?:'\w+\s+)?(?:mut\s+)?"
+    r"((?:[a-z_]\w*::)*[A-Z]\w*)",
+    actions={
+        SiteKind.RAISE: "returns `{exc}` with this message",
+        SiteKind.ASSERT: "fails an assertion and panics with this message",
+    },
+    variant_noun="an error variant whose display text is this message",
+    unnamed_action="fails with it",
+)

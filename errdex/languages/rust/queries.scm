@@ -1,0 +1,32 @@
+; The queries the Rust extractor runs over each file's one tree. `{names}` is replaced by
+; the quoted names of the rules of that form, `{regex}` by a regex over call names.
+
+;; query: attr
+((attribute_item (attribute (identifier) @name)) @node (#any-of? @name "cfg" "test"))
+
+;; query: macro
+((macro_invocation macro: [(identifier) @name (scoped_identifier name: (identifier) @name)]) @node (#any-of? @name {names}))
+
+;; query: token
+((token_tree (identifier) @name . (token_tree) @node) (#any-of? @name {names}))
+
+;; query: method
+((call_expression function: (field_expression field: (field_identifier) @name) arguments: (arguments)) @node (#any-of? @name {names}))
+
+;; query: call
+((call_expression function: (identifier) @name) @node (#any-of? @name {names}))
+
+;; query: scoped
+((call_expression function: (scoped_identifier name: (identifier) @name)) @node (#match? @name "{regex}"))
+
+;; query: struct
+(struct_expression name: (_) @name) @node
+
+;; query: unit
+((scoped_identifier path: (_) name: (identifier) @name) @node (#match? @name "^[A-Z]"))
+
+;; query: enum
+(enum_item name: (_) @name) @node
+
+;; query: item
+(struct_item name: (_) @name) @node

@@ -1,0 +1,122 @@
+"""What errdex knows about one language, as one frozen table: `LanguageSpec`.
+
+Shared modules read a field or ask for a capability here instead of testing a language by
+name, so a language is added by filling one spec in its own folder. This module holds the
+shape of the table and the loaders of a folder's data files (`queries.scm`, `rules.toml`);
+it must not hold any one language's values.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import TYPE_CHECKING
+
+from errdex.models import Language, SiteKind
+
+if TYPE_CHECKING:
+    from errdex.extract import Extractor
+    from errdex.languages.writer import CodeWriter
+
+# Capabilities a shared module may ask for (`spec.can(...)`); every spec names only these.
+CAPABILITIES = frozenset(
+    {
+        "errors_propagate_by_return",  # an error is a value the caller gets back (`Err`, `?`)
+        "exception_named_in_output",  # the runtime prints the exception's type with the text
+        "message_is_source_expression",  # a template's `message` is the source expression
+        "fields_read_through_self",  # a guard reads struct fields through `self.`
+        "indentation_blocks",  # blocks are made by indentation (nesting is also indent depth)
+        "docstrings",  # a snippet may start inside a triple-quoted string
+        "classes_resolve_by_name",  # a constructed type resolves by its last name alone
+        "variants_named_by_path",  # an error variant is named by its type's path (`E::V`)
+        "optional_type_checking",  # wrong types are caught by a checker the user may run
+    }
+)
+
+_SECTION = re.compile(r"^;; query: ([a-z_]+)\s*$", re.MULTILINE)
+
+
+def read_queries(package: str) -> dict[str, str]:
+    """The named queries of a language folder's `queries.scm`: each starts at a
+    `;; query: NAME` line and runs to the next one."""
+    text = resources.files(package).joinpath("queries.scm").read_text(encoding="utf-8")
+    marks = list(_SECTION.finditer(text))
+    return {
+        m.group(1): text[m.end() : marks[i + 1].start() if i + 1 < len(marks) else len(text)]
+        .strip()
+        for i, m in enumerate(marks)
+    }
+
+
+def read_rules_text(package: str) -> str:
+    """The built-in rules of a language folder (`rules.toml`), as text for the loader."""
+    return resources.files(package).joinpath("rules.toml").read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Outline:
+    """How a file's functions and their owners are found line by line (errdex.callgraph):
+    a cheap word test, then a regex."""
+
+    def_word: str  # in every line that defines a function
+    function: str  # regex: group `name`, and `exported` when a marker makes it public
+    blocks: tuple[tuple[str, str, bool], ...]  # (word, regex with group `owner` and maybe
+    # `trait`, whether the block is a trait), for the types and classes that own functions
+    public_by_marker: bool  # public when marked (`pub`) or in a trait impl; else by name
+    separator: str  # between an owner and its function in a qualified name
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    """Every per-language table errdex uses; see each field's comment for who reads it."""
+
+    language: Language
+    package: str  # the folder's package: queries.scm and rules.toml are read from it
+    suffixes: tuple[str, ...]  # source files of this language (source walk, test files)
+    test_names: tuple[str, ...]  # regexes over a file name: a test file, not the library's
+    generated_names: tuple[str, ...]  # regexes over a path's end: generated, not written
+    comment: str  # the line-comment marker, for written code and for stripping comments
+    lexer: str  # the pygments lexer name for the web page's code
+    grammar: Callable[[], object]  # the tree-sitter language capsule
+    query_names: tuple[str, ...]  # the queries its queries.scm must hold
+    extractor: Callable[[], Extractor]  # a fresh extractor (imported when first asked)
+    writer: Callable[[], CodeWriter]  # the code writer for the page's code sections
+    format_families: tuple[str, ...]  # `braces`, `printf`: how its messages are formatted
+    test_idioms: tuple[tuple[str, str], ...]  # (idiom, regex) of a test expecting an error
+    capabilities: frozenset[str]
+    # Conditions turned into requirements (errdex.guards):
+    bool_ops: tuple[tuple[str, str], ...]  # (op, regex) for `or` and `and`, loosest first
+    compare: str  # regex of the comparison operators a condition splits on
+    negation: str  # regex of a prefix that negates a condition (`not `, `!`)
+    negation_yields_to_compare: bool  # `!a == b` compares; only `!a` negates
+    char_literal: str | None  # regex of a one-character literal at a `'`; None: `'` quotes
+    case_arm: str | None  # regex (value, pattern) of a guard written as a `case` arm
+    pattern_guard: str | None  # the prefix of a `let PATTERN = value else` guard
+    not_operand: str | None  # regex: an operand holding this is not a plain value
+    reference_prefix: str | None  # regex of the borrow/deref marks a shown value drops
+    truth: Mapping[str, str]  # "true"/"false" -> what a bare value must be
+    reserved_words: frozenset[str]  # names written code may use without the library having them
+    outline: Outline
+    # Where a guarded value comes from (errdex.origins):
+    function_keyword: str  # the word that starts a function definition
+    local_binding: str  # regex before a local's name in its assignment (`let mut `)
+    statement_end: str  # regex of what may end a statement (`;?`)
+    typed_binding: str  # regex with `{root}`: `root` declared with a type (one group)
+    # Page wording by kind where it differs from the shared default (errdex.pagefacts):
+    actions: Mapping[SiteKind, str]
+    unnamed_action: str  # the action when a `{exc}` wording has no exception to name
+    variant_noun: str  # what an error type whose display text is the message is called
+
+    def can(self, capability: str) -> bool:
+        """Whether the language has `capability` (one of CAPABILITIES)."""
+        if capability not in CAPABILITIES:
+            raise ValueError(f"unknown capability {capability!r}")
+        return capability in self.capabilities
+
+    def queries(self) -> dict[str, str]:
+        return read_queries(self.package)
+
+    def rules_text(self) -> str:
+        return read_rules_text(self.package)

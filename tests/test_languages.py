@@ -1,0 +1,158 @@
+"""Every registered language fills every table of its spec, and no module outside
+`errdex/languages/` names a language: adding one is its folder and one registry line."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+from tree_sitter import Language as TSLanguage
+from tree_sitter import Query
+
+from errdex.extract import extractor_for, load_rules, parse_rules
+from errdex.extract.formats import FAMILIES
+from errdex.languages import CAPABILITIES, LanguageSpec, all_specs, spec_for
+from errdex.models import Language
+
+SPECS = all_specs()
+IDS = [spec.language.value for spec in SPECS]
+
+# Tables a language may leave empty, and why.
+MAY_BE_EMPTY = {
+    "test_names",  # Rust's tests live in `tests/` and `benches/` (source.TEST_DIRS)
+    "local_binding",  # Python assigns a local with no keyword
+    "statement_end",  # Python ends a statement with the line
+    "char_literal", "case_arm", "pattern_guard", "not_operand", "reference_prefix",
+}  # fmt: skip
+REGEX_FIELDS = ("compare", "negation", "char_literal", "case_arm", "not_operand",
+                "reference_prefix", "local_binding", "statement_end")  # fmt: skip
+
+
+def test_every_language_has_a_spec() -> None:
+    assert {spec.language for spec in SPECS} == set(Language)
+    for language in Language:
+        assert spec_for(language).language is language
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=IDS)
+def test_every_table_is_filled(spec: LanguageSpec) -> None:
+    for field in fields(spec):
+        value = getattr(spec, field.name)
+        if field.name not in MAY_BE_EMPTY:
+            assert value not in (None, "", (), frozenset(), {}), field.name
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=IDS)
+def test_regex_tables_compile(spec: LanguageSpec) -> None:
+    for name in REGEX_FIELDS:
+        pattern = getattr(spec, name)
+        if pattern is not None:
+            re.compile(pattern)
+    for pattern in (*spec.test_names, *spec.generated_names, spec.typed_binding,
+                    *(p for _, p in spec.bool_ops), *(p for _, p in spec.test_idioms)):  # fmt: skip
+        re.compile(pattern)
+    assert "{root}" in spec.typed_binding
+    outline = spec.outline
+    assert "name" in re.compile(outline.function).groupindex
+    for word, pattern, _ in outline.blocks:
+        assert word in pattern and "owner" in re.compile(pattern).groupindex
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=IDS)
+def test_queries_compile_against_the_grammar(spec: LanguageSpec) -> None:
+    queries = spec.queries()
+    assert set(queries) == set(spec.query_names)
+    grammar = TSLanguage(spec.grammar())
+    for name, text in queries.items():
+        filled = text.replace("{names}", '"x"').replace("{regex}", "^x$")
+        assert Query(grammar, filled).pattern_count >= 1, name
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=IDS)
+def test_built_in_rules_parse(spec: LanguageSpec) -> None:
+    entries = tomllib.loads(spec.rules_text())["rules"]
+    assert parse_rules(entries, "test") and load_rules(spec.language)
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=IDS)
+def test_extractor_and_writer(spec: LanguageSpec, tmp_path: Path) -> None:
+    extractor = extractor_for(spec.language)
+    assert extractor.language is spec.language
+    assert extractor.extensions == spec.suffixes
+    writer = spec.writer()
+    assert writer.ops["eq"] == "==" and writer.comment == spec.comment
+    assert writer.negate("x", bare=True) != "x"
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=IDS)
+def test_capabilities_are_known(spec: LanguageSpec) -> None:
+    assert spec.capabilities <= CAPABILITIES
+    with pytest.raises(ValueError, match="unknown capability"):
+        spec.can("speaks_klingon")
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=IDS)
+def test_format_families_are_shared_parsers(spec: LanguageSpec) -> None:
+    assert set(spec.format_families) <= FAMILIES
+
+
+def test_languages_do_not_share_suffixes() -> None:
+    suffixes = [s for spec in SPECS for s in spec.suffixes]
+    assert len(suffixes) == len(set(suffixes))
+
+
+# A language named outside its folder, the way shared code used to branch on one.
+NAMED = re.compile(
+    r"Language\.[A-Z]+\b|\bis (?:not )?(?:RUST|PYTHON)\b|[=!]= ?[\"'](?:rust|python)[\"']"
+    r"|[\"'](?:rust|python)[\"'] ?[=!]=|import tree_sitter_[a-z]+|from tree_sitter_[a-z]+"
+    r"|(?<![\w.])(?:RUST|PYTHON)(?![\w*])"
+)
+ROOT = Path(__file__).resolve().parent.parent / "errdex"
+ALLOWED = {
+    # The registry's keys: `Language` is where a language's name is written once.
+    ("models.py", 'RUST = "rust"'),
+    ("models.py", 'PYTHON = "python"'),
+    # Switch to the spec's capability at merge (owned by the store and match moves):
+    # the two tests become `spec_for(language).can("exception_named_in_output")`, and the
+    # default becomes the record's own `Language` (a field, no default, no name).
+    ("match.py", 'language: str = "python"  # "python" | "rust"'),
+    ("match.py", "if tail and self._compiled[i].literal_length == 0 and "
+                 'entry.language == "python":'),
+    ("matchindex.py", 'if exception and not literal_text and language == "python":'),
+}
+
+
+def test_no_module_outside_languages_names_a_language() -> None:
+    found = []
+    for path in sorted(ROOT.rglob("*.py")):
+        relative = path.relative_to(ROOT).as_posix()
+        if relative.startswith("languages/"):
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if NAMED.search(line) and (relative, line.strip()) not in ALLOWED:
+                found.append(f"{relative}:{number}: {line.strip()}")
+    assert found == []
+
+
+def test_the_check_finds_a_language_named() -> None:
+    for line in ('if f.lang is RUST:', 'if language is Language.PYTHON:',
+                 'if entry.language == "rust":', "import tree_sitter_python"):  # fmt: skip
+        assert NAMED.search(line), line
+
+
+def test_a_language_without_a_folder_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before the registry, a new `Language` member silently got the Python extractor."""
+    import errdex.languages as languages
+
+    monkeypatch.setattr(languages, "_FOLDERS", {})
+    languages.spec_for.cache_clear()
+    try:
+        with pytest.raises(KeyError):
+            extractor_for(Language.RUST)
+    finally:
+        monkeypatch.undo()
+        languages.spec_for.cache_clear()
+    assert extractor_for(Language.RUST).language is Language.RUST
