@@ -121,7 +121,6 @@ ALLOWED = {
     ("match.py", 'language: str = "python"  # "python" | "rust"'),
     ("match.py", "if tail and self._compiled[i].literal_length == 0 and "
                  'entry.language == "python":'),
-    ("matchindex.py", 'if exception and not literal_text and language == "python":'),
 }
 
 

@@ -29,7 +29,8 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from errdex.models import MatchEntry, Template
+from errdex.languages import spec_for
+from errdex.models import Language, MatchEntry, Template
 from errdex.nearmiss import WORD
 from errdex.serialize import template_from_dict
 
@@ -93,7 +94,7 @@ def template_keys(
     if variant:
         keys.add(variant.lower())
     literal_text = "".join(template.literals).strip()
-    if exception and not literal_text and language == "python":
+    if exception and not literal_text and _exception_named_in_output(language):
         tail = re.split(r"[.:]+", exception.strip())[-1].lower()
         if tail:
             keys.add(tail)
@@ -101,6 +102,12 @@ def template_keys(
         keys.add(ALWAYS)  # only punctuation or one-letter words: can't be keyed
     return keys
 
+
+
+def _exception_named_in_output(language: str) -> bool:
+    """Whether the language prints the exception's type before its message (`KeyError:
+    'x'`): then a template with no fixed text is still found by its type's name."""
+    return spec_for(Language(language)).can("exception_named_in_output")
 
 def delete_repo(conn: sqlite3.Connection, repo: str) -> None:
     """Drop a repository's keys; call before its records are deleted."""
