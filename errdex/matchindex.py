@@ -28,8 +28,8 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from errdex.match import MatchEntry
+from errdex.match.near import WORD
 from errdex.models import Template
-from errdex.nearmiss import WORD
 from errdex.serialize import template_from_dict
 
 if TYPE_CHECKING:

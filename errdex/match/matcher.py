@@ -6,9 +6,9 @@ template is indexed by its rarest literal fragment in one Aho-Corasick automaton
 candidate is verified by finding its literal pieces in order around the anchor with plain
 substring search (no regular expressions, so no backtracking). Every search window is
 bounded and the work per input is budgeted, so hostile input stays linear. Understanding
-the paste (prefixes, tracebacks, Rust Debug values) is `errdex.paste`'s job, what a hole
-may hold is `errdex.holes`', and what a traceback says about the library it came from is
-`errdex.evidence`'.
+the paste (prefixes, tracebacks, Rust Debug values) is `errdex.match.paste`'s job, what a hole
+may hold is `errdex.match.holes`', and what a traceback says about the library it came from is
+`errdex.match.evidence`'.
 """
 
 from __future__ import annotations
@@ -26,18 +26,18 @@ from typing import Any, Final
 import ahocorasick_rs
 
 from errdex.errors import EmptyInputError
-from errdex.evidence import components as _components
-from errdex.evidence import library_rank as _library_rank
-from errdex.evidence import path_agrees as _path_agrees
-from errdex.evidence import text_libraries
-from errdex.evidence import type_tail as _type_tail
-from errdex.holes import TYPE_CHECKS as _TYPE_CHECKS
-from errdex.holes import hole_kinds as _hole_kinds
+from errdex.match.evidence import components as _components
+from errdex.match.evidence import library_rank as _library_rank
+from errdex.match.evidence import path_agrees as _path_agrees
+from errdex.match.evidence import text_libraries
+from errdex.match.evidence import type_tail as _type_tail
+from errdex.match.holes import TYPE_CHECKS as _TYPE_CHECKS
+from errdex.match.holes import hole_kinds as _hole_kinds
+from errdex.match.near import NearIndex, literal_words, near_detail
+from errdex.match.paste import DebugHit, Doc, Frame, Group, Paste, parse_paste
+from errdex.match.prefixes import strip_prefixes
 from errdex.memory import release_free_memory
 from errdex.models import Match, Template
-from errdex.nearmiss import NearIndex, literal_words, near_detail
-from errdex.paste import DebugHit, Doc, Frame, Group, Paste, parse_paste
-from errdex.prefixes import strip_prefixes
 
 MIN_ANCHOR: Final = 8  # an anchor fragment this long is "of decent length"
 CHECK_WORD: Final = 3  # a check word (see Matcher._build_anchors) is at least this long
@@ -116,7 +116,7 @@ class _Compiled:
     """What verification needs of a template, kept small: a million of these stay in
     memory (specs, types and the word set are shared or recomputed, never copied).
     Never changed once built; not frozen, and with an __init__ of its own, because a
-    million of them are made (see the note on errdex.paste's data classes)."""
+    million of them are made (see the note on errdex.match.paste's data classes)."""
 
     literals: tuple[str, ...]
     names: tuple[str, ...]  # the holes' names
@@ -832,7 +832,7 @@ class Matcher:
         return out
 
     def _approximate(self, paste: Paste, matched: set[int], stats: MatchStats) -> list[_Found]:
-        """Nearest records for messages with no exact match (`errdex.nearmiss` says how
+        """Nearest records for messages with no exact match (`errdex.match.near` says how
         they are found and what their score means), each distinct message looked up once."""
         out: list[_Found] = []
         if len(matched) >= len(paste.groups):

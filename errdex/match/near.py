@@ -41,8 +41,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Final
 
-try:  # the same lookup in C, where setup.py found a compiler (errdex/_nearc.c)
-    from errdex import _nearc
+try:  # the same lookup in C, where setup.py found a compiler (errdex/match/_nearc.c)
+    from errdex.match import _nearc
 
     NATIVE = True
 except ImportError:
@@ -67,7 +67,7 @@ class NearIndex:
     """Word and word-pair indexes over templates' literals, in flat arrays and bytes: a
     million templates hold some eight million words and seven million pairs. `slots` sets
     the pair table's size (by default 4 per template, at most PAIR_SLOTS). `native`: look
-    up in C where errdex/_nearc.c was built (same answers, a third of the time cold)."""
+    up in C where errdex/match/_nearc.c was built (same answers, a third of the time cold)."""
 
     def __init__(
         self, literals: Sequence[tuple[str, ...]], slots: int = 0, native: bool = True
