@@ -24,6 +24,15 @@ from setuptools.command.build_ext import build_ext
 # stay Python (they run once per store or per log, and import across the compiled ones).
 COMPILED = [
     "errdex/match/matcher.py",
+    "errdex/match/entry.py",
+    "errdex/match/compiled.py",
+    "errdex/match/found.py",
+    "errdex/match/index.py",
+    "errdex/match/verify.py",
+    "errdex/match/variants.py",
+    "errdex/match/approximate.py",
+    "errdex/match/rank.py",
+    "errdex/match/prefilter.py",
     "errdex/match/near.py",
     "errdex/match/paste.py",
     "errdex/match/prefixes.py",

@@ -207,9 +207,9 @@ def test_hand_written_inits_take_exactly_the_dataclass_fields() -> None:
     import dataclasses
     import inspect
 
-    from errdex.match import matcher, paste, rust_debug
+    from errdex.match import compiled, found, paste, rust_debug
 
-    classes = [matcher.MatchStats, matcher._Compiled, matcher._Found, paste.Line, paste.Group,
+    classes = [found.MatchStats, compiled.Compiled, found.Found, paste.Line, paste.Group,
                paste.Doc, paste.DebugHit, paste.Paste, rust_debug.DebugValue]
     for cls in classes:
         fields = dataclasses.fields(cls)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from errdex.match.matcher import MatchEntry, Matcher
+from errdex.match.entry import MatchEntry
+from errdex.match.matcher import Matcher
 
 
 class EntrySource(Protocol):
