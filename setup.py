@@ -3,7 +3,8 @@
 The modules every pasted message passes through (reading the paste, finding and checking
 templates) are strictly typed Python; mypyc turns them into C extensions that run about
 twice as fast, with the .py files shipped beside them. The nearest-record lookup is also
-written in C (errdex/_nearc.c, the same answers as its Python in errdex/nearmiss.py).
+written in C (errdex/match/_nearc.c, the same answers as its Python in
+errdex/match/near.py).
 Without a C compiler, or with ERRDEX_PURE_PYTHON=1, errdex installs as plain Python and
 works the same, only slower.
 An editable install (`pip install -e .`) is never compiled: a stale extension would
@@ -19,14 +20,24 @@ from typing import Any
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
+# The modules of errdex/match/ every paste goes through; its __init__, `load` and `scan`
+# stay Python (they run once per store or per log, and import across the compiled ones).
 COMPILED = [
-    "errdex/match.py",
-    "errdex/nearmiss.py",
-    "errdex/paste.py",
-    "errdex/prefixes.py",
-    "errdex/rust_debug.py",
-    "errdex/holes.py",
-    "errdex/evidence.py",
+    "errdex/match/matcher.py",
+    "errdex/match/compiled.py",
+    "errdex/match/found.py",
+    "errdex/match/index.py",
+    "errdex/match/verify.py",
+    "errdex/match/variants.py",
+    "errdex/match/approximate.py",
+    "errdex/match/rank.py",
+    "errdex/match/prefilter.py",
+    "errdex/match/near.py",
+    "errdex/match/paste.py",
+    "errdex/match/prefixes.py",
+    "errdex/match/rust_debug.py",
+    "errdex/match/holes.py",
+    "errdex/match/evidence.py",
 ]
 
 
@@ -65,7 +76,8 @@ def extensions() -> list[Any]:
     except (ImportError, Exception, SystemExit) as error:  # mypyc missing or refusing
         OptionalBuildExt._warn(error)
         compiled = []
-    return [*compiled, Extension("errdex._nearc", ["errdex/_nearc.c"], extra_compile_args=["-O2"])]
+    near = Extension("errdex.match._nearc", ["errdex/match/_nearc.c"], extra_compile_args=["-O2"])
+    return [*compiled, near]
 
 
 setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from errdex.match import MatchEntry, Matcher
+from errdex.match.scan import scan_stream
 from errdex.memory import release_free_memory
 from errdex.models import (
     IndexSummary,
@@ -44,7 +45,6 @@ from errdex.models import (
     Snippet,
     Template,
 )
-from errdex.scan import scan_stream
 from errdex.store import SQLiteStore
 
 CANDLE = Path("/work/candle")
@@ -459,10 +459,10 @@ def main() -> None:
     largest = mutate(base, max(scales), rng)
     vocabulary = sorted({w.lower() for e in base for lit in e.template.literals
                          for w in _WORD.findall(lit)})
-    import errdex.match
+    import errdex.match.matcher
 
-    build = "interpreted" if errdex.match.__file__.endswith(".py") else "compiled by mypyc"
-    print(f"errdex's matcher: {build} ({errdex.match.__file__})")
+    build = "interpreted" if errdex.match.matcher.__file__.endswith(".py") else "compiled by mypyc"
+    print(f"errdex's matcher: {build} ({errdex.match.matcher.__file__})")
     print(f"corpus: {len(base):,} templates, {len(vocabulary):,} words; "
           f"{args.messages:,} messages per scale, 10% from no template\n")
     header = (f"{'templates':>10} {'matcher':<8} {'build s':>8} {'MB':>7} {'msg/s':>9} "

@@ -18,9 +18,9 @@ from errdex.errors import (
 )
 
 if TYPE_CHECKING:
-    from errdex.explain import explain_text, load_matcher
+    from errdex.explain import explain_text
     from errdex.indexer import index_snapshot
-    from errdex.match import MatchEntry, Matcher
+    from errdex.match import MatchEntry, Matcher, load_matcher
     from errdex.models import (
         Explanation,
         Language,
@@ -43,7 +43,7 @@ _LAZY = {
          "Snapshot", "Template"),
         "errdex.models",
     ),
-    "explain_text": "errdex.explain", "load_matcher": "errdex.explain",
+    "explain_text": "errdex.explain", "load_matcher": "errdex.match",
     "index_snapshot": "errdex.indexer", "MatchEntry": "errdex.match", "Matcher": "errdex.match",
     "SourceOptions": "errdex.source", "resolve": "errdex.source", "SQLiteStore": "errdex.store",
 }

@@ -20,10 +20,10 @@ from errdex.errors import ErrdexError, UsageError
 from errdex.explain import (
     batch_lines,
     explain_text,
-    load_matcher,
     read_input,
     valid_text,
 )
+from errdex.match import load_matcher
 from errdex.service import matcher_for_text
 from errdex.store import SQLiteStore, Store
 from errdex.store.sqlite import WRITE_TIMEOUT
@@ -293,7 +293,7 @@ def _mcp(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _scan(args: argparse.Namespace, out: TextIO) -> int:
-    from errdex.scan import report_text, report_to_dict, scan_stream
+    from errdex.match.scan import report_text, report_to_dict, scan_stream
 
     try:
         stream = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")  # noqa: SIM115

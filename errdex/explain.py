@@ -33,10 +33,6 @@ READ_CHUNK = 1 << 20
 _NOT_AN_ESCAPE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
 
 
-def load_matcher(store: SQLiteStore) -> Matcher:
-    return Matcher(store.match_entries())
-
-
 def valid_text(text: str) -> str:
     """`text` as valid Unicode: the surrogate escapes Python makes of argv or a stream
     that is not UTF-8 become the bytes they stand for, decoded with U+FFFD for what is

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from errdex.errors import EmptyInputError, UsageError
-from errdex.explain import MAX_INPUT_CHARS, explain_text, load_matcher
-from errdex.match import Matcher
-from errdex.scan import ByteStream, report_to_dict, scan_stream
+from errdex.explain import MAX_INPUT_CHARS, explain_text
+from errdex.match import Matcher, load_matcher
+from errdex.match.scan import ByteStream, report_to_dict, scan_stream
 from errdex.store import SQLiteStore, Store
 
 MAX_LIMIT = 100  # results per call: more is a dump, not an answer

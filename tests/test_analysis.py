@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from errdex.cli import main
-from errdex.explain import explain_text, load_matcher
+from errdex.explain import explain_text
 from errdex.indexer import index_snapshot
+from errdex.match import load_matcher
 from errdex.source import SourceOptions, resolve
 from errdex.store import SQLiteStore
 from tests.analysis_repos import commit, init, python_repo, rust_version

@@ -32,8 +32,8 @@ from errdex.store import SQLiteStore
 db, pastes = sys.argv[1], json.load(sys.stdin)
 with SQLiteStore(db, create=False) as store:
     matcher = Matcher(store.match_entries())
-import errdex.match
-out = {"compiled": not errdex.match.__file__.endswith(".py"), "results": []}
+import errdex.match.matcher
+out = {"compiled": not errdex.match.matcher.__file__.endswith(".py"), "results": []}
 for text in pastes:
     found = matcher.match(text, limit=5)
     out["results"].append([[m.record_id, m.score, m.exact, m.values, m.span, m.why,
@@ -50,7 +50,7 @@ def _outside_env() -> dict[str, str]:
 
 def _installed_is_compiled(cwd: Path) -> bool:
     done = subprocess.run(
-        [sys.executable, "-c", "import errdex.match as m; print(m.__file__)"],
+        [sys.executable, "-c", "import errdex.match.matcher as m; print(m.__file__)"],
         cwd=cwd, env=_outside_env(), capture_output=True, text=True, check=False,
     )
     return done.returncode == 0 and not done.stdout.strip().endswith(".py")
@@ -119,7 +119,7 @@ def test_the_compiled_matcher_answers_as_the_source_does(tmp_path: Path) -> None
 
 _NEAR_BOTH_WAYS = """
 import json, sys
-import errdex.nearmiss as nearmiss
+import errdex.match.near as nearmiss
 literals, messages = json.load(sys.stdin)
 literals = [tuple(t) for t in literals]
 out = {"native": nearmiss.NATIVE, "differ": [], "found": 0}
@@ -184,7 +184,7 @@ def _near_cases() -> tuple[list[list[str]], list[str]]:
 
 
 def test_the_nearest_record_lookup_in_c_answers_as_the_python_one(tmp_path: Path) -> None:
-    """errdex/_nearc.c, built beside the compiled matcher, gives NearIndex.nearest's
+    """errdex/match/_nearc.c, built beside the compiled matcher, gives NearIndex.nearest's
     answers (templates, scores to the last bit, word counts, order, postings read) on
     thousands of near misses, however crowded the pair table."""
     _require_installed_build(tmp_path)
@@ -207,9 +207,9 @@ def test_hand_written_inits_take_exactly_the_dataclass_fields() -> None:
     import dataclasses
     import inspect
 
-    from errdex import match, paste, rust_debug
+    from errdex.match import compiled, found, paste, rust_debug
 
-    classes = [match.MatchStats, match._Compiled, match._Found, paste.Line, paste.Group,
+    classes = [found.MatchStats, compiled.Compiled, found.Found, paste.Line, paste.Group,
                paste.Doc, paste.DebugHit, paste.Paste, rust_debug.DebugValue]
     for cls in classes:
         fields = dataclasses.fields(cls)

@@ -641,7 +641,7 @@ def test_a_value_holding_the_text_that_follows_it_still_binds() -> None:
 def test_a_long_paste_is_searched_in_pieces_without_losing_a_message_across_a_seam() -> None:
     """Anchors are looked for piece by piece in a long text: a message that straddles
     the seam between two pieces, or sits in the last one, is still found once."""
-    from errdex.match import ANCHOR_CHUNK
+    from errdex.match.index import ANCHOR_CHUNK
 
     matcher = Matcher([SHAPE])
     message = "shape mismatch k [1, 2] and v [1, 3]"
@@ -668,7 +668,7 @@ def test_near_misses_are_found_by_shared_word_pairs_with_bounded_work() -> None:
     """Thousands of templates share the words `tensor must be`: a message from a nearby
     version of one of them still finds it as the nearest record, by the word pairs only
     it has, and the lookup reads at most APPROX_READ postings however common its words."""
-    from errdex.nearmiss import APPROX_READ
+    from errdex.match.near import APPROX_READ
 
     crowd = [entry(f"c{i}", f"tensor must be contiguous for op{i} {{name}}")
              for i in range(3_000)]
@@ -681,3 +681,21 @@ def test_near_misses_are_found_by_shared_word_pairs_with_bounded_work() -> None:
     assert 0 < stats.approximate <= APPROX_READ
     _, salad = matcher.match_with_stats("must tensor be for contiguous op7 op9 op11")
     assert salad.approximate <= APPROX_READ
+
+
+def test_load_matcher_builds_from_any_store_that_lists_its_entries() -> None:
+    """`errdex.load_matcher` (public) is the package's own, and asks a store for nothing
+    but `match_entries()`: a store of another backend, or a stand-in, gives the same
+    answers as a Matcher built from the same entries."""
+    import errdex
+    from errdex.match import load_matcher
+
+    class Entries:
+        def match_entries(self) -> list[MatchEntry]:
+            return [SHAPE, KV, BINARY]
+
+    assert errdex.load_matcher is load_matcher
+    text = "Error: shape mismatch k [2, 3] and v [4]"
+    loaded = load_matcher(Entries()).match(text)
+    assert [m.record_id for m in loaded][:1] == ["shape"]
+    assert loaded == Matcher([SHAPE, KV, BINARY]).match(text)

@@ -11,7 +11,8 @@ from collections.abc import Callable
 
 import pytest
 
-from errdex.match import MatchEntry, Matcher, text_libraries
+from errdex.match import MatchEntry, Matcher
+from errdex.match.evidence import text_libraries
 from tests.test_match import BINARY, DTYPE, INVALID, KV, LOADING, SHAPE, entry, tpl
 
 

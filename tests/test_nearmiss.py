@@ -1,4 +1,4 @@
-"""Near misses (errdex.nearmiss): which templates a message from a nearby version finds,
+"""Near misses (errdex.match.near): which templates a message from a nearby version finds,
 with what score, whatever the size of the word-pair table."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from errdex.nearmiss import NearIndex, literal_words, near_detail
+from errdex.match.near import NearIndex, literal_words, near_detail
 
 # Templates as their literal texts, holes between them.
 TEMPLATES: list[tuple[str, ...]] = [
@@ -113,7 +113,7 @@ def test_lookups_are_the_same_in_every_process() -> None:
     user) sees the same results, and the same work, in every run."""
     script = (
         "from tests.test_nearmiss import TEMPLATES\n"
-        "from errdex.nearmiss import NearIndex\n"
+        "from errdex.match.near import NearIndex\n"
         "index = NearIndex(TEMPLATES * 40, slots=64)\n"
         "for message in ('the attention mask should be broadcastable to the scores shape x',"
         " 'failed to open the weights file /m.bin for the model',"

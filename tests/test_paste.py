@@ -7,7 +7,7 @@ import traceback
 
 import pytest
 
-from errdex.paste import (
+from errdex.match.paste import (
     PREFIX_RULES,
     DebugValue,
     Frame,

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from errdex.prefixes import PREFIX_RULES, Frame, PrefixRule, strip_prefixes
+from errdex.match.prefixes import PREFIX_RULES, Frame, PrefixRule, strip_prefixes
 
 ANY = None  # a first character that can be anything
 

@@ -16,7 +16,7 @@ import pytest
 
 from errdex.cli import main
 from errdex.match import Matcher
-from errdex.scan import KEEP_LINES, MAX_LINE, MESSAGE_FIELDS, Scanner, scan_stream
+from errdex.match.scan import KEEP_LINES, MAX_LINE, MESSAGE_FIELDS, Scanner, scan_stream
 from tests.test_match import BINARY, DTYPE, KV, entry
 
 SHAPE = entry("shape", "shape mismatch k {k|:?} and v {v|:?}")
@@ -214,7 +214,7 @@ def test_hostile_logs_cost_linear_work_and_bounded_memory(name: str) -> None:
 _ONE_GB_CHILD = """
 import json, resource, sys
 from errdex.match import Matcher
-from errdex.scan import scan_stream
+from errdex.match.scan import scan_stream
 from tests.test_scan import INVALID, LOADING, SHAPE
 
 # One line in ten holds a known error (a plain line, or a JSON line), the rest is noise.

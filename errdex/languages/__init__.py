@@ -33,3 +33,9 @@ def spec_for(language: Language) -> LanguageSpec:
 
 def all_specs() -> tuple[LanguageSpec, ...]:
     return tuple(spec_for(language) for language in _FOLDERS)
+
+
+def languages_that(capability: str) -> frozenset[str]:
+    """The names (`Language` values) of the registered languages that have `capability`:
+    for code that holds a language as a stored string and must not name one."""
+    return frozenset(spec.language.value for spec in all_specs() if spec.can(capability))

@@ -29,10 +29,10 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from errdex.languages import spec_for
-from errdex.models import Language, MatchEntry, Template
-from errdex.nearmiss import WORD
+from errdex.languages import languages_that
+from errdex.models import MatchEntry, Template
 from errdex.serialize import template_from_dict
+from errdex.words import WORD
 
 INDEX_VERSION = 2
 ALWAYS = ""  # the key of templates with no usable word: candidates for every text
@@ -103,11 +103,11 @@ def template_keys(
     return keys
 
 
-
 def _exception_named_in_output(language: str) -> bool:
     """Whether the language prints the exception's type before its message (`KeyError:
     'x'`): then a template with no fixed text is still found by its type's name."""
-    return spec_for(Language(language)).can("exception_named_in_output")
+    return language in languages_that("exception_named_in_output")
+
 
 def delete_repo(conn: sqlite3.Connection, repo: str) -> None:
     """Drop a repository's keys; call before its records are deleted."""

@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from errdex.errors import ErrdexError
-from errdex.explain import load_matcher
-from errdex.match import Matcher
+from errdex.match import Matcher, load_matcher
 from errdex.store import SQLiteStore
 
 RELOAD_CHECK_SECONDS = 1.0

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from errdex.cli import main
-from errdex.explain import load_matcher
-from errdex.match import Matcher
+from errdex.match import Matcher, load_matcher
 from errdex.store import SQLiteStore
 
 

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from errdex.explain import explain_text, load_matcher
+from errdex.explain import explain_text
 from errdex.indexer import index_snapshot
+from errdex.match import load_matcher
 from errdex.source import SourceOptions, resolve
 from errdex.store import SQLiteStore
 

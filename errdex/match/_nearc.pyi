@@ -1,4 +1,4 @@
-"""errdex/_nearc.c: NearIndex's lookup in C (see there and errdex.nearmiss)."""
+"""errdex/match/_nearc.c: NearIndex's lookup in C (see there and errdex.match.near)."""
 
 from typing_extensions import Buffer
 

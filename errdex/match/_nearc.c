@@ -1,4 +1,4 @@
-/* The nearest-record lookup of errdex.nearmiss, in C.
+/* The nearest-record lookup of errdex.match.near, in C.
 
    NearIndex.nearest reads a message's tokens, their ids, the slots of their word pairs,
    the postings of those slots and the words of a few candidate templates. At a million
@@ -605,7 +605,7 @@ static PyMethodDef lookup_methods[] = {
 };
 
 static PyTypeObject LookupType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "errdex._nearc.Lookup",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "errdex.match._nearc.Lookup",
     .tp_basicsize = sizeof(Lookup),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "A NearIndex's arrays, held for nearest().",
@@ -622,7 +622,7 @@ static PyMethodDef module_methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "errdex._nearc", "errdex.nearmiss's lookup, in C.", -1,
+    PyModuleDef_HEAD_INIT, "errdex.match._nearc", "errdex.match.near's lookup, in C.", -1,
     module_methods, NULL, NULL, NULL, NULL,
 };
 

@@ -1,7 +1,7 @@
 """Rust Debug values (`{:?}` and `{:#?}`) as pasted: a tolerant parser that gives up (None)
 rather than guess, and the parsed value, which renders the same compact text whichever
 form was pasted. Where such a value sits in a paste, and which of its strings are
-messages, is `errdex.paste`'s business.
+messages, is `errdex.match.paste`'s business.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ _MAX_DEBUG_NODES = 5_000
 class DebugValue:
     """A parsed Rust Debug value. `kind`: str, atom, list, tuple, map, struct, variant.
     Never changed once parsed; not frozen, and with an __init__ of its own, as
-    errdex.paste's data classes are (see the note there)."""
+    errdex.match.paste's data classes are (see the note there)."""
 
     kind: str
     name: str | None

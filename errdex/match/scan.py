@@ -28,7 +28,8 @@ from typing import Any, Protocol
 
 import ahocorasick_rs
 
-from errdex.match import SCAN_ASK, Matcher
+from errdex.match.matcher import Matcher
+from errdex.match.prefilter import SCAN_ASK
 
 BLOCK = 1 << 22  # bytes read at a time
 SLICE = 1 << 20  # bytes of whole lines searched at a time

@@ -14,8 +14,8 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, replace
 
-from errdex.prefixes import PREFIX_RULES, Frame, PrefixRule, prefix_span, strip_prefixes
-from errdex.rust_debug import MAX_DEBUG_CHARS, DebugParser, DebugValue, parse_debug
+from errdex.match.prefixes import PREFIX_RULES, Frame, PrefixRule, prefix_span, strip_prefixes
+from errdex.match.rust_debug import MAX_DEBUG_CHARS, DebugParser, DebugValue, parse_debug
 
 __all__ = [
     "PREFIX_RULES",

@@ -41,8 +41,10 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Final
 
-try:  # the same lookup in C, where setup.py found a compiler (errdex/_nearc.c)
-    from errdex import _nearc
+from errdex.words import WORD
+
+try:  # the same lookup in C, where setup.py found a compiler (errdex/match/_nearc.c)
+    from errdex.match import _nearc
 
     NATIVE = True
 except ImportError:
@@ -56,8 +58,7 @@ APPROX_READ: Final = 500  # postings read per message by the nearest-record look
 APPROX_PAIR_TEMPLATES: Final = 500  # a word pair in more templates finds no near miss
 PAIR_SLOTS: Final = 1 << 23  # hashed slots of the word-pair index (fewer for fewer templates)
 
-# A word, as scoring and errdex.matchindex count it.
-WORD: Final = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
+# Words (errdex.words.WORD) as scoring and the key index (errdex.store.keys) count them.
 _TOKEN_WORD: Final = re.compile(r"[A-Za-z0-9_]+")
 _NOT_FIRST: Final = "0123456789_"  # a token's characters that WORD doesn't start at
 _MASK: Final = (1 << 30) - 1  # token ids, and hashes, are under 2**30
@@ -67,7 +68,7 @@ class NearIndex:
     """Word and word-pair indexes over templates' literals, in flat arrays and bytes: a
     million templates hold some eight million words and seven million pairs. `slots` sets
     the pair table's size (by default 4 per template, at most PAIR_SLOTS). `native`: look
-    up in C where errdex/_nearc.c was built (same answers, a third of the time cold)."""
+    up in C where errdex/match/_nearc.c was built (same answers, a third of the time cold)."""
 
     def __init__(
         self, literals: Sequence[tuple[str, ...]], slots: int = 0, native: bool = True

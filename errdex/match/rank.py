@@ -1,0 +1,136 @@
+"""Ordering what a paste was found to hold: each found template's rank and reasons, its
+best occurrence, and each record once, best first, as the Matches a caller sees.
+
+Ranking reads what finding left (`Found`) and the traceback's evidence
+(`errdex.match.evidence`); it finds nothing itself and drops nothing but repeats and
+what is past the limit.
+"""
+
+from __future__ import annotations
+
+from errdex.match.compiled import Compiled
+from errdex.match.evidence import components, library_rank, path_agrees, text_libraries, type_tail
+from errdex.match.found import Found
+from errdex.match.near import near_detail
+from errdex.match.paste import Frame, Group, Paste
+from errdex.models import Match, MatchEntry
+
+_IDENTITY = ((0, 0),)  # a Doc's offsets are the input's own
+_new_object = object.__new__
+_set_attribute = object.__setattr__
+
+
+def best_matches(
+    found: list[Found], entries: tuple[MatchEntry, ...], compiled: tuple[Compiled, ...],
+    paste: Paste, text: str, limit: int
+) -> list[Match]:
+    """Rank: exact matches first; then a site a traceback frame points at (path and
+    line, then path only); then the exception type agreeing with the text's `Type:`
+    prefix; then more literal characters; then a match that accounts for its whole
+    line over one that leaves text over; then the record of the library (and
+    version) the text's frames come from; then fewer holes; then score. Each record
+    appears once, at its best occurrence."""
+    libraries = text_libraries(text)
+    # In a traceback, the exception that ended it comes first; its causes follow.
+    final = next((g.index for g in reversed(paste.groups) if g.frame is not None), None)
+    # Each entry's best occurrence, then, best first, each record's first entry: a
+    # record is one entry from a store, so this reads the entries of what is shown.
+    best: dict[int, Found] = {}
+    for item in found:
+        rank(item, compiled[item.entry], entries[item.entry], paste, final, libraries)
+        if item.entry not in best or item.rank < best[item.entry].rank:
+            best[item.entry] = item
+    ordered = list(best.values())
+    if len(ordered) > 1:
+        ordered.sort(key=_rank_of)
+    matches: list[Match] = []
+    shown: set[str] = set()
+    for f in ordered:
+        if len(matches) >= limit:
+            break
+        record_id = entries[f.entry].record_id
+        if record_id in shown:
+            continue
+        shown.add(record_id)
+        doc = paste.docs[paste.groups[f.group].doc]
+        span = f.span if doc.pieces == _IDENTITY else doc.span_to_original(*f.span)
+        score = round(min(1.0, max(0.0, f.score)), 4)
+        matches.append(_new_match(record_id, score, f.exact, f.values, span,
+                                  f.why or _detail(f), f.site_index))
+    return matches
+
+
+def rank(
+    item: Found,
+    c: Compiled,
+    entry: MatchEntry,
+    paste: Paste,
+    final: int | None,
+    libraries: frozenset[tuple[str, str | None]],
+) -> None:
+    """Fill `item.rank` (smaller is better), `item.why` and `item.site_index`."""
+    group: Group = paste.groups[item.group]
+    reasons: list[str] = []  # besides item.detail
+    frame_rank = 2
+    frame: Frame | None = group.frame
+    if frame is not None:
+        frame_path = components(frame.path)
+        for i, (path, line) in enumerate(c.sites):
+            if path_agrees(path, frame_path):
+                if line == frame.line:
+                    frame_rank, item.site_index = 0, i
+                    break
+                frame_rank = 1
+        where = f"{'/'.join(frame_path[-2:])}:{frame.line}"
+        if frame_rank == 0:
+            reasons.append(f"traceback frame {where}")
+        elif frame_rank == 1:
+            reasons.append(f"same file as frame {where}, other line")
+    text_type = type_tail(group.exception) if group.exception else None
+    agrees = text_type is not None and text_type == c.exception
+    if agrees:
+        reasons.append(f"exception type {text_type} agrees")
+    holes = len(c.specs)
+    # A traceback's final exception, else a message that is not a `Caused by:` line.
+    # Text inside a Debug value's quotes is matched again, unescaped, in a doc of its own.
+    last = int(group.cause or (group.debug and not item.variant))
+    if final is not None:
+        last = 0 if item.group == final else 1
+    library = 2
+    if libraries:
+        library = library_rank(entry.repo, entry.version, libraries)
+        if library < 2:
+            reasons.append("traceback comes from " + entry.repo
+                           + (f" {entry.version}" if library == 0 else ""))
+    if item.exact:
+        item.rank = (0, last, frame_rank, 0 if agrees else 1, -c.solid_chars,
+                     item.partial, library, holes, -item.score)
+    else:
+        item.rank = (1, last, frame_rank, 0 if agrees else 1, -item.score, -item.order,
+                     library, -c.solid_chars, holes)
+    if reasons:  # else the detail alone, made when shown (_detail)
+        item.why = "; ".join([_detail(item), *reasons])
+
+
+def _detail(found: Found) -> str:
+    """How a found template fits; for a near miss, made only for those shown."""
+    return found.detail or near_detail(found.words, found.score)
+
+
+def _rank_of(found: Found) -> tuple[int | float, ...]:
+    return found.rank
+
+
+def _new_match(
+    record_id: str, score: float, exact: bool, values: tuple[tuple[str, str], ...],
+    span: tuple[int, int], why: str, site_index: int | None,
+) -> Match:
+    """A Match, as Match(...) makes it: a frozen dataclass sets each field through
+    object.__setattr__, which cost a fifth of matching a one-line message; this sets them
+    at once. tests/test_match.py checks it covers every field."""
+    match = _new_object(Match)
+    _set_attribute(match, "__dict__", {
+        "record_id": record_id, "score": score, "exact": exact, "values": values,
+        "span": span, "why": why, "site_index": site_index,
+    })
+    return match

@@ -1,0 +1,104 @@
+"""Records found by a name in the paste rather than by their text: a Rust Debug value's
+variant (`ShapeMismatch { lhs: .., rhs: .. }`, whose fields bind the template's holes by
+name), and an exception type whose message is made at run time (`KeyError: 'llama'`).
+
+Reading Debug values and `Type:` prefixes out of the text is `errdex.match.paste`'s job;
+this module only looks the names up and binds what they carry.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from errdex.languages import languages_that
+from errdex.match.compiled import Compiled
+from errdex.match.evidence import type_tail
+from errdex.match.found import Found
+from errdex.match.paste import DebugHit, Paste
+from errdex.models import MatchEntry
+
+
+class NameIndex:
+    """Entries by Rust variant name, and message-less entries by exception type."""
+
+    def __init__(self, entries: tuple[MatchEntry, ...], compiled: tuple[Compiled, ...]) -> None:
+        self.entries = entries
+        self.variants: dict[str, list[int]] = defaultdict(list)
+        # Exception types whose message is made at run time: found by the type alone.
+        self.typed: dict[str, list[int]] = defaultdict(list)
+        named = languages_that("exception_named_in_output")  # `KeyError: 'x'` prints it
+        for i, entry in enumerate(entries):
+            if entry.variant:
+                self.variants[entry.variant].append(i)
+            tail = type_tail(entry.exception)
+            if tail and compiled[i].literal_length == 0 and entry.language in named:
+                self.typed[tail].append(i)
+
+    def find_variant(self, hit: DebugHit, paste: Paste) -> list[Found]:
+        """A Rust Debug value `Variant { field: .. }` or `Variant(..)` against entries
+        whose template is that variant's #[error] text; fields bind holes by name."""
+        node = hit.value
+        out: list[Found] = []
+        names = [key for key, _ in node.fields]
+        fields = dict(node.fields)
+        group = paste.groups[hit.group]
+        for entry_index in self.variants.get(node.name or "", ()):
+            entry = self.entries[entry_index]
+            if entry.variant_fields and (
+                len(names) != len(entry.variant_fields)
+                if node.kind == "variant"
+                else set(names) != set(entry.variant_fields)
+            ):
+                continue
+            values: list[tuple[str, str]] = []
+            placeholders = entry.template.placeholders
+            for p in placeholders:
+                key = p.name if p.name in fields else _field_of(p.expression)
+                if key in fields:
+                    values.append((p.name, fields[key].binding()))
+            if not values and node.kind == "variant" and len(names) == len(placeholders):
+                values = [
+                    (p.name, fields[k].binding()) for p, k in zip(placeholders, names, strict=True)
+                ]
+            size = max(1, group.end - group.start)
+            score = min(1.0, (node.end - node.start) / size)
+            detail = f"Rust Debug form of {node.name} ({len(values)} field(s) bound)"
+            out.append(
+                Found(
+                    entry_index,
+                    True,
+                    tuple(values),
+                    (node.start, node.end),
+                    score,
+                    hit.group,
+                    detail,
+                    variant=True,
+                )
+            )
+        return out
+
+    def find_by_type(self, paste: Paste) -> list[Found]:
+        """Messages whose `Type:` prefix names an exception the library raises with a
+        message made at run time. Both names must agree as far as both are qualified."""
+        out: list[Found] = []
+        if not self.typed:
+            return out
+        for group in paste.groups:
+            for i in self.typed.get(type_tail(group.exception) or "", ()):
+                named, known = group.exception or "", self.entries[i].exception or ""
+                if not (named.endswith("." + known) or known.endswith("." + named)
+                        or named == known):
+                    continue
+                doc = paste.docs[group.doc]
+                value = doc.text[group.start : group.end].strip()
+                detail = f"exception type {known} (its message is made at run time)"
+                name = self.entries[i].template.placeholders[0].name
+                out.append(Found(i, True, ((name, value),), (group.start, group.end), 0.0,
+                                 group.index, detail))
+        return out
+
+
+def _field_of(expression: str) -> str:
+    """`self.lhs` / `&self.0` / `lhs` -> the field it reads."""
+    text = expression.strip().lstrip("&*").strip()
+    return text[5:] if text.startswith("self.") else text

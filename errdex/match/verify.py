@@ -1,0 +1,249 @@
+"""Exact matches in one document of a paste: at each anchor occurrence the anchor index
+names, the template's literal pieces are found in order around it, and the text between
+them is bound to the holes.
+
+Plain substring search in windows of bounded size, no regular expressions (so no
+backtracking), and a work budget per call: hostile text stays linear. Reading the paste
+into documents and messages is `errdex.match.paste`'s job; what a hole may hold,
+`errdex.match.holes`'; how a found template ranks, `errdex.match.rank`'s.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from errdex.match.compiled import WEAK_COVERAGE, Compiled
+from errdex.match.found import Found, MatchStats
+from errdex.match.holes import TYPE_CHECKS
+from errdex.match.index import CLOSES_LINE, LINE_FLAGS, OPENS_LINE, POSTING, AnchorIndex
+from errdex.match.paste import Doc
+
+CHECK_TEXT: Final = 1 << 14  # texts up to this long are searched for check words
+MAX_HOLE: Final = 20_000  # longest value a hole may take
+MAX_OCCURRENCES: Final = 64  # anchor occurrences verified per anchor fragment per document
+EMPTY_PENALTY: Final = 0.9  # score factor per empty hole
+
+
+def find_exact(
+    index: AnchorIndex, compiled: tuple[Compiled, ...], doc: Doc, stats: MatchStats,
+    budget: int, hit_cap: int
+) -> list[Found]:
+    """Every template that `doc` holds exactly, once per place it starts; stops (and says
+    so in `stats.exhausted`) past `hit_cap` anchor hits or `budget` characters scanned."""
+    out: list[Found] = []
+    occurrences: dict[int, int] = {}
+    seen: set[tuple[int, int]] = set()
+    text = doc.text
+    post_start, postings = index.post_start, index.postings
+    # check word -> in the text, looked for once; a long text has no room for
+    # a search through all of it per word, and is verified without them.
+    check_words = index.check_words
+    present: dict[int, bool] = {}
+    crowded = index.crowded
+    # crowded key -> the postings of it to read here, found once (see crowd_postings)
+    crowd_found: dict[int, list[int] | None] = {}
+    size = len(text)
+    checked = size <= CHECK_TEXT
+    hits = 0
+    for key_id, anchor_start, anchor_end in index.anchor_hits(text):
+        hits += 1
+        if hits > hit_cap or stats.scanned > budget:
+            stats.exhausted = True
+            break
+        seen_here = occurrences.get(key_id, 0) + 1
+        occurrences[key_id] = seen_here
+        if seen_here > MAX_OCCURRENCES:
+            continue
+        crowd: list[int] | None = None
+        if checked and key_id in crowded:
+            crowd = crowd_found.get(key_id)
+            if crowd is None:
+                stats.scanned += len(text)
+                crowd = crowd_found[key_id] = index.crowd_postings(key_id, text)
+        for p in crowd if crowd is not None else range(
+                post_start[key_id], post_start[key_id + 1]):
+            if stats.scanned > budget:
+                stats.exhausted = True
+                break
+            at = POSTING * p
+            entry = postings[at]
+            literal_start = anchor_start - postings[at + 2]
+            if literal_start < 0 or (entry, literal_start) in seen:
+                continue
+            ends = postings[at + 4]
+            if ends:
+                # The anchor's literal must fit the text at both ends: part of what
+                # verify tests first, made from the posting alone. A key shared by
+                # templates of like wording is mostly found inside another's literal.
+                literal_end = literal_start + (ends >> 16)
+                if literal_end > size:
+                    continue
+                first, last = ends >> 8 & 0xFF, ends & 0xFF
+                if first and ord(text[literal_start]) != first:
+                    continue
+                if last and ord(text[literal_end - 1]) != last:
+                    continue
+            literal_index = postings[at + 1]
+            if literal_index & LINE_FLAGS:
+                # bind's test that the match is its whole line, made before reading
+                # the template: most of these occurrences are words inside a sentence.
+                if literal_index & OPENS_LINE and not blank(
+                        text, doc.line_at(literal_start).content_start, literal_start):
+                    continue
+                if literal_index & CLOSES_LINE and not blank(
+                        text, anchor_end, doc.line_at(anchor_end - 1).content_end):
+                    continue
+                literal_index &= ~LINE_FLAGS
+            check = postings[at + 3] - 1
+            if check >= 0 and checked and crowd is None:
+                there = present.get(check)
+                if there is None:
+                    stats.scanned += len(text)
+                    there = present[check] = check_words[check] in text
+                if not there:
+                    continue
+            seen.add((entry, literal_start))
+            stats.verifications += 1
+            item = verify(compiled[entry], entry, literal_index, literal_start, doc, stats)
+            if item is not None:
+                out.append(item)
+    stats.anchor_hits += hits
+    return out
+
+
+def verify(
+    c: Compiled, entry: int, index: int, start: int, doc: Doc, stats: MatchStats
+) -> Found | None:
+    """Find the template's literals around one anchor occurrence, in linear time."""
+    text, lits = doc.text, c.literals
+    anchor = lits[index]
+    stats.scanned += len(anchor)
+    if not text.startswith(anchor, start):
+        return None
+    n = len(lits)
+    if n == 1:
+        return bind(c, entry, [start], doc, stats)
+    starts = [0] * n
+    starts[index] = start
+    pos = start + len(anchor)
+    size = len(text)
+    last_window: tuple[int, int] | None = None  # where the last literal was looked for
+    for k in range(index + 1, n):
+        lit = lits[k]
+        if k == n - 1 and not lit:
+            break  # a trailing hole: runs to the end of the line
+        limit = pos + MAX_HOLE
+        if limit > size:
+            limit = size
+        if c.single_line[k - 1]:
+            newline = text.find("\n", pos, limit)
+            if newline >= 0:
+                limit = newline
+        stats.scanned += limit - pos + len(lit)
+        found = text.find(lit, pos, limit + len(lit))
+        if found < 0:
+            return None
+        if k == n - 1:
+            last_window = (pos, limit + len(lit))
+        starts[k] = found
+        pos = found + len(lit)
+    right = start
+    for k in range(index - 1, -1, -1):
+        lit = lits[k]
+        if k == 0 and not lit:
+            break  # a leading hole: runs from the start of the line's message
+        low = right - MAX_HOLE
+        if low < 0:
+            low = 0
+        if c.single_line[k]:
+            newline = text.rfind("\n", low, right)
+            if newline >= 0:
+                low = newline + 1
+        low = max(0, low - len(lit))
+        stats.scanned += right - low
+        found = text.rfind(lit, low, right)
+        if found < 0:
+            return None
+        starts[k] = right = found
+    item = bind(c, entry, starts, doc, stats)
+    if item is None and last_window is not None:
+        # The last literal may occur inside the value before it too (`.` after
+        # 'model.safetensors'): one more try at its last occurrence in the window.
+        later = text.rfind(lits[-1], *last_window)
+        if later > starts[-1]:
+            stats.scanned += last_window[1] - last_window[0]
+            starts[-1] = later
+            return bind(c, entry, starts, doc, stats)
+    return item
+
+
+def bind(
+    c: Compiled, entry: int, starts: list[int], doc: Doc, stats: MatchStats
+) -> Found | None:
+    """The template whose literals start at `starts`, with its holes' values, if each
+    value is one the hole may hold and the match covers as much of its line as the
+    template's shape asks."""
+    text, lits, n = doc.text, c.literals, len(c.literals)
+    match_start, match_end = starts[0], starts[n - 1] + len(lits[n - 1])
+    bounds = [(starts[k] + len(lits[k]), starts[k + 1]) for k in range(n - 1)]
+    if n > 1 and not lits[0]:
+        line = doc.line_at(starts[1])
+        match_start = line.content_start if line.content_start <= starts[1] else line.start
+        bounds[0] = (match_start, starts[1])
+    if n > 1 and not lits[-1]:
+        last = starts[n - 2] + len(lits[n - 2])
+        line = doc.line_at(last)
+        match_end = line.content_end if last <= line.content_end else max(last, line.end)
+        bounds[-1] = (last, match_end)
+    first_line = doc.line_at(match_start)
+    last_line = first_line if match_end <= first_line.end else doc.line_at(match_end - 1)
+    if first_line.group < 0:
+        return None  # inside a traceback frame, code line or header
+    whole = blank(text, first_line.content_start, match_start) and blank(
+        text, match_end, last_line.content_end
+    )
+    if c.whole_line and not whole:
+        return None
+    values: list[tuple[str, str]] = []
+    empties = 0
+    if n > 1:
+        names = c.names
+        for k, (lo, hi) in enumerate(bounds):
+            if hi - lo > MAX_HOLE or hi < lo:
+                return None
+            stats.scanned += hi - lo
+            value = text[lo:hi]
+            if (k == 0 and not lits[0]) or lits[k][-1:].isspace():
+                value = value.lstrip()
+            if (k == n - 2 and not lits[-1]) or lits[k + 1][:1].isspace():
+                value = value.rstrip()
+            if not value:
+                if not c.empty_ok[k]:
+                    return None
+                empties += 1
+            else:
+                check = TYPE_CHECKS.get(c.types[k])
+                if check is not None and not check.fullmatch(value.strip()):
+                    return None
+            values.append((names[k], value))
+    covered = max(1, last_line.content_end - first_line.content_start)
+    coverage = min(1.0, c.literal_length / covered)
+    score = coverage * EMPTY_PENALTY**empties
+    exact = not c.weak or coverage >= WEAK_COVERAGE
+    if not exact:
+        fixed = " ".join(" ".join(lits).split())
+        detail = (f"template fits, but its only fixed text {fixed!r} is {coverage:.0%} of"
+                  " the line: too little to be sure")
+    elif empties:
+        detail = f"exact template ({empties} empty hole(s))"
+    else:
+        detail = "exact template"
+    return Found(
+        entry, exact, tuple(values), (match_start, match_end), score, first_line.group,
+        detail, partial=not whole,
+    )
+
+
+def blank(text: str, start: int, end: int) -> bool:
+    """Only whitespace between two offsets (short gaps only: a long one isn't blank)."""
+    return end <= start or (end - start <= 64 and not text[start:end].strip())
