@@ -12,8 +12,8 @@ MAX_LINES = 600
 # languages/ and extract/ move's to split). Shrink this list as they are fixed: the test
 # fails for a module listed here that is no longer too long, so none stays listed.
 TOO_LONG_FOR_NOW = {
-    "extract/python.py",
-    "extract/rust.py",
+    "languages/python/extractor.py",
+    "languages/rust/extractor.py",
 }
 
 
