@@ -46,17 +46,10 @@ Progress = Callable[[str, int, int, str], None]  # (stage, done, total, what was
 _CHUNK = 64
 MIN_LITERAL_CHARS = 3  # a template with less fixed text than this is not a record
 
-
-def _default(name: str) -> int:
-    """A budget's default, declared once, as data, in `errdex.settings`."""
-    value = settings.BY_NAME[name].default
-    assert isinstance(value, int)
-    return value
-
-
-FILE_SECONDS = float(_default("file_seconds"))  # one file's extraction (parse, queries)
-MAX_FILE_SITES = _default("max_file_sites")  # sites (and constructions, ...) per file
-MAX_SITES = _default("max_sites")  # sites and constructions per repository
+# The budgets' defaults, declared once as settings.
+FILE_SECONDS = float(settings.default_int("file_seconds"))  # one file's parse and queries
+MAX_FILE_SITES = settings.default_int("max_file_sites")  # sites (constructions, ...) a file
+MAX_SITES = settings.default_int("max_sites")  # sites and constructions per repository
 KILL_GRACE = 5.0  # a worker silent this long past the file budget is killed
 _POLL = 0.5  # seconds between checks of the workers' clocks
 

@@ -71,6 +71,13 @@ SETTINGS: tuple[Setting, ...] = (
 BY_NAME = {setting.name: setting for setting in SETTINGS}
 
 
+def default_int(name: str) -> int:
+    """A numeric setting's default, for the module whose limit it is: declared once, here."""
+    value = BY_NAME[name].default
+    assert isinstance(value, int), name
+    return value
+
+
 def resolve(name: str, flag_value: str | int | None) -> str | int | None:
     """The value of a setting: the flag, else the environment, else the default."""
     setting = BY_NAME[name]

@@ -118,6 +118,15 @@ class Backend:
     def describe_error(self, action: str, exc: Exception) -> StoreError:
         return StoreError(f"cannot {action} the store: {exc}")
 
+    def close(self) -> None:
+        """Release what the backend holds; nothing by default."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
 
 B = TypeVar("B", bound=Backend)
 P = ParamSpec("P")

@@ -51,15 +51,6 @@ class MemoryStore(Backend):
         self._cache: dict[str, str] = {}
         self._version = 0
 
-    def close(self) -> None:
-        pass
-
-    def __enter__(self) -> MemoryStore:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
-
     # -- writing ------------------------------------------------------------------------
 
     @mapped("write")

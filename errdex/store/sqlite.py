@@ -171,12 +171,6 @@ class SQLiteStore(Backend):
     def close(self) -> None:
         self._conn.close()
 
-    def __enter__(self) -> SQLiteStore:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
-
     # -- writing ------------------------------------------------------------------------
 
     @mapped("write")

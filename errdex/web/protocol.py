@@ -23,9 +23,11 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-HEADER_TIMEOUT_SECONDS = 10
-BODY_TIMEOUT_SECONDS = 30
-KEEP_ALIVE_SECONDS = 5
+from errdex import settings
+
+HEADER_TIMEOUT_SECONDS = settings.default_int("header_timeout")
+BODY_TIMEOUT_SECONDS = settings.default_int("body_timeout")
+KEEP_ALIVE_SECONDS = settings.default_int("keep_alive_timeout")
 
 
 def _timeout_response() -> bytes:
