@@ -11,10 +11,10 @@ from __future__ import annotations
 import sys
 import time
 
-from errdex.analyze import analyze_records, read_repository
+from errdex.analyze.snapshot import analyze_records, read_repository
 from errdex.extract import resolve_constructions
-from errdex.indexer import build_records, extract_snapshot
-from errdex.source import SourceOptions, resolve
+from errdex.index import build_records, extract_snapshot
+from errdex.source.resolve import SourceOptions, resolve
 
 
 def main(path: str) -> None:

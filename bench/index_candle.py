@@ -21,8 +21,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from errdex.indexer import index_snapshot
-from errdex.source import SourceOptions, resolve
+from errdex.index import index_snapshot
+from errdex.source.resolve import SourceOptions, resolve
 from errdex.store import SQLiteStore
 
 

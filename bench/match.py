@@ -70,8 +70,8 @@ def rss_mb() -> float:
 
 def corpus_entries(db: str | None) -> list[MatchEntry]:
     if db is None:
-        from errdex.indexer import index_snapshot
-        from errdex.source import SourceOptions, resolve
+        from errdex.index import index_snapshot
+        from errdex.source.resolve import SourceOptions, resolve
 
         db = os.path.join(tempfile.mkdtemp(), "corpus.sqlite")
         with SQLiteStore(db) as store:
@@ -430,7 +430,7 @@ def bench_oneshot(entries: list[MatchEntry], msgs: Sequence[tuple[str, int | Non
         subprocess.run([*errdex, text], capture_output=True, check=False)
         times.append(time.perf_counter() - t0)
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import errdex.cli"], check=True)
+    subprocess.run([sys.executable, "-c", "import errdex.serve.cli"], check=True)
     startup = time.perf_counter() - t0
     with SQLiteStore(path, create=False) as store:
         t0 = time.perf_counter()

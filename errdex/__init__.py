@@ -19,7 +19,7 @@ from errdex.errors import (
 
 if TYPE_CHECKING:
     from errdex.explain import explain_text
-    from errdex.indexer import index_snapshot
+    from errdex.index import index_snapshot
     from errdex.match import MatchEntry, Matcher, load_matcher
     from errdex.models import (
         Explanation,
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
         Snapshot,
         Template,
     )
-    from errdex.source import SourceOptions, resolve
+    from errdex.source.resolve import SourceOptions, resolve
     from errdex.store import SQLiteStore
 
 # Imported on first use, so `import errdex.hook` (run at every interpreter start by the
@@ -44,8 +44,9 @@ _LAZY = {
         "errdex.models",
     ),
     "explain_text": "errdex.explain", "load_matcher": "errdex.match",
-    "index_snapshot": "errdex.indexer", "MatchEntry": "errdex.match", "Matcher": "errdex.match",
-    "SourceOptions": "errdex.source", "resolve": "errdex.source", "SQLiteStore": "errdex.store",
+    "index_snapshot": "errdex.index", "MatchEntry": "errdex.match", "Matcher": "errdex.match",
+    "SourceOptions": "errdex.source.resolve", "resolve": "errdex.source.resolve",
+    "SQLiteStore": "errdex.store",
 }
 
 

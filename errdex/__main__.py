@@ -2,6 +2,6 @@
 
 import sys
 
-from errdex.cli import main
+from errdex.serve.cli import main
 
 sys.exit(main())

@@ -238,7 +238,7 @@ class Record:
     explanation: Explanation | None = None
     related: tuple[Related, ...] = ()
     failure_class: FailureClass | None = None
-    facts: RecordFacts | None = None  # what the prose was written from (errdex.facts)
+    facts: RecordFacts | None = None  # what the prose was written from (errdex.analyze.facts)
 
 
 def record_id(repo: str, template: Template, exception: str | None = None) -> str:
@@ -290,7 +290,7 @@ class IndexSummary:
     extra: dict[str, int] = field(default_factory=dict)
 
 
-# -- facts read out of the code for a record (written by errdex.facts) -----------------
+# -- facts read out of the code for a record (written by errdex.analyze.facts) -----------------
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from errdex.cli import main
+from errdex.serve.cli import main
 
 REPO = "acme/shapes"
 OTHER_REPO = "acme/other"

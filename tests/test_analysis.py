@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from errdex.cli import main
 from errdex.explain import explain_text
-from errdex.indexer import index_snapshot
+from errdex.index import index_snapshot
 from errdex.match import load_matcher
-from errdex.source import SourceOptions, resolve
+from errdex.serve.cli import main
+from errdex.source.resolve import SourceOptions, resolve
 from errdex.store import SQLiteStore
 from tests.analysis_repos import commit, init, python_repo, rust_version
 

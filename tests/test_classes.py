@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from errdex.classes import CLASSES, background, classify
+from errdex.analyze.classes import CLASSES, background, classify
 from errdex.models import Language, Record, SiteKind
 from tests import builders
 

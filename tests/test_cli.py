@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from errdex.cli import main
+from errdex.serve.cli import main
 
 LIBRARY = """\
 class Cache:

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from errdex.indexer import index_snapshot
+from errdex.index import index_snapshot
 from errdex.match import MatchEntry, Matcher
-from errdex.source import SourceOptions, resolve
+from errdex.source.resolve import SourceOptions, resolve
 from errdex.store import SQLiteStore
 
 FIXTURES = Path(__file__).parent / "fixtures"

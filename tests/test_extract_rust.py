@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from errdex.extract import OverBudget, Rule, load_rules, resolve_constructions
+from errdex.extract.templates import Hole, build_template
 from errdex.languages.rust.extractor import RustExtractor, literal_value, parse_format, unescape
 from errdex.models import FileExtraction, Language, Site, SiteKind
-from errdex.templates import Hole, build_template
 
 FIXTURE = Path(__file__).parent / "fixtures" / "rust_repo"
 CANDLE = Path("/work/candle")

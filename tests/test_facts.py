@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from errdex.facts import (
+from errdex.analyze.facts import (
     find_origins,
     guarded_names,
     known_names,

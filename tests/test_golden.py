@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from errdex.indexer import index_snapshot
-from errdex.source import SourceOptions, resolve
+from errdex.index import index_snapshot
+from errdex.source.resolve import SourceOptions, resolve
 from errdex.store import SQLiteStore
 from tests.analysis_repos import FIXTURES, commit, init, python_repo, rust_version
 

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from errdex.cli import main
+from errdex.serve.cli import main
 from errdex.store import SQLiteStore
 from tests.analysis_repos import commit, init, rust_version
 

@@ -8,7 +8,7 @@ from dataclasses import astuple
 
 import pytest
 
-from errdex.facts import known_names
+from errdex.analyze.facts import known_names
 from errdex.models import (
     Explanation,
     Record,
@@ -17,7 +17,7 @@ from errdex.models import (
     Snippet,
     Template,
 )
-from errdex.prose import write_explanation
+from errdex.write.prose import write_explanation
 from tests.builders import P, R, make_record
 
 KV_SNIPPET = """\

@@ -38,7 +38,7 @@ def test_errors_share_one_root() -> None:
 
 
 def test_importing_errdex_or_the_hook_loads_no_parser_store_or_matcher() -> None:
-    code = ("import sys, errdex, errdex.hook; heavy = [m for m in ('tree_sitter', 'sqlite3', "
+    code = ("import sys, errdex, errdex.serve.hook; heavy = [m for m in ('tree_sitter', 'sqlite3', "
             "'errdex.match', 'errdex.store', 'ahocorasick_rs') if m in sys.modules]; "
             "print(','.join(heavy))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

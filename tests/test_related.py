@@ -3,8 +3,8 @@ messages; never the record itself."""
 
 from __future__ import annotations
 
+from errdex.analyze.related import find_related
 from errdex.models import Record
-from errdex.related import find_related
 from tests import builders
 
 

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from errdex import hook, terminal
 from errdex.models import IndexSummary, Language, Snapshot
+from errdex.serve import hook, terminal
 from errdex.service import NEAR_LIMIT, matcher_for_text
 from errdex.store import SQLiteStore
 from tests.builders import make_record
@@ -466,7 +466,7 @@ def test_reading_commands_open_a_database_on_read_only_media(world: dict[str, Pa
         hooked = run("run", script)
         assert hooked.returncode == 1 and f"errdex show {message_id()}" in hooked.stderr
         served = subprocess.run(
-            [*wrapper, sys.executable, "-c", "import sys; from errdex.web.app import "
+            [*wrapper, sys.executable, "-c", "import sys; from errdex.serve.web.app import "
              "create_app; create_app(sys.argv[1]); print('serving')", db],
             capture_output=True, text=True, cwd="/", timeout=HANG, check=False,
         )  # fmt: skip

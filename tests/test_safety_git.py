@@ -19,10 +19,12 @@ from typing import Any
 
 import pytest
 
-from errdex import extract, git, source
-from errdex.cli import main
+from errdex import extract
 from errdex.models import Language
-from errdex.source import (
+from errdex.serve.cli import main
+from errdex.source import git
+from errdex.source import resolve as source
+from errdex.source.resolve import (
     MAX_TREE_DEPTH,
     NOT_REGULAR,
     NOT_UTF8,
@@ -150,14 +152,14 @@ def test_every_hazard_at_once_in_a_checkout_and_in_a_cloned_source(tmp_path: Pat
 
 
 def test_git_is_run_by_one_module_only() -> None:
-    """`grep -rn '"git"' errdex` finds errdex/git.py alone, and nothing else starts it."""
+    """`grep -rn '"git"' errdex` finds errdex/source/git.py alone, and nothing else starts it."""
     for path in sorted(ERRDEX.rglob("*.py")):
         text = path.read_text()
         if path.name == "git.py":
             continue
         assert '"git"' not in text and "'git'" not in text, path
-        if "subprocess" in text:  # source.py asks a --python interpreter; nothing else
-            assert path.name == "source.py", path
+        if "subprocess" in text:  # resolve.py asks a --python interpreter; nothing else
+            assert path.relative_to(ERRDEX).as_posix() == "source/resolve.py", path
             assert not re.search(r"subprocess\.\w+\(\s*\[\s*[\"']git", text)
 
 

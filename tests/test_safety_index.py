@@ -20,8 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from errdex import extract, indexer
-from errdex.analyze import MAX_SIBLINGS
+from errdex import extract
+from errdex import index as indexer
+from errdex.analyze.related import MAX_SCAN, SITES_PER_RECORD, find_related
+from errdex.analyze.snapshot import MAX_SIBLINGS
 from errdex.extract import (
     CUT_MARK,
     GUARD_CHARS,
@@ -31,10 +33,9 @@ from errdex.extract import (
     OverBudget,
     parse_within,
 )
-from errdex.indexer import Budgets, build_records, extract_snapshot, index_snapshot
+from errdex.index import Budgets, build_records, extract_snapshot, index_snapshot
 from errdex.languages.python.extractor import _PARSER
 from errdex.models import Language, Snapshot, SourceFile
-from errdex.related import MAX_SCAN, SITES_PER_RECORD, find_related
 from errdex.store import SQLiteStore
 from tests.hostile import Case
 from tests.hostile.index import (

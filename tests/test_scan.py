@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from errdex.cli import main
 from errdex.match import Matcher
 from errdex.match.scan import KEEP_LINES, MAX_LINE, MESSAGE_FIELDS, Scanner, scan_stream
+from errdex.serve.cli import main
 from tests.test_match import BINARY, DTYPE, KV, entry
 
 SHAPE = entry("shape", "shape mismatch k {k|:?} and v {v|:?}")

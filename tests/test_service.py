@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from errdex.cli import main
 from errdex.errors import EmptyInputError, NotFoundError, StoreError, UsageError
 from errdex.explain import explain_text
 from errdex.match import load_matcher
+from errdex.serve.cli import main
 from errdex.service import Explainer, MatcherMode
 from tests.shapes import COMMIT, GRID, OTHER_REPO, REPO, STORAGE, TRACEBACK, index_shapes, line_of
 

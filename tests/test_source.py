@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from errdex.errors import SourceError
-from errdex.source import SourceOptions, resolve, split_ref
+from errdex.source.resolve import SourceOptions, resolve, split_ref
 
 
 def _tree(root: Path, files: dict[str, bytes]) -> Path:
@@ -115,7 +115,7 @@ def test_distributions_of_another_interpreter(tmp_path: Path) -> None:
         resolve("py:packaging", SourceOptions(python=str(bare / "bin" / "python")))
 
 
-# -- git checkouts, read as files (errdex.git) --------------------------------------------
+# -- git checkouts, read as files (errdex.source.git) --------------------------------------------
 
 
 def _checkout(root: Path, *init: str) -> str:

@@ -7,7 +7,7 @@ import io
 import pytest
 
 from errdex.models import IndexSummary
-from errdex.terminal import Progress, Style, record_text, summary_text, use_color
+from errdex.serve.terminal import Progress, Style, record_text, summary_text, use_color
 
 
 class _Terminal(io.StringIO):

@@ -57,7 +57,7 @@ def read_rules_text(package: str) -> str:
 
 @dataclass(frozen=True)
 class Outline:
-    """How a file's functions and their owners are found line by line (errdex.callgraph):
+    """How a file's functions and their owners are found line by line (errdex.analyze.callgraph):
     a cheap word test, then a regex."""
 
     def_word: str  # in every line that defines a function
@@ -86,7 +86,7 @@ class LanguageSpec:
     format_families: tuple[str, ...]  # `braces`, `printf`: how its messages are formatted
     test_idioms: tuple[tuple[str, str], ...]  # (idiom, regex) of a test expecting an error
     capabilities: frozenset[str]
-    # Conditions turned into requirements (errdex.guards):
+    # Conditions turned into requirements (errdex.analyze.guards):
     bool_ops: tuple[tuple[str, str], ...]  # (op, regex) for `or` and `and`, loosest first
     compare: str  # regex of the comparison operators a condition splits on
     negation: str  # regex of a prefix that negates a condition (`not `, `!`)
@@ -99,12 +99,12 @@ class LanguageSpec:
     truth: Mapping[str, str]  # "true"/"false" -> what a bare value must be
     reserved_words: frozenset[str]  # names written code may use without the library having them
     outline: Outline
-    # Where a guarded value comes from (errdex.origins):
+    # Where a guarded value comes from (errdex.analyze.origins):
     function_keyword: str  # the word that starts a function definition
     local_binding: str  # regex before a local's name in its assignment (`let mut `)
     statement_end: str  # regex of what may end a statement (`;?`)
     typed_binding: str  # regex with `{root}`: `root` declared with a type (one group)
-    # Page wording by kind where it differs from the shared default (errdex.pagefacts):
+    # Page wording by kind where it differs from the shared default (errdex.write.pagefacts):
     actions: Mapping[SiteKind, str]
     unnamed_action: str  # the action when a `{exc}` wording has no exception to name
     variant_noun: str  # what an error type whose display text is the message is called

@@ -1,8 +1,8 @@
 """The shape of a language's code writer: the pieces of a page's code sections
-(`errdex.snippets`) that are written differently in each language.
+(`errdex.write.snippets`) that are written differently in each language.
 
 A writer only turns the page's facts into code text in its language; it decides nothing
-about what the page says (that is `errdex.snippets` and `errdex.prose`).
+about what the page says (that is `errdex.write.snippets` and `errdex.write.prose`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from errdex.pagefacts import PageFacts
+    from errdex.write.pagefacts import PageFacts
 
 # The comparisons every language writes the same way; a writer's `ops` starts from these.
 COMPARISONS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}

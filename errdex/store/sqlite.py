@@ -277,7 +277,7 @@ class SQLiteStore(Backend):
         ).fetchall()
         return [dict(row) for row in rows]
 
-    # -- analysis (errdex.check, errdex.llm) ---------------------------------------------
+    # -- analysis (errdex.analyze.check, errdex.write.llm) ----------------------------------
 
     @mapped("read")
     def vocabulary(self, repo: str) -> frozenset[str]:

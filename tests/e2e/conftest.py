@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from errdex.cli import main
 from errdex.match import Matcher, load_matcher
+from errdex.serve.cli import main
 from errdex.store import SQLiteStore
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from errdex.explain import explain_text
-from errdex.indexer import index_snapshot
+from errdex.index import index_snapshot
 from errdex.match import load_matcher
-from errdex.source import SourceOptions, resolve
+from errdex.source.resolve import SourceOptions, resolve
 from errdex.store import SQLiteStore
 
 PINNED = "2a13b0f3ff62f7e67013597f2996f764c5735e21"

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from errdex.check import check_store
-from errdex.indexer import index_snapshot
-from errdex.source import SourceOptions, resolve
+from errdex.analyze.check import check_store
+from errdex.index import index_snapshot
+from errdex.source.resolve import SourceOptions, resolve
 from errdex.store import SQLiteStore
 from tests.e2e.test_candle import CANDLE, PINNED, _head
 

@@ -184,7 +184,7 @@ def test_the_wheel_ships_the_templates_and_static_files(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     for name in ("templates/error.html", "templates/base.html", "static/style.css",
                  "static/search.js", "static/pygments.css"):
-        assert f"errdex/web/{name}" in names
+        assert f"errdex/serve/web/{name}" in names
 
 
 def test_a_traceback_leads_to_the_site_it_was_raised_at(served: Served) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from errdex.web.render import code_spans, highlight_snippet
+from errdex.serve.web.render import code_spans, highlight_snippet
 
 TAIL_OF_DOCSTRING = '''\
         Raises: ValueError if it's wrong.

@@ -111,8 +111,8 @@ def test_no_route_runs_store_or_matcher_work_on_the_event_loop(web_db: Path) -> 
 
     import uvicorn
 
-    from errdex.web.app import create_app
-    from errdex.web.protocol import deadline_protocol
+    from errdex.serve.web.app import create_app
+    from errdex.serve.web.protocol import deadline_protocol
 
     app = create_app(web_db)
     port = _free_port()
@@ -295,7 +295,8 @@ def test_a_reindex_from_another_process_is_served_without_a_restart(
 
 # -- 4. the static export's search is linear --------------------------------------------
 
-SEARCH_JS = Path(__file__).resolve().parents[2] / "errdex" / "web" / "static" / "search.js"
+SEARCH_JS = (Path(__file__).resolve().parents[2] / "errdex" / "serve" / "web" / "static"
+             / "search.js")
 NODE = shutil.which("node")
 CHROMIUM = Path("/usr/bin/chromium")
 HOSTILE_QUERY = ("bad " + "x, " * 400)[:720]  # fits a link's ?q=; no " end" to close it

@@ -18,6 +18,7 @@ from tree_sitter import Node, Parser, Query, QueryCursor
 
 from errdex.extract import PARSE_SECONDS, Rule, SourceLines, check_depth, parse_within
 from errdex.extract.formats import braces, printf
+from errdex.extract.templates import Hole, Piece, build_template
 from errdex.languages.python import SPEC
 from errdex.models import (
     Construction,
@@ -28,7 +29,6 @@ from errdex.models import (
     SiteKind,
     Template,
 )
-from errdex.templates import Hole, Piece, build_template
 
 _TS_LANGUAGE = TSLanguage(SPEC.grammar())
 _PARSER = Parser(_TS_LANGUAGE)

@@ -1,6 +1,6 @@
 """The Python code of a page's code sections: calls with keyword arguments,
 `if ...: raise`, `def ..._ok(..) -> bool` and `try`/`except` handlers. It writes code
-text from the page's facts only; what the page says is decided in `errdex.snippets`."""
+text from the page's facts only; what the page says is decided in `errdex.write.snippets`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 
 from errdex.languages.writer import COMPARISONS
 from errdex.models import SiteKind
-from errdex.pagefacts import PageFacts, quote
+from errdex.write.pagefacts import PageFacts, quote
 
 
 class PythonWriter:

@@ -3,7 +3,7 @@
 What raises is data (`rules.toml` beside this module): macros (`bail!`, `panic!`, `assert_eq!`),
 methods (`.expect`, `.context`) and calls (`Error::msg`, `Err(...)`). Message text comes
 from string literals, `format!`/`concat!` and Rust's format syntax, parsed here into the
-`Piece`s that `errdex.templates.build_template` turns into a `Template`. thiserror
+`Piece`s that `errdex.extract.templates.build_template` turns into a `Template`. thiserror
 `#[error("...")]` variants become `MessageDefinition`s, and every `Path::Variant {..}` /
 `Path::Variant(..)` a `Construction`, resolved later across files.
 """
@@ -20,6 +20,7 @@ from tree_sitter import Node, Parser, Query, QueryCursor
 
 from errdex.extract import PARSE_SECONDS, Rule, SourceLines, check_depth, parse_within
 from errdex.extract.formats import braces
+from errdex.extract.templates import Hole, Piece, build_template
 from errdex.languages.rust import SPEC
 from errdex.models import (
     Construction,
@@ -29,7 +30,6 @@ from errdex.models import (
     Site,
     Template,
 )
-from errdex.templates import Hole, Piece, build_template
 
 _TS_LANGUAGE = TSLanguage(SPEC.grammar())
 _PARSER = Parser(_TS_LANGUAGE)

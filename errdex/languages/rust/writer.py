@@ -1,15 +1,15 @@
 """The Rust code of a page's code sections: calls with `?`, `if ... { return Err(..) }`,
 `fn ..._ok(..) -> bool` and `match`/`catch_unwind` handlers. It writes code text from the
-page's facts only; what the page says is decided in `errdex.snippets`."""
+page's facts only; what the page says is decided in `errdex.write.snippets`."""
 
 from __future__ import annotations
 
 import re
 
-from errdex import facts
+from errdex.analyze import facts
 from errdex.languages.writer import COMPARISONS
 from errdex.models import SiteKind
-from errdex.pagefacts import PageFacts, quote
+from errdex.write.pagefacts import PageFacts, quote
 
 
 class RustWriter:

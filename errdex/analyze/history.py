@@ -6,7 +6,7 @@ Bounded in cost: ONE `git log -p -U0` pass over the snapshot's source files, eve
 and removed line scanned once by an Aho-Corasick automaton of the messages' longest
 literal runs, and one `git name-rev` call for the tags; a time budget stops the pass on
 huge histories (what was seen until then is kept). Only `git` is run, read-only, and
-through `errdex.git`: the checkout's config, hooks, textconv and diff drivers are never
+through `errdex.source.git`: the checkout's config, hooks, textconv and diff drivers are never
 used (the tree is untrusted).
 """
 
@@ -20,9 +20,9 @@ from pathlib import Path
 
 import ahocorasick_rs
 
-from errdex import git
 from errdex.errors import SourceError
 from errdex.models import History
+from errdex.source import git
 
 BUDGET_SECONDS = 60.0
 _GLOBS = ("*.rs", "*.py")

@@ -1,11 +1,11 @@
 """The FastAPI app: HTML pages and the JSON API over one store.
 
-Each route calls one data function of `errdex.web.pages` and renders its dict as HTML or
+Each route calls one data function of `errdex.serve.web.pages` and renders its dict as HTML or
 returns it as JSON. Routes are plain functions, which FastAPI runs in its thread pool:
 store and matcher work never runs on the event loop, so one costly request cannot stall
 the others; each worker thread has its own SQLite connection (`LiveIndex.store`). The
 matcher is built at start and rebuilt by a watcher thread after a re-index
-(`errdex.web.live`). Every failure becomes `{"error": {"status", "message"}}` under
+(`errdex.serve.web.live`). Every failure becomes `{"error": {"status", "message"}}` under
 `/api/` and the problem page elsewhere; nothing internal (a traceback, a path) reaches a client.
 """
 
@@ -28,21 +28,21 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from errdex.errors import ErrdexError, UsageError
 from errdex.explain import explain_text
-from errdex.web import pages
-from errdex.web.limits import MAX_BODY_BYTES, MAX_QUERY_CHARS, RequestLimits
-from errdex.web.live import RELOAD_CHECK_SECONDS, LiveIndex
-from errdex.web.methods import Methods
-from errdex.web.protocol import (
+from errdex.serve.web import pages
+from errdex.serve.web.limits import MAX_BODY_BYTES, MAX_QUERY_CHARS, RequestLimits
+from errdex.serve.web.live import RELOAD_CHECK_SECONDS, LiveIndex
+from errdex.serve.web.methods import Methods
+from errdex.serve.web.protocol import (
     BODY_TIMEOUT_SECONDS,
     HEADER_TIMEOUT_SECONDS,
     KEEP_ALIVE_SECONDS,
     deadline_protocol,
 )
-from errdex.web.render import CSP, Links, render
+from errdex.serve.web.render import CSP, Links, render
 
 STATIC_DIR = Path(__file__).parent / "static"
 LINKS = Links()
-log = logging.getLogger("errdex.web")
+log = logging.getLogger("errdex.serve.web")
 
 _HEADINGS = {400: "Bad request", 404: "Not found", 405: "Method not allowed",
              408: "Too slow", 413: "Too large", 414: "Address too long", 422: "Bad request",

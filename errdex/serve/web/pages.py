@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 from typing import Any
 from urllib.parse import urlencode
 
-from errdex.classes import CLASSES, background
+from errdex.analyze.classes import CLASSES, background
 from errdex.errors import NotFoundError
 from errdex.explain import explain_text
 from errdex.match import Matcher

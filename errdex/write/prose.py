@@ -1,7 +1,7 @@
 """Every section of an error's page, written deterministically from facts.
 
-Each section is a small function of one `PageFacts` (`errdex.pagefacts`); the code
-sections come from `errdex.snippets`. Wording that varies by kind or by message lives in
+Each section is a small function of one `PageFacts` (`errdex.write.pagefacts`); the code
+sections come from `errdex.write.snippets`. Wording that varies by kind or by message lives in
 tables. Code in backticks names only what the record shows (template, placeholders,
 guard, function, exception, snippet, the facts read from the repository); what isn't
 known is written `...`. This module never reads files or calls a model.
@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from errdex import facts
-from errdex.facts import Origin
+from errdex.analyze import facts
+from errdex.analyze.facts import Origin
 from errdex.languages import spec_for
 from errdex.models import Defensive, Explanation, History, Record, RecordFacts, SiteKind
-from errdex.pagefacts import (
+from errdex.write.pagefacts import (
     SITUATIONS,
     PageFacts,
     action,
@@ -27,7 +27,7 @@ from errdex.pagefacts import (
     single_leaf,
     violation_of,
 )
-from errdex.snippets import example_fix, strategy, try_catch, type_guard, validate
+from errdex.write.snippets import example_fix, strategy, try_catch, type_guard, validate
 
 # --- the sections --------------------------------------------------------------
 

@@ -16,8 +16,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from errdex.analyze.facts import site_line
 from errdex.errors import ConfigError
-from errdex.facts import site_line
 from errdex.models import FailureClass, Record
 
 _SIGNALS = ("exceptions", "variants", "messages", "guards", "lines")

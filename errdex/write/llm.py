@@ -2,7 +2,7 @@
 llama.cpp server) rewrites a page's prose from the record's facts and code.
 
 The model's answer is structured (a JSON schema) and checked section by section with
-`errdex.check`: a section naming an identifier, path or option the code doesn't have is
+`errdex.analyze.check`: a section naming an identifier, path or option the code doesn't have is
 rejected and the facts writer's section stays, and the record keeps why
 (`explanation.notes`). Answers are cached by a hash of (facts, model, prompt version),
 so re-indexing a new commit only asks about what changed. A failing endpoint never fails
@@ -26,8 +26,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from errdex.analyze import rewrite_with_facts
-from errdex.check import CODE_FIELDS, LIST_FIELDS, PROSE_FIELDS, unknown_names
+from errdex.analyze.check import CODE_FIELDS, LIST_FIELDS, PROSE_FIELDS, unknown_names
+from errdex.analyze.snapshot import rewrite_with_facts
 from errdex.errors import ConfigError
 from errdex.models import Defensive, ExampleFix, Explanation, Record
 from errdex.serialize import explanation_to_dict, record_to_dict

@@ -2,7 +2,7 @@
 
 Every failure errdex knows of becomes one line on stderr and a non-zero exit: 1 for
 "nothing found" or a failing store, 2 for bad usage or input. Everything printed goes
-through `errdex.terminal` (`write`, `json_text`, `error_line`), which makes the control
+through `errdex.serve.terminal` (`write`, `json_text`, `error_line`), which makes the control
 characters indexed code or pasted text may carry inert.
 """
 
@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, BinaryIO, NoReturn, TextIO, cast
 
-from errdex import settings, terminal
+from errdex import settings
 from errdex.errors import ErrdexError, UsageError
 from errdex.explain import (
     batch_lines,
@@ -24,6 +24,7 @@ from errdex.explain import (
     valid_text,
 )
 from errdex.match import load_matcher
+from errdex.serve import terminal
 from errdex.service import matcher_for_text
 from errdex.store import SQLiteStore, Store
 from errdex.store.sqlite import WRITE_TIMEOUT
@@ -142,8 +143,8 @@ def _open_store(
 
 def _index(args: argparse.Namespace, out: TextIO) -> int:
     # Imported here: tree-sitter and the extractors cost `explain` ~100 ms at start-up.
-    from errdex.indexer import Budgets, index_snapshot
-    from errdex.source import SourceOptions, resolve
+    from errdex.index import Budgets, index_snapshot
+    from errdex.source.resolve import SourceOptions, resolve
 
     if len(args.sources) > 1 and (args.repo or args.commit):
         raise UsageError("--repo and --commit name one source: give one source with them")
@@ -266,7 +267,7 @@ def _list(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _serve(args: argparse.Namespace, out: TextIO) -> int:
-    from errdex.web.app import serve
+    from errdex.serve.web.app import serve
 
     timeouts = {name: int(settings.resolve(name, getattr(args, name)) or 0)
                 for name in ("header_timeout", "body_timeout", "keep_alive_timeout")}
@@ -277,7 +278,7 @@ def _serve(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _export(args: argparse.Namespace, out: TextIO) -> int:
-    from errdex.export import export_site
+    from errdex.serve.export import export_site
 
     with _open_store(args) as store:
         pages = export_site(store, args.dir)
@@ -307,7 +308,7 @@ def _scan(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _run(args: argparse.Namespace, out: TextIO) -> int:
-    from errdex.hook import run_script
+    from errdex.serve.hook import run_script
 
     if not os.path.isfile(args.script):
         raise UsageError(f"no script at {args.script}")
@@ -315,7 +316,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _write_pages(store: Store, repo: str | None, use_llm: bool, out: TextIO) -> None:
-    from errdex.llm import analyze_store, config_from_env
+    from errdex.write.llm import analyze_store, config_from_env
 
     progress = terminal.Progress(sys.stderr)
     written, stats = analyze_store(store, repo, config_from_env() if use_llm else None,
@@ -339,7 +340,7 @@ def _analyze(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _check(args: argparse.Namespace, out: TextIO) -> int:
-    from errdex.check import check_store
+    from errdex.analyze.check import check_store
 
     with _open_store(args) as store:
         if args.repo and not store.has_repo(args.repo):

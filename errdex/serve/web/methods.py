@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from starlette.routing import BaseRoute, Match, Mount, Route
 
-from errdex.web.limits import ASGIApp, Message, Receive, Scope, Send
+from errdex.serve.web.limits import ASGIApp, Message, Receive, Scope, Send
 
 READ_ONLY = frozenset({"GET", "HEAD"})  # what a mount (the static files) answers
 

@@ -20,7 +20,7 @@ from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.token import String
 
 from errdex.languages import all_specs
-from errdex.web.pages import value_query
+from errdex.serve.web.pages import value_query
 
 
 def _part(text: str) -> str:
@@ -143,7 +143,7 @@ def pygments_css() -> str:
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("errdex.web", "templates"),
+        loader=jinja2.PackageLoader("errdex.serve.web", "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

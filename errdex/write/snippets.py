@@ -5,7 +5,7 @@ try/catch), in the library's own language.
 What is written differently per language is the language's code writer
 (`errdex.languages.<name>.writer`); this module holds what every language shares.
 
-Built only from the page's facts (`errdex.pagefacts`); what isn't known is written `...`,
+Built only from the page's facts (`errdex.write.pagefacts`); what isn't known is written `...`,
 so a snippet never names a function or option the code doesn't have.
 """
 
@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import re
 
-from errdex import facts
+from errdex.analyze import facts
 from errdex.languages import spec_for
 from errdex.languages.writer import CodeWriter
 from errdex.models import ExampleFix
-from errdex.pagefacts import (
+from errdex.write.pagefacts import (
     PageFacts,
     fn_name,
     loc,

@@ -19,7 +19,7 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
 from errdex import settings
-from errdex.analyze import analyze_snapshot, previous_records
+from errdex.analyze.snapshot import analyze_snapshot, previous_records
 from errdex.extract import (
     OVER_TIME,
     OverBudget,

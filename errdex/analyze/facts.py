@@ -3,9 +3,9 @@ from and that the JSON shows: per site the requirement its guard implies, where 
 guarded values come from, the sibling checks of its function and the public functions
 that reach it; per record the tests that exercise it and its git history.
 
-The guard grammar lives in `errdex.guards`, origins in `errdex.origins`, the call graph,
-tests and history in their own modules; this module only reads the site and combines
-what those found. Nothing here is guessed: what can't be read is left out.
+The guard grammar lives in `errdex.analyze.guards`, origins in `errdex.analyze.origins`,
+the call graph, tests and history in their own modules; this module only reads the site
+and combines what those found. Nothing here is guessed: what can't be read is left out.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from errdex.guards import _STRING as _STRING
-from errdex.guards import (
+from errdex.analyze.guards import _STRING as _STRING
+from errdex.analyze.guards import (
     Cond,
     Group,
     Leaf,
@@ -36,6 +36,7 @@ from errdex.guards import (
     split_top,
     strip_self,
 )
+from errdex.analyze.origins import Origin, declared_type, find_origins, owner_of, short_name
 from errdex.models import (
     EntryPoint,
     History,
@@ -47,7 +48,6 @@ from errdex.models import (
     SiteFacts,
     TestRef,
 )
-from errdex.origins import Origin, declared_type, find_origins, owner_of, short_name
 
 __all__ = [
     "Cond", "Group", "Leaf", "Need", "Origin", "affirm", "clean", "declared_type", "deny",

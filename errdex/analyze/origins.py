@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from errdex.guards import _mask, split_top
+from errdex.analyze.guards import _mask, split_top
 from errdex.languages import spec_for
 from errdex.models import Site
 

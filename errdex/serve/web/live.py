@@ -23,7 +23,7 @@ from errdex.match import Matcher, load_matcher
 from errdex.store import SQLiteStore
 
 RELOAD_CHECK_SECONDS = 1.0
-log = logging.getLogger("errdex.web")
+log = logging.getLogger("errdex.serve.web")
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from errdex.classes import CLASSES
+from errdex.analyze.classes import CLASSES
 from errdex.errors import UsageError
+from errdex.serve.web import pages
+from errdex.serve.web.render import Links, page_path, render, safe_part
 from errdex.store import Store
-from errdex.web import pages
-from errdex.web.render import Links, page_path, render, safe_part
 
 STATIC_DIR = Path(__file__).parent / "web" / "static"
 

@@ -24,10 +24,10 @@ from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path, PurePosixPath
 
-from errdex import git
 from errdex.errors import SourceError
 from errdex.languages import all_specs
 from errdex.models import Snapshot, SourceFile
+from errdex.source import git
 
 
 def _alternatives(patterns: Iterable[str]) -> str:

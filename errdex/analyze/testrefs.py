@@ -18,11 +18,11 @@ from pathlib import Path, PurePosixPath
 
 import ahocorasick_rs
 
-from errdex.callgraph import CallGraph
-from errdex.facts import stable_literal
+from errdex.analyze.callgraph import CallGraph
+from errdex.analyze.facts import stable_literal
 from errdex.languages import all_specs
 from errdex.models import Language, Record, Snapshot, TestRef
-from errdex.source import LANGUAGE_BY_SUFFIX, TEST_DIRS, TEST_NAME, is_utf8_name, walk_files
+from errdex.source.resolve import LANGUAGE_BY_SUFFIX, TEST_DIRS, TEST_NAME, is_utf8_name, walk_files
 
 MAX_FILES = 1500
 MAX_BYTES = 16_000_000

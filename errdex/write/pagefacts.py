@@ -2,7 +2,7 @@
 primary site, its guard and requirement, where the guarded values come from, the checks
 before and after it in the same function, and small helpers both writers share.
 
-It only reads the record (and the `RecordFacts` gathered by `errdex.facts`); it writes
+It only reads the record (and the `RecordFacts` gathered by `errdex.analyze.facts`); it writes
 no page text beyond short phrases.
 """
 
@@ -13,8 +13,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from errdex import facts
-from errdex.facts import Need, Origin
+from errdex.analyze import facts
+from errdex.analyze.facts import Need, Origin
 from errdex.languages import spec_for
 from errdex.models import Language, Record, RecordFacts, Site, SiteFacts, SiteKind
 

@@ -1,6 +1,6 @@
 """Analysis of a snapshot's records: the facts read from the repository (origins, entry
 points, tests, history), then related errors, the failure class and the prose of every
-page written from those facts (no LLM; `errdex.llm` may rewrite the prose later).
+page written from those facts (no LLM; `errdex.write.llm` may rewrite the prose later).
 
 It only combines `facts`, `callgraph`, `testrefs`, `history`, `related`, `classes` and
 `prose`; each owns its own logic. Records whose message disappeared since the previous
@@ -18,15 +18,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from errdex.callgraph import CallGraph
-from errdex.classes import classify
-from errdex.facts import record_facts, stable_literal
-from errdex.history import message_history
+from errdex.analyze.callgraph import CallGraph
+from errdex.analyze.classes import classify
+from errdex.analyze.facts import record_facts, stable_literal
+from errdex.analyze.history import message_history
+from errdex.analyze.related import find_related
+from errdex.analyze.testrefs import find_test_refs, test_files
 from errdex.models import EntryPoint, History, Record, RecordFacts, Related, Site, Snapshot, TestRef
-from errdex.prose import write_explanation
-from errdex.related import find_related
 from errdex.store import Store
-from errdex.testrefs import find_test_refs, test_files
+from errdex.write.prose import write_explanation
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MIN_HISTORY_KEY = 8  # a shorter literal run would match unrelated lines of the history
