@@ -75,7 +75,7 @@ def sections(explanation: Explanation | dict[str, Any]) -> Iterable[tuple[str, s
 
 
 def _as_dict(explanation: Explanation) -> dict[str, Any]:
-    from errdex.serialize import explanation_to_dict
+    from errdex.contract import explanation_to_dict
 
     return explanation_to_dict(explanation)
 

@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from errdex.contract import record_from_dict, record_to_dict, template_from_dict
 from errdex.models import IndexSummary, MatchEntry, Record, Snapshot
-from errdex.serialize import record_from_dict, record_to_dict, template_from_dict
 from errdex.store import keys
 from errdex.store.base import (
     SEARCH_COLUMNS,

@@ -19,9 +19,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from errdex.contract import record_from_dict, record_to_dict
 from errdex.errors import StoreError
 from errdex.models import IndexSummary, MatchEntry, Record, Snapshot
-from errdex.serialize import record_from_dict, record_to_dict
 from errdex.store import keys
 from errdex.store.base import (
     SEARCH_STEP_BUDGET,

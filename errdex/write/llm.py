@@ -28,9 +28,9 @@ from typing import Any
 
 from errdex.analyze.check import CODE_FIELDS, LIST_FIELDS, PROSE_FIELDS, unknown_names
 from errdex.analyze.snapshot import rewrite_with_facts
+from errdex.contract import explanation_to_dict, record_to_dict
 from errdex.errors import ConfigError
 from errdex.models import Defensive, ExampleFix, Explanation, Record
-from errdex.serialize import explanation_to_dict, record_to_dict
 from errdex.store import Store
 
 PROMPT_VERSION = "1"
@@ -216,7 +216,7 @@ def merge(record: dict[str, Any], answer: dict[str, Any], vocabulary: frozenset[
 
 
 def _facts_explanation(record: dict[str, Any]) -> Explanation:
-    from errdex.serialize import record_from_dict
+    from errdex.contract import record_from_dict
 
     explanation = record_from_dict(record).explanation
     if explanation is None:

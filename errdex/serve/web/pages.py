@@ -12,10 +12,10 @@ from typing import Any
 from urllib.parse import urlencode
 
 from errdex.analyze.classes import CLASSES, background
+from errdex.contract import template_from_dict
 from errdex.errors import NotFoundError
 from errdex.explain import explain_text
 from errdex.match import Matcher
-from errdex.serialize import template_from_dict
 from errdex.store import SQLiteStore, Store
 
 SEARCH_LIMIT = 20
