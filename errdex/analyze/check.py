@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from errdex.contract import explanation_to_dict, record_to_dict
 from errdex.languages import spec_for
 from errdex.models import Explanation, Language
 from errdex.store import SQLiteStore
@@ -75,8 +76,6 @@ def sections(explanation: Explanation | dict[str, Any]) -> Iterable[tuple[str, s
 
 
 def _as_dict(explanation: Explanation) -> dict[str, Any]:
-    from errdex.contract import explanation_to_dict
-
     return explanation_to_dict(explanation)
 
 
@@ -115,13 +114,13 @@ def unknown_names(
 
 def check_store(store: SQLiteStore, repo: str | None = None) -> dict[str, Any]:
     """Every unknown name in the stored records' text, by writer: the `check` report."""
-    repos = [repo] if repo else [r["repo"] for r in store.repos()]
+    repos = [repo] if repo else [r.repo for r in store.repos()]
     found: list[dict[str, str]] = []
     checked = 0
     for name in repos:
         vocabulary = store.vocabulary(name)
         for row in store.records(name):
-            record = store.record_dict(row["id"])
+            record = record_to_dict(store.record(row.id))
             checked += 1
             writer = (record.get("explanation") or {}).get("source", "facts")
             for unknown in unknown_names(record, vocabulary):

@@ -294,10 +294,10 @@ def analyze_store(
 ) -> tuple[int, LLMStats | None]:
     """Rewrite the stored pages of `repo` (every repository when None): with the model
     when `config` is given, else with the facts writer. (records written, model stats)"""
-    repos = [repo] if repo else [r["repo"] for r in store.repos()]
+    repos = [repo] if repo else [r.repo for r in store.repos()]
     written, stats = 0, None
     for name in repos:
-        records = [store.record(row["id"]) for row in store.records(name)]
+        records = [store.record(row.id) for row in store.records(name)]
         if config is None:
             new = rewrite_with_facts(records)
         else:
