@@ -378,11 +378,15 @@ def schema() -> dict[str, Any]:
 
 def schema_for(tp: Any) -> dict[str, Any]:
     """A standalone schema for one type (a dataclass, or e.g. `list[Listing]`), its
-    references resolved through the whole document's `$defs`."""
+    references resolved through the whole document's `$defs`. A dataclass's own
+    definition is the root (`"type": "object"`, as MCP's output schemas must be)."""
     builder = _Schemas()
     builder.defs = dict(schema()["$defs"])
     top = builder.of(tp)
-    return {"$schema": SCHEMA_DIALECT, **top, "$defs": builder.defs}
+    ref = top.get("$ref", "")
+    if ref.startswith("#/$defs/") and "properties" in builder.defs[ref[8:]]:
+        top = dict(builder.defs[ref[8:]])
+    return {"$schema": SCHEMA_DIALECT, **top, "$defs": dict(sorted(builder.defs.items()))}
 
 
 __all__ = [

@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,37 @@ class MatcherMode(Enum):
     # `candidate_limit` of them, and no nearest-record guess: bounded work for the
     # exception hook. A database without a key index is not searched (NoKeyIndexError).
     KEYED = "keyed"
+
+
+@dataclass(frozen=True)
+class SiteRef:
+    """A site as `at` returns it: where and when it raises, without its snippet."""
+
+    path: str
+    line: int
+    end_line: int
+    function: str | None
+    guard: str | None
+    url: str | None
+    kind: str
+    exception: str | None
+
+
+@dataclass(frozen=True)
+class SiteHit:
+    """A record with a site in the file asked for, and those sites."""
+
+    id: str
+    repo: str
+    language: str
+    kind: str
+    exception: str | None
+    message: str
+    summary: str | None
+    sites: tuple[SiteRef, ...]
+
+
+contract.contract_types(SiteHit)
 
 
 class NoKeyIndexError(StoreError):
@@ -166,9 +198,9 @@ class Explainer:
         # names where the code used to be: the file doesn't raise it any more.
         hits = [_hit(r, matched, line) for r in records
                 if contract.status_of(r.facts) != "removed"]
-        found = [hit for hit in hits if hit["sites"]]
-        found.sort(key=lambda h: (h["sites"][0]["path"], h["sites"][0]["line"], h["id"]))
-        return found
+        found = [hit for hit in hits if hit.sites]
+        found.sort(key=lambda h: (h.sites[0].path, h.sites[0].line, h.id))
+        return [contract.to_json(hit) for hit in found]
 
     def repositories(self) -> list[dict[str, Any]]:
         """Every indexed repository with its commit, version and record count."""
@@ -305,24 +337,23 @@ def _best_suffix_matches(wanted: tuple[str, ...], site_paths: dict[str, set[str]
     return matched
 
 
-def _hit(record: Record, paths: set[str], line: int | None) -> dict[str, Any]:
+def _hit(record: Record, paths: set[str], line: int | None) -> SiteHit:
     """A record as `at` returns it: what it raises, and its sites in the file asked for
     (without their snippets: `show` has the whole page)."""
-    sites = [
-        {"path": site.path, "line": site.line, "end_line": site.end_line,
-         "function": site.function, "guard": site.guard, "url": url,
-         "kind": site.kind.value, "exception": site.exception}
+    sites = tuple(
+        SiteRef(path=site.path, line=site.line, end_line=site.end_line,
+                function=site.function, guard=site.guard, url=url, kind=site.kind.value,
+                exception=site.exception)
         for site, url in zip(record.sites, record.site_urls, strict=True)
         if site.path in paths and (line is None or site.line <= line <= max(site.line,
                                                                           site.end_line))
-    ]
-    return {
-        "id": record.id, "repo": record.repo, "language": record.language.value,
-        "kind": record.kind.value, "exception": record.exception,
-        "message": record.template.message,
-        "summary": record.explanation.summary if record.explanation else None,
-        "sites": sites,
-    }
+    )
+    return SiteHit(
+        id=record.id, repo=record.repo, language=record.language.value,
+        kind=record.kind.value, exception=record.exception,
+        message=record.template.message,
+        summary=record.explanation.summary if record.explanation else None, sites=sites,
+    )
 
 
 def matcher_for_text(store: Store, text: str, near_limit: int = NEAR_LIMIT) -> Matcher | None:
