@@ -17,11 +17,13 @@ from typing import Any
 import jsonschema
 import pytest
 from fastapi.testclient import TestClient
+from markupsafe import escape
 
 from errdex import contract
 from errdex.analyze.classes import CLASSES
 from errdex.index import index_snapshot
 from errdex.models import Listing, Repository
+from errdex.sections import SECTIONS
 from errdex.serve.cli import main
 from errdex.serve.web.app import create_app
 from errdex.serve.web.views import ClassPage, ErrorPage, Health, RepoPage, SearchPage
@@ -75,6 +77,10 @@ def _valid(data: Any, tp: Any) -> None:
     error = jsonschema.exceptions.best_match(_validator(tp).iter_errors(data))
     if error is not None:
         raise error
+
+
+def _escape(text: str) -> str:
+    return str(escape(text))
 
 
 def _get(client: TestClient, path: str, **params: str) -> Any:
@@ -175,3 +181,17 @@ def test_records_round_trip_through_the_contract(db: Path, listing: list[Listing
             record = store.record(row.id)
             assert contract.record_from_dict(contract.record_to_dict(record)) == record
             assert json.loads(store.record_json(row.id)) == contract.record_to_dict(record)
+
+
+def test_the_error_page_shows_every_declared_section(client: TestClient,
+                                                     listing: list[Listing]) -> None:
+    page = client.get(f"/errors/{listing[0].id}").text
+    data = _get(client, f"/api/errors/{listing[0].id}")
+    assert data["record"]["explanation"] is not None
+    for section in SECTIONS:
+        assert f'id="{section.anchor}"' in page, section.name
+        if section.name != "summary":
+            assert _escape(section.group or section.title) in page, section.name
+        for part in section.parts:
+            assert _escape(part.title) in page, part.name
+    assert _escape(data["title"]) in page  # the page renders the data /api/errors gives
