@@ -226,6 +226,12 @@ class Explainer:
         with self._current():
             return self.store.records_in_class(slug)
 
+    def matcher(self) -> Matcher:
+        """The matcher over every record (built once per database state): for a server
+        that keeps its own generation fresh and hands it back as `matcher=`."""
+        with self._current():
+            return self._whole_matcher()
+
     def match_entries(self) -> list[MatchEntry]:
         """What the matcher needs of every record (the static export's search index)."""
         with self._current():

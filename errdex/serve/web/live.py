@@ -20,10 +20,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from errdex.errors import ErrdexError
-from errdex.match import Matcher, load_matcher
+from errdex.match import Matcher
 from errdex.models import Repository
 from errdex.serve.web.views import Health, ServedSnapshot
-from errdex.service import Explainer
+from errdex.service import Explainer, MatcherMode
 from errdex.store import SQLiteStore
 
 RELOAD_CHECK_SECONDS = 1.0
@@ -43,8 +43,9 @@ class Served:
 def _load(store: SQLiteStore, generation: int) -> Served:
     # The snapshots first: if a re-index lands between the two reads, the matcher is the
     # newer, and the next check (which saw the version before both) loads again.
-    snapshots = tuple(store.repos())
-    return Served(matcher=load_matcher(store), snapshots=snapshots, generation=generation,
+    service = Explainer(store, mode=MatcherMode.KEPT)
+    snapshots = tuple(service.snapshots())
+    return Served(matcher=service.matcher(), snapshots=snapshots, generation=generation,
                   loaded_at=datetime.now(UTC).isoformat(timespec="seconds"))
 
 
