@@ -21,6 +21,7 @@ import dataclasses
 import re
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
@@ -111,9 +112,17 @@ def match_result(match: Match, record: Record) -> MatchResult:
 # -- to JSON -------------------------------------------------------------------------------
 
 
+Convert = Callable[[Any], Any]
+_PLAIN = (str, int, float, bool, type(None))
+
+
 @cache
 def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
+
+
+def _is_union(tp: Any) -> bool:
+    return typing.get_origin(tp) in (typing.Union, types.UnionType)
 
 
 def _is_pairs(tp: Any) -> bool:
@@ -127,76 +136,113 @@ def _is_pairs(tp: Any) -> bool:
     return len(inner) == 2 and inner[0] is str
 
 
+def _is_dataclass_type(tp: Any) -> bool:
+    return isinstance(tp, type) and dataclasses.is_dataclass(tp)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+# -- to JSON -------------------------------------------------------------------------------
+# Each type's converter is worked out once from its hints (`_writer`) and kept: records are
+# converted on every read, and walking type hints per value costs ten times the JSON parse.
+
+
 def to_json(value: Any, tp: Any = None) -> Any:
     """`value` as JSON-ready data, by the rules above; `tp` is its declared type where a
     field's type says more than its value (pairs)."""
-    if value is None or isinstance(value, (bool, int, float)):
-        return value
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, str):
-        return value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return _object_to_json(value)
-    if isinstance(value, (tuple, list)):
-        if tp is not None and _is_pairs(_non_null(tp)):
-            return {str(k): to_json(v) for k, v in value}
-        item = _item_type(tp)
-        return [to_json(v, item) for v in value]
-    if isinstance(value, dict):
-        return {str(k): to_json(v) for k, v in value.items()}
-    raise TypeError(f"no JSON for {type(value).__name__}")
+    if tp is None:
+        if isinstance(value, (tuple, list)):
+            return [to_json(v) for v in value]
+        if isinstance(value, dict):
+            return {str(k): to_json(v) for k, v in value.items()}
+        kind: Any = type(value)
+        return _writer(kind)(value)
+    return _writer(tp)(value)
 
 
-def _non_null(tp: Any) -> Any:
-    args = [a for a in typing.get_args(tp) if a is not type(None)]
-    return args[0] if _is_union(tp) and len(args) == 1 else tp
+@cache
+def _writer(tp: Any) -> Convert:
+    if tp in _PLAIN or tp is Any or typing.get_origin(tp) is Literal:
+        return _same
+    if isinstance(tp, type) and issubclass(tp, Enum):
+        return lambda v: v.value
+    if _is_union(tp):
+        options = [a for a in typing.get_args(tp) if a is not type(None)]
+        if len(options) == 1:
+            inner = _writer(options[0])
+            return lambda v: None if v is None else inner(v)
+        return lambda v: None if v is None else to_json(v)  # by what it is
+    if _is_pairs(tp):
+        value = _writer(typing.get_args(typing.get_args(tp)[0])[1])
+        return lambda v: {str(k): value(x) for k, x in v}
+    origin = typing.get_origin(tp)
+    if origin in (tuple, list):
+        args = typing.get_args(tp)
+        item = _writer(args[0]) if (len(args) == 2 and args[1] is Ellipsis) or origin is list \
+            else None
+        if item is not None:
+            return lambda v: [item(x) for x in v]
+        items = [_writer(a) for a in args]
+        return lambda v: [w(x) for w, x in zip(items, v, strict=True)]
+    if origin is dict:
+        value = _writer(typing.get_args(tp)[1])
+        return lambda v: {str(k): value(x) for k, x in v.items()}
+    if _is_dataclass_type(tp):
+        return _object_writer(tp)
+    if tp in (dict, list, tuple):
+        return lambda v: to_json(v, None) if not isinstance(v, type) else v
+    raise TypeError(f"no JSON for {tp!r}")
 
 
-def _is_union(tp: Any) -> bool:
-    return typing.get_origin(tp) in (typing.Union, types.UnionType)
-
-
-def _item_type(tp: Any) -> Any:
-    tp = _non_null(tp) if tp is not None else None
-    args = typing.get_args(tp) if tp is not None else ()
-    return args[0] if len(args) == 2 and args[1] is Ellipsis else None
-
-
-def _object_to_json(value: Any) -> dict[str, Any]:
-    cls: type = type(value)
+def _object_writer(cls: type) -> Convert:
     shape = SHAPES.get(cls, Shape())
     hints = _hints(cls)
-    out: dict[str, Any] = {}
-    for f in dataclasses.fields(value):
-        if f.name in shape.omit:
-            continue
-        data = to_json(getattr(value, f.name), hints[f.name])
-        if f.name in shape.inline:
-            out.update(data)
-        else:
-            out[f.name] = data
-    if cls is Template:
-        out["template"] = value.text
-    elif cls is Record:
-        out["sites"] = [dict(site, url=url) for site, url in
-                        zip(out["sites"], value.site_urls, strict=True)]
-        out["status"] = status_of(value.facts)
-    elif cls is Site:
-        out["url"] = None  # a record's site gets its permalink above
-    return out
+    names = [f.name for f in dataclasses.fields(cls) if f.name not in shape.omit]
+    # (name, its converter or None when the value is its JSON, whether it is inlined)
+    plan: list[tuple[str, Convert | None, bool]] = []
+
+    def write(value: Any) -> dict[str, Any]:
+        if not plan:  # worked out on first use: types may refer to each other
+            for name in names:
+                writer = _writer(hints[name])
+                plan.append((name, None if writer is _same else writer, name in shape.inline))
+        out: dict[str, Any] = {}
+        for name, convert, inline in plan:
+            data = getattr(value, name)
+            if convert is not None:
+                data = convert(data)
+            if inline:
+                out.update(data)
+            else:
+                out[name] = data
+        if cls is Template:
+            out["template"] = value.text
+        elif cls is Record:
+            out["sites"] = [dict(site, url=url) for site, url in
+                            zip(out["sites"], value.site_urls, strict=True)]
+            out["status"] = status_of(value.facts)
+        elif cls is Site:
+            out["url"] = None  # a record's site gets its permalink above
+        return out
+
+    return write
 
 
 def record_to_dict(record: Record) -> dict[str, Any]:
-    return _object_to_json(record)
+    data: dict[str, Any] = _writer(Record)(record)
+    return data
 
 
 def explanation_to_dict(explanation: Explanation) -> dict[str, Any]:
-    return _object_to_json(explanation)
+    data: dict[str, Any] = _writer(Explanation)(explanation)
+    return data
 
 
 def template_to_dict(template: Template) -> dict[str, Any]:
-    return _object_to_json(template)
+    data: dict[str, Any] = _writer(Template)(template)
+    return data
 
 
 def status_of(facts: RecordFacts | None) -> str:
@@ -217,7 +263,8 @@ def template_from_dict(data: dict[str, Any]) -> Template:
             literals.append("")
         else:
             literals[-1] += piece
-    placeholders = tuple(from_json(Placeholder, p) for p in data.get("placeholders", []))
+    placeholder = _reader(Placeholder)
+    placeholders = tuple(placeholder(p) for p in data.get("placeholders", []))
     return Template(message=data["message"], literals=tuple(literals), placeholders=placeholders)
 
 
@@ -237,48 +284,72 @@ def _pieces(text: str) -> list[str | None]:
 def from_json(tp: Any, data: Any) -> Any:
     """Data of type `tp` from its JSON; a dataclass field missing from the JSON (stored by
     an older errdex) takes its default. Not for the reshaped types (`SHAPES`)."""
-    if data is None:
-        return None
-    tp = _non_null(tp)
-    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
-        hints = _hints(tp)
-        kwargs = {f.name: from_json(hints[f.name], data[f.name])
-                  for f in dataclasses.fields(tp) if f.name in data}
-        return tp(**kwargs)
+    return _reader(tp)(data)
+
+
+@cache
+def _reader(tp: Any) -> Convert:
+    if _is_union(tp):
+        options = [a for a in typing.get_args(tp) if a is not type(None)]
+        inner = _reader(options[0]) if len(options) == 1 else _same
+        return lambda v: None if v is None else inner(v)
+    if tp is int:
+        return lambda v: None if v is None else int(v)
+    if tp in _PLAIN or tp is Any or typing.get_origin(tp) is Literal:
+        return _same
     if isinstance(tp, type) and issubclass(tp, Enum):
-        return tp(data)
+        return lambda v: None if v is None else tp(v)
     if _is_pairs(tp):
-        return tuple((str(k), str(v)) for k, v in data.items())
+        return lambda v: tuple((str(k), str(x)) for k, x in v.items())
     if typing.get_origin(tp) is tuple:
         args = typing.get_args(tp)
         if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(from_json(args[0], v) for v in data)
-        return tuple(from_json(a, v) for a, v in zip(args, data, strict=True))
-    if tp is int:
-        return int(data)
-    return data
+            item = _reader(args[0])
+            return lambda v: tuple(item(x) for x in v)
+        items = [_reader(a) for a in args]
+        return lambda v: tuple(r(x) for r, x in zip(items, v, strict=True))
+    if _is_dataclass_type(tp):
+        return _object_reader(tp)
+    return _same
 
 
-def _site_from_dict(data: dict[str, Any], language: Language, template: Template) -> Site:
-    hints = _hints(Site)
-    fields = {f.name: from_json(hints[f.name], data[f.name]) for f in dataclasses.fields(Site)
-              if f.name in data and f.name not in ("language", "template")}
-    return Site(language=language, template=template, **fields)
+def _object_reader(cls: type, skip: tuple[str, ...] = ()) -> Callable[..., Any]:
+    """A dataclass from its JSON object; the fields in `skip` are the caller's to give
+    (`read(data, **given)`)."""
+    hints = _hints(cls)
+    names = [f.name for f in dataclasses.fields(cls) if f.name not in skip]
+    plan: list[tuple[str, Convert | None]] = []
+
+    def read(data: Any, **given: Any) -> Any:
+        if data is None:
+            return None
+        if not plan:
+            for name in names:
+                reader = _reader(hints[name])
+                plan.append((name, None if reader is _same else reader))
+        for name, convert in plan:
+            if name in data:
+                value = data[name]
+                given[name] = value if convert is None else convert(value)
+        return cls(**given)
+
+    return read
+
+
+_read_site = _object_reader(Site, skip=("language", "template"))
+_read_record = _object_reader(Record, skip=("template", "sites", "site_urls", "facts"))
 
 
 def record_from_dict(data: dict[str, Any]) -> Record:
     template = template_from_dict(data)
     language = Language(data["language"])
-    hints = _hints(Record)
-    plain = {f.name: from_json(hints[f.name], data[f.name]) for f in dataclasses.fields(Record)
-             if f.name in data and f.name not in ("template", "sites", "site_urls", "facts")}
-    plain["facts"] = from_json(RecordFacts, data.get("facts") or None)
-    return Record(
-        template=template,
-        sites=tuple(_site_from_dict(s, language, template) for s in data["sites"]),
+    record: Record = _read_record(
+        data, template=template,
+        sites=tuple(_read_site(s, language=language, template=template) for s in data["sites"]),
         site_urls=tuple(s.get("url") for s in data["sites"]),
-        **plain,
+        facts=_reader(RecordFacts)(data.get("facts") or None),
     )
+    return record
 
 
 # -- the schema ----------------------------------------------------------------------------
