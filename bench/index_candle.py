@@ -51,7 +51,7 @@ def time_errdex(root: str, workers: int) -> tuple[float, dict[str, object]]:
         with SQLiteStore(Path(tmp) / "bench.sqlite") as store:
             summary = index_snapshot(snapshot, store, workers=workers)
             elapsed = time.perf_counter() - started
-            kinds = Counter(row["kind"] for row in store.records())
+            kinds = Counter(row.kind for row in store.records())
     return elapsed, {
         "files": summary.files_read,
         "sites_by_kind": dict(summary.sites_by_kind),

@@ -18,7 +18,6 @@ from errdex.errors import (
 )
 
 if TYPE_CHECKING:
-    from errdex.explain import explain_text
     from errdex.index import index_snapshot
     from errdex.match import MatchEntry, Matcher, load_matcher
     from errdex.models import (
@@ -32,6 +31,7 @@ if TYPE_CHECKING:
         Snapshot,
         Template,
     )
+    from errdex.service import explain_text
     from errdex.source.resolve import SourceOptions, resolve
     from errdex.store import SQLiteStore
 
@@ -43,7 +43,7 @@ _LAZY = {
          "Snapshot", "Template"),
         "errdex.models",
     ),
-    "explain_text": "errdex.explain", "load_matcher": "errdex.match",
+    "explain_text": "errdex.service", "load_matcher": "errdex.match",
     "index_snapshot": "errdex.index", "MatchEntry": "errdex.match", "Matcher": "errdex.match",
     "SourceOptions": "errdex.source.resolve", "resolve": "errdex.source.resolve",
     "SQLiteStore": "errdex.store",

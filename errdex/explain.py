@@ -1,6 +1,5 @@
-"""Explain pasted text: find the records it contains and return them in the JSON shape
-of `explain --json` (`{"input", "matches": [{"id", "score", "exact", "values", "span",
-"record"}]}`), the one shape the CLI, the API and the hook all use.
+"""Reading pasted text: valid Unicode out of any bytes, bounded reads of a stream, and
+the lines of a batch. Explaining it is `errdex.service`'s (`Explainer.explain`).
 
 Pasted text is untrusted: it may be any bytes (a log with a stray Latin-1 byte, argv that
 is not UTF-8 and so reaches Python as surrogate escapes), of any size, and a batch may
@@ -15,12 +14,9 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
-from errdex.errors import EmptyInputError, NotFoundError, UsageError
-from errdex.match import Matcher
-from errdex.models import Match
-from errdex.store import SQLiteStore
+from errdex.errors import UsageError
 
 MAX_INPUT_CHARS = 50_000_000
 # Bytes read from a stream for one text (the CLI's --max-input-bytes): a longer one is
@@ -106,34 +102,3 @@ def _batch_line(number: int, raw: bytes) -> BatchLine:
     if not isinstance(text, str):
         return BatchLine(number, error='each line must be an object with a string "text"')
     return BatchLine(number, text=text)
-
-
-def match_to_dict(match: Match, record: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": match.record_id,
-        "score": round(match.score, 4),
-        "exact": match.exact,
-        "values": dict(match.values),
-        "span": list(match.span),
-        "why": match.why,
-        "site_index": match.site_index,
-        "record": record,
-    }
-
-
-def explain_text(
-    store: SQLiteStore, matcher: Matcher, text: str, limit: int = 5
-) -> dict[str, Any]:
-    text = valid_text(text)
-    if not text.strip():
-        raise EmptyInputError("nothing to explain: the input is empty")
-    if len(text) > MAX_INPUT_CHARS:
-        raise UsageError(f"input too large: over {MAX_INPUT_CHARS:,} characters")
-    matches = []
-    for match in matcher.match(text, limit=limit):
-        try:
-            record = store.record_dict(match.record_id)
-        except NotFoundError:  # a long-lived matcher outlived a re-index that dropped it
-            continue
-        matches.append(match_to_dict(match, record))
-    return {"input": text, "matches": matches}

@@ -221,6 +221,16 @@ class FailureClass:
 
 
 @dataclass(frozen=True)
+class Location:
+    """A place in the indexed code: where an error type's display text is written (the
+    record's `definition`), with its permalink when the snapshot has one."""
+
+    path: str
+    line: int
+    url: str | None = None
+
+
+@dataclass(frozen=True)
 class Record:
     """One distinct error of a repository: a template and every site that raises it."""
 
@@ -239,6 +249,9 @@ class Record:
     related: tuple[Related, ...] = ()
     failure_class: FailureClass | None = None
     facts: RecordFacts | None = None  # what the prose was written from (errdex.analyze.facts)
+    # Where the error type's display text is written (a thiserror variant's #[error], an
+    # exception class's message), for records whose type owns the text; None until known.
+    definition: Location | None = None
 
 
 def record_id(repo: str, template: Template, exception: str | None = None) -> str:
@@ -275,6 +288,34 @@ class MatchEntry:
     variant_fields: tuple[str, ...] = ()  # its fields in declared order
     language: str = "python"  # "python" | "rust"
     version: str | None = None  # the indexed snapshot's release version, where known
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A record as a list shows it (the store's listing, search and class reads): enough
+    to pick one, without its prose or snippets."""
+
+    id: str
+    repo: str
+    language: str
+    kind: str
+    exception: str | None
+    message: str
+    path: str  # the first site's
+    line: int
+    site_count: int
+
+
+@dataclass(frozen=True)
+class Repository:
+    """An indexed snapshot as the store lists it, with its record count."""
+
+    repo: str
+    commit_sha: str | None
+    commit_date: str | None
+    version: str | None
+    indexed_at: str
+    records: int
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,14 @@
-"""The one entry point every surface calls: explain, show, search, scan, at(path, line).
+"""The one entry point every surface calls: explain, show, search, scan, at(path, line),
+and the reads behind the web pages (records, listings, repositories).
 
-Why it exists: how a matcher is loaded (the on-disk key index for one text, or the whole
-matcher built once and kept) and how records are found (by id, by words, by a file and
-line) were decided separately by the CLI, the web app and the hook. `Explainer` decides
-them once, so a surface (the MCP server first; the others later) only parses, calls and
-renders. It returns the JSON contracts the CLI prints (`explain --json`, `show --json`,
-`scan --json`, the listing rows); it prints nothing and never writes to the store.
+Why it exists: how a matcher is loaded (the on-disk key index for one text, the whole
+matcher built once and kept, the few templates the key index selects for an exception
+hook, or a matcher a server keeps fresh itself) and how records are found (by id, by
+words, by a file and line) are decided here once. The CLI, the web app, the exception
+hook, the static export and the MCP server only parse, call and render. The calls that
+print or serve return the JSON contract (`errdex.contract`: `explain --json`, `show
+--json`, `scan --json`, the listing rows); the reads behind pages return the store's
+typed rows. It prints nothing and never writes to the store.
 
 An `Explainer` serves one thread at a time (a lock guards the one SQLite connection and
 the caches). Its caches (the kept matcher, the map of site paths) follow the database:
@@ -15,17 +18,21 @@ when a repository is indexed again, the next call sees the new records.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from errdex.errors import EmptyInputError, UsageError
-from errdex.explain import MAX_INPUT_CHARS, explain_text
+from errdex import contract
+from errdex.errors import EmptyInputError, NotFoundError, StoreError, UsageError
+from errdex.explain import MAX_INPUT_CHARS, valid_text
 from errdex.match import Matcher, load_matcher
 from errdex.match.scan import ByteStream, report_to_dict, scan_stream
+from errdex.models import Listing, MatchEntry, Record, Repository
 from errdex.store import SQLiteStore, Store
+from errdex.store.base import TextSearch
 
 MAX_LIMIT = 100  # results per call: more is a dump, not an answer
 # Templates loaded for the nearest-record lookup of one text: a common word kept for
@@ -43,28 +50,83 @@ class MatcherMode(Enum):
     # Every template compiled once, at the first call, and kept: the fastest per call,
     # for a long-lived process that explains many texts (~14 s to build at 100k records).
     KEPT = "kept"
+    # Only the templates the key index selects for an exact match, at most
+    # `candidate_limit` of them, and no nearest-record guess: bounded work for the
+    # exception hook. A database without a key index is not searched (NoKeyIndexError).
+    KEYED = "keyed"
+
+
+@dataclass(frozen=True)
+class SiteRef:
+    """A site as `at` returns it: where and when it raises, without its snippet."""
+
+    path: str
+    line: int
+    end_line: int
+    function: str | None
+    guard: str | None
+    url: str | None
+    kind: str
+    exception: str | None
+
+
+@dataclass(frozen=True)
+class SiteHit:
+    """A record with a site in the file asked for, and those sites."""
+
+    id: str
+    repo: str
+    language: str
+    kind: str
+    exception: str | None
+    message: str
+    summary: str | None
+    sites: tuple[SiteRef, ...]
+
+
+contract.contract_types(SiteHit)
+
+
+class NoKeyIndexError(StoreError):
+    """The database has no on-disk key index (written by an older errdex)."""
 
 
 class Explainer:
-    """Explain pasted text and find records in one errdex database (which must exist)."""
+    """Explain pasted text and find records in one errdex database (which must exist).
+
+    `db` is a path, or a store the caller opened (and closes). `matcher`, when given,
+    supplies the matcher for every call (a server that rebuilds its own after a
+    re-index); `timeout` is how long to wait for a database another process locked."""
 
     def __init__(
         self,
-        db_path: str | Path,
+        db: str | Path | Store,
         *,
         mode: MatcherMode = MatcherMode.PER_TEXT,
         max_text_chars: int = MAX_INPUT_CHARS,
+        timeout: float | None = None,
+        candidate_limit: int | None = None,
+        matcher: Callable[[], Matcher] | None = None,
+        max_limit: int = MAX_LIMIT,
     ) -> None:
-        self.store = SQLiteStore(db_path, create=False)
+        self._owned = isinstance(db, (str, Path))
+        self.store: Store = (SQLiteStore(db, create=False, timeout=timeout)
+                             if isinstance(db, (str, Path)) else db)
+        self.name = str(db) if self._owned else "the database"
         self.mode = mode
         self.max_text_chars = max_text_chars
+        self.candidate_limit = candidate_limit
+        self.max_limit = max_limit
+        self.entries_loaded = 0  # templates loaded from the store for texts (KEYED, PER_TEXT)
+        self._given = matcher
         self._lock = threading.Lock()
         self._generation: int | None = None
         self._matcher: Matcher | None = None
         self._site_paths: dict[str, set[str]] | None = None  # site path -> record ids
 
     def close(self) -> None:
-        self.store.close()
+        if self._owned:
+            self.store.close()
 
     def __enter__(self) -> Explainer:
         return self
@@ -77,19 +139,17 @@ class Explainer:
     def explain(self, text: str, limit: int = 5) -> dict[str, Any]:
         """The `errdex explain --json` shape: {"input", "matches": [...]}."""
         self._check_text(text)
-        limit = _check_limit(limit)
+        limit = _check_limit(limit, self.max_limit)
         with self._current():
-            matcher = self._matcher
-            if matcher is None and self.mode is MatcherMode.PER_TEXT:
-                matcher = matcher_for_text(self.store, text)
-            if matcher is None:  # no key index in this database, or KEPT mode
-                matcher = self._whole_matcher()
-            return explain_text(self.store, matcher, text, limit)
+            return explain_text(self.store, self._matcher_for(text), text, limit)
 
     def show(self, record_id: str) -> dict[str, Any]:
         """One record's JSON contract; NotFoundError for an unknown id."""
+        return contract.record_to_dict(self.record(record_id))
+
+    def record(self, record_id: str) -> Record:
         with self._current():
-            return self.store.record_dict(record_id.strip())
+            return self.store.record(record_id.strip())
 
     def search(self, query: str, limit: int = 20) -> list[dict[str, Any]]:
         """Listing rows of the records whose message has every word of `query`, best
@@ -99,13 +159,19 @@ class Explainer:
             raise EmptyInputError("nothing to search for: the query is empty")
         self._check_text(query)
         with self._current():
-            return self.store.search_text(query, limit=limit)
+            return [contract.to_json(row) for row in self.store.search_text(query, limit=limit)]
+
+    def text_search(self, words: str, limit: int = 20) -> TextSearch:
+        """A bounded text search with the terms it used (the search page's)."""
+        with self._current():
+            return self.store.text_search(words, limit)
 
     def scan(self, stream: ByteStream) -> dict[str, Any]:
         """The `errdex scan --json` shape for a whole log (exact matches only)."""
         with self._current():
             report = scan_stream(self._whole_matcher(), stream)
-            records = {r.record_id: self.store.record_dict(r.record_id) for r in report.ordered()}
+            records = {r.record_id: contract.record_to_dict(self.store.record(r.record_id))
+                       for r in report.ordered()}
         return report_to_dict(report, records)
 
     def at(self, path: str, line: int | None = None) -> list[dict[str, Any]]:
@@ -127,18 +193,49 @@ class Explainer:
             site_paths = self._site_path_map()
             matched = _best_suffix_matches(wanted, site_paths)
             ids = sorted({rid for p in matched for rid in site_paths[p]})
-            records = [self.store.record_dict(rid) for rid in ids]
+            records = [self.store.record(rid) for rid in ids]
         # A removed record (kept so that text from an older version still finds its page)
         # names where the code used to be: the file doesn't raise it any more.
-        hits = [_hit(r, matched, line) for r in records if r.get("status") != "removed"]
-        found = [hit for hit in hits if hit["sites"]]
-        found.sort(key=lambda h: (h["sites"][0]["path"], h["sites"][0]["line"], h["id"]))
-        return found
+        hits = [_hit(r, matched, line) for r in records
+                if contract.status_of(r.facts) != "removed"]
+        found = [hit for hit in hits if hit.sites]
+        found.sort(key=lambda h: (h.sites[0].path, h.sites[0].line, h.id))
+        return [contract.to_json(hit) for hit in found]
 
     def repositories(self) -> list[dict[str, Any]]:
         """Every indexed repository with its commit, version and record count."""
+        return [contract.to_json(row) for row in self.snapshots()]
+
+    # -- the reads behind pages ---------------------------------------------------------
+
+    def snapshots(self) -> list[Repository]:
         with self._current():
             return self.store.repos()
+
+    def listing(self, repo: str | None = None) -> list[Listing]:
+        """Listing rows of one repository (or all), by repository, path and line;
+        NotFoundError for a repository that is not indexed."""
+        with self._current():
+            if repo is not None and not self.store.has_repo(repo):
+                known = ", ".join(r.repo for r in self.store.repos()) or "none"
+                raise NotFoundError(f"repository {repo!r} is not indexed (indexed: {known})")
+            return self.store.records(repo)
+
+    def in_class(self, slug: str) -> list[Listing]:
+        """Listing rows of every record of one failure class, across repositories."""
+        with self._current():
+            return self.store.records_in_class(slug)
+
+    def matcher(self) -> Matcher:
+        """The matcher over every record (built once per database state): for a server
+        that keeps its own generation fresh and hands it back as `matcher=`."""
+        with self._current():
+            return self._whole_matcher()
+
+    def match_entries(self) -> list[MatchEntry]:
+        """What the matcher needs of every record (the static export's search index)."""
+        with self._current():
+            return self.store.match_entries()
 
     # -- loading ------------------------------------------------------------------------
 
@@ -160,9 +257,30 @@ class Explainer:
                 self._matcher = None
             yield
 
+    def _matcher_for(self, text: str) -> Matcher:
+        if self._given is not None:
+            return self._given()
+        if self.mode is MatcherMode.KEYED:
+            entries = self.store.match_candidates(text, limit=self.candidate_limit)
+            if entries is None:
+                raise NoKeyIndexError(f"{self.name} has no key index (written by an older "
+                                      "errdex): run `errdex index` again to explain errors "
+                                      "here")
+            self.entries_loaded += len(entries)
+            return Matcher(entries)
+        matcher = self._matcher
+        if matcher is None and self.mode is MatcherMode.PER_TEXT:
+            matcher = matcher_for_text(self.store, text)
+            if matcher is not None:
+                self.entries_loaded += len(matcher.entries)
+        # No key index in this database, or KEPT mode: every template, built once.
+        return matcher if matcher is not None else self._whole_matcher()
+
     def _whole_matcher(self) -> Matcher:
         """The matcher over every record, built at most once per database state (also in
         PER_TEXT mode, for a database without a key index, and for scans)."""
+        if self._given is not None:
+            return self._given()
         if self._matcher is None:
             self._matcher = load_matcher(self.store)
         return self._matcher
@@ -178,10 +296,30 @@ class Explainer:
         return self._site_paths
 
 
-def _check_limit(limit: int) -> int:
+def explain_text(store: Store, matcher: Matcher, text: str, limit: int = 5) -> dict[str, Any]:
+    """The `explain --json` shape for `text` (decoded as valid Unicode), its records read
+    from `store`. A match of a record the store no longer has (a long-lived matcher that
+    outlived a re-index) is dropped."""
+    text = valid_text(text)
+    if not text.strip():
+        raise EmptyInputError("nothing to explain: the input is empty")
+    if len(text) > MAX_INPUT_CHARS:
+        raise UsageError(f"input too large: over {MAX_INPUT_CHARS:,} characters")
+    matches = []
+    for match in matcher.match(text, limit=limit):
+        try:
+            record = store.record(match.record_id)
+        except NotFoundError:
+            continue
+        matches.append(contract.match_result(match, record))
+    result: dict[str, Any] = contract.to_json(contract.ExplainResult(text, tuple(matches)))
+    return result
+
+
+def _check_limit(limit: int, most: int = MAX_LIMIT) -> int:
     if limit < 1:
         raise UsageError("limit must be at least 1")
-    return min(limit, MAX_LIMIT)
+    return min(limit, most)
 
 
 def _path_parts(path: str) -> tuple[str, ...]:
@@ -205,23 +343,23 @@ def _best_suffix_matches(wanted: tuple[str, ...], site_paths: dict[str, set[str]
     return matched
 
 
-def _hit(record: dict[str, Any], paths: set[str], line: int | None) -> dict[str, Any]:
+def _hit(record: Record, paths: set[str], line: int | None) -> SiteHit:
     """A record as `at` returns it: what it raises, and its sites in the file asked for
     (without their snippets: `show` has the whole page)."""
-    sites = [
-        {key: site.get(key) for key in
-         ("path", "line", "end_line", "function", "guard", "url", "kind", "exception")}
-        for site in record["sites"]
-        if site["path"] in paths
-        and (line is None or site["line"] <= line <= max(site["line"], site.get("end_line") or 0))
-    ]
-    explanation = record.get("explanation") or {}
-    return {
-        "id": record["id"], "repo": record["repo"], "language": record["language"],
-        "kind": record["kind"], "exception": record["exception"],
-        "message": record["message"], "summary": explanation.get("summary"),
-        "sites": sites,
-    }
+    sites = tuple(
+        SiteRef(path=site.path, line=site.line, end_line=site.end_line,
+                function=site.function, guard=site.guard, url=url, kind=site.kind.value,
+                exception=site.exception)
+        for site, url in zip(record.sites, record.site_urls, strict=True)
+        if site.path in paths and (line is None or site.line <= line <= max(site.line,
+                                                                          site.end_line))
+    )
+    return SiteHit(
+        id=record.id, repo=record.repo, language=record.language.value,
+        kind=record.kind.value, exception=record.exception,
+        message=record.template.message,
+        summary=record.explanation.summary if record.explanation else None, sites=sites,
+    )
 
 
 def matcher_for_text(store: Store, text: str, near_limit: int = NEAR_LIMIT) -> Matcher | None:

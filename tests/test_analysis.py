@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
-from errdex.explain import explain_text
+from errdex.contract import record_to_dict
 from errdex.index import index_snapshot
 from errdex.match import load_matcher
 from errdex.serve.cli import main
+from errdex.service import explain_text
 from errdex.source.resolve import SourceOptions, resolve
 from errdex.store import SQLiteStore
 from tests.analysis_repos import commit, init, python_repo, rust_version
@@ -27,7 +28,7 @@ def _index(root: Path, store: SQLiteStore, repo: str) -> None:
 
 
 def _by_message(store: SQLiteStore, repo: str) -> dict[str, dict[str, Any]]:
-    return {row["message"]: store.record_dict(row["id"]) for row in store.records(repo)}
+    return {row.message: record_to_dict(store.record(row.id)) for row in store.records(repo)}
 
 
 @pytest.fixture(scope="module")
@@ -191,8 +192,8 @@ def test_check_reports_an_invented_name(rust: Any, tmp_path: Path,
     _, _, db = rust
     with SQLiteStore(db) as store:
         row = next(r for r in store.records("t/rust")
-                   if r["message"] == "q and k must have the same dtype")
-        record = store.record(row["id"])
+                   if r.message == "q and k must have the same dtype")
+        record = store.record(row.id)
     from dataclasses import replace
 
     assert record.explanation is not None

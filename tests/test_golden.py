@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from errdex.contract import record_to_dict
 from errdex.index import index_snapshot
 from errdex.source.resolve import SourceOptions, resolve
 from errdex.store import SQLiteStore
@@ -72,7 +73,7 @@ def _pages(tmp: Path, name: str) -> list[dict[str, Any]]:
         for root in roots:
             (snapshot,) = resolve(str(root), SourceOptions(repo=f"fixtures/{name}"))
             index_snapshot(snapshot, store, workers=1)
-        return [store.record_dict(row["id"]) for row in store.records()]
+        return [record_to_dict(store.record(row.id)) for row in store.records()]
 
 
 @pytest.mark.parametrize("name", sorted(REPOSITORIES))

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+from errdex.contract import record_to_dict
 from errdex.serve.cli import main
 from errdex.store import SQLiteStore
 from tests.analysis_repos import commit, init, rust_version
@@ -101,7 +102,7 @@ def _env(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
 
 def _pages(db: Path) -> dict[str, dict[str, Any]]:
     with SQLiteStore(db) as store:
-        return {row["message"]: store.record_dict(row["id"])["explanation"]
+        return {row.message: record_to_dict(store.record(row.id))["explanation"]
                 for row in store.records("t/rust")}
 
 

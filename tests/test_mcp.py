@@ -90,7 +90,7 @@ def _id_of(db: Path, message_start: str) -> str:
     from errdex.store import SQLiteStore
 
     with SQLiteStore(db, create=False) as store:
-        ids = [r["id"] for r in store.records() if r["message"].startswith(message_start)]
+        ids = [r.id for r in store.records() if r.message.startswith(message_start)]
     assert len(ids) == 1
     return ids[0]
 

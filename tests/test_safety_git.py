@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from errdex import extract
+from errdex.contract import record_to_dict
 from errdex.models import Language
 from errdex.serve.cli import main
 from errdex.source import git
@@ -75,13 +76,13 @@ def _one_line_error(err: str) -> str:
 
 def _records(db: Path) -> dict[str, dict[str, Any]]:
     with SQLiteStore(db, create=False) as store:
-        return {row["message"]: store.record_dict(row["id"]) for row in store.records()}
+        return {row.message: record_to_dict(store.record(row.id)) for row in store.records()}
 
 
 def _commit(db: Path) -> str:
     with SQLiteStore(db, create=False) as store:
         (repo,) = store.repos()
-    return str(repo["commit_sha"])
+    return str(repo.commit_sha)
 
 
 def _first_commits(repo: Path) -> list[str]:

@@ -12,10 +12,9 @@ from pathlib import Path
 import pytest
 
 from errdex.errors import EmptyInputError, NotFoundError, StoreError, UsageError
-from errdex.explain import explain_text
 from errdex.match import load_matcher
 from errdex.serve.cli import main
-from errdex.service import Explainer, MatcherMode
+from errdex.service import Explainer, MatcherMode, explain_text
 from tests.shapes import COMMIT, GRID, OTHER_REPO, REPO, STORAGE, TRACEBACK, index_shapes, line_of
 
 
@@ -31,7 +30,7 @@ def explainer(db: Path, request: pytest.FixtureRequest) -> Iterator[Explainer]:
 
 
 def _id_of(service: Explainer, message_start: str) -> str:
-    ids = [r["id"] for r in service.store.records() if r["message"].startswith(message_start)]
+    ids = [r.id for r in service.store.records() if r.message.startswith(message_start)]
     assert len(ids) == 1, ids
     return ids[0]
 

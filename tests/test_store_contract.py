@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from errdex.contract import record_to_dict
 from errdex.errors import NotFoundError, StoreError
 from errdex.models import (
     Defensive,
@@ -84,15 +85,15 @@ def test_every_read_after_a_snapshot_is_written(store: Store) -> None:
     _write(store, "o/r", records, vocabulary=frozenset({"open_file", "Tensor"}))
     assert store.has_repo("o/r") and not store.has_repo("o/elsewhere")
     [repo] = store.repos()
-    assert (repo["repo"], repo["commit_sha"], repo["version"], repo["records"]) == (
+    assert (repo.repo, repo.commit_sha, repo.version, repo.records) == (
         "o/r", "c0ffee", "1.0", 4)
     listing = store.records("o/r")
-    assert all(set(row) == LISTING for row in listing)
-    assert [(row["path"], row["line"]) for row in listing] == [
+    assert all(set(dataclasses.asdict(row)) == LISTING for row in listing)
+    assert [(row.path, row.line) for row in listing] == [
         ("src/io.rs", 10), ("src/lib.rs", 5), ("src/lib.rs", 30), ("src/old.rs", 2)]
     assert store.records() == listing
     for record in records:
-        data = store.record_dict(record.id)
+        data = record_to_dict(store.record(record.id))
         assert data["message"] == record.template.message and data["repo"] == "o/r"
         assert store.record(record.id).template == record.template
         assert store.record_json(record.id).startswith("{")
@@ -103,15 +104,15 @@ def test_every_read_after_a_snapshot_is_written(store: Store) -> None:
 def test_removed_records_are_kept_with_their_status(store: Store) -> None:
     records = _library()
     _write(store, "o/r", records)
-    assert store.record_dict(records[3].id)["status"] == "removed"
-    assert store.record_dict(records[0].id)["status"] == "current"
-    assert [row["id"] for row in store.records_in_class("removed-api")] == [records[3].id]
+    assert record_to_dict(store.record(records[3].id))["status"] == "removed"
+    assert record_to_dict(store.record(records[0].id))["status"] == "current"
+    assert [row.id for row in store.records_in_class("removed-api")] == [records[3].id]
     assert store.records_in_class("no-such-class") == []
 
 
 def test_unknown_ids_are_not_found(store: Store) -> None:
     _write(store, "o/r", _library())
-    for read in (store.record_dict, store.record_json, store.record):
+    for read in (store.record_json, store.record):
         with pytest.raises(NotFoundError, match="no error with id 'feedface'"):
             read("feedface")
 
@@ -122,11 +123,11 @@ def test_replacing_a_snapshot_replaces_its_records(store: Store) -> None:
     kept = make_record("cannot open checkpoint file", line=12, path="src/io.rs")
     new = make_record("checkpoint is truncated at byte {n}", holes=(("n", "n"),))
     _write(store, "o/r", [kept, new], version="2.0")
-    assert [row["id"] for row in store.records("o/r")] == [kept.id, new.id]
-    assert store.records("o/r")[0]["line"] == 12
-    assert store.repos()[0]["records"] == 2 and store.repos()[0]["version"] == "2.0"
+    assert [row.id for row in store.records("o/r")] == [kept.id, new.id]
+    assert store.records("o/r")[0].line == 12
+    assert store.repos()[0].records == 2 and store.repos()[0].version == "2.0"
     with pytest.raises(NotFoundError):
-        store.record_dict(first[0].id)
+        record_to_dict(store.record(first[0].id))
     assert store.vocabulary("o/r") == frozenset({"old_name"})  # none given: the old one kept
     assert {e.record_id for e in store.match_entries()} == {kept.id, new.id}
     assert store.search_text("shape mismatch") == []
@@ -138,23 +139,23 @@ def test_two_repositories_side_by_side(store: Store) -> None:
         dataclasses.replace(site, path="lib/io.py") for site in ours[1].sites))]
     _write(store, "o/r", ours)
     _write(store, "x/y", theirs, version=None)
-    assert [r["repo"] for r in store.repos()] == ["o/r", "x/y"]
-    assert [r["id"] for r in store.records("x/y")] == [theirs[0].id]
-    assert [r["repo"] for r in store.records()] == ["o/r"] * 4 + ["x/y"]
+    assert [r.repo for r in store.repos()] == ["o/r", "x/y"]
+    assert [r.id for r in store.records("x/y")] == [theirs[0].id]
+    assert [r.repo for r in store.records()] == ["o/r"] * 4 + ["x/y"]
     found = store.search_text("checkpoint file")
-    assert {(row["repo"], row["id"]) for row in found} == {
+    assert {(row.repo, row.id) for row in found} == {
         ("o/r", ours[1].id), ("x/y", theirs[0].id)}
     _write(store, "o/r", [])  # emptying one repository leaves the other alone
-    assert [r["id"] for r in store.records()] == [theirs[0].id]
-    assert store.record_dict(theirs[0].id)["repo"] == "x/y"
+    assert [r.id for r in store.records()] == [theirs[0].id]
+    assert record_to_dict(store.record(theirs[0].id))["repo"] == "x/y"
 
 
 def test_text_search_is_whole_words_all_of_them_with_a_term_cap(store: Store) -> None:
     records = _library()
     _write(store, "o/r", records)
     [row] = store.search_text("CHECKPOINT open")
-    assert row["id"] == records[1].id
-    assert set(row) == {"id", "repo", "kind", "exception", "message", "path", "line"}
+    assert row.id == records[1].id
+    assert row in store.records("o/r")  # a search row is a listing row
     assert store.search_text("checkpoint missing") == []
     assert store.search_text("checkp") == []
     assert store.search_text("  ...  ") == []
@@ -169,7 +170,7 @@ def test_match_entries_and_candidates(store: Store) -> None:
     records = _library()
     _write(store, "o/r", records, version="3.1")
     entries = store.match_entries()
-    assert [e.record_id for e in entries] == [r["id"] for r in store.records()]
+    assert [e.record_id for e in entries] == [r.id for r in store.records()]
     variant = next(e for e in entries if e.record_id == records[2].id)
     assert (variant.variant, variant.variant_fields, variant.version, variant.language) == (
         "UnsupportedDtype", ("dtype",), "3.1", "rust")
@@ -194,10 +195,10 @@ def test_updating_record_data_rewrites_only_the_prose(store: Store) -> None:
         example_fix=ExampleFix("", ""), defensive=Defensive("", "", "", ""), prevention=(),
         trigger="", common_situations=())
     store.update_record_data([dataclasses.replace(records[1], explanation=explanation)])
-    page = store.record_dict(records[1].id)
+    page = record_to_dict(store.record(records[1].id))
     assert page["explanation"]["summary"] == "The checkpoint path does not exist."
     assert store.record(records[1].id).explanation == explanation
-    assert store.record_dict(records[0].id)["explanation"] is None
+    assert record_to_dict(store.record(records[0].id))["explanation"] is None
     # a record the store doesn't hold is not added by an update
     store.update_record_data([make_record("never indexed", language=Language.PYTHON)])
     assert len(store.records()) == 4

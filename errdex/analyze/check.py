@@ -15,8 +15,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from errdex.contract import explanation_to_dict, record_to_dict
 from errdex.languages import spec_for
 from errdex.models import Explanation, Language
+from errdex.sections import Kind, checked_fields
 from errdex.store import SQLiteStore
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -27,10 +29,6 @@ _DEFINES = re.compile(
     r"\b(?:fn|def|let(?:\s+mut)?|as|class|struct|for)\s+([A-Za-z_]\w*)|\|([A-Za-z_]\w*)\||"
     r"\b([A-Za-z_]\w*)\s*=(?!=)|\b([A-Za-z_]\w*)\s*@|\(([A-Za-z_]\w*)\)\s*(?:if|=>)"
 )
-PROSE_FIELDS = ("summary", "what_it_means", "trigger")
-LIST_FIELDS = ("solutions", "prevention", "common_situations")
-CODE_FIELDS = ("example_fix.before", "example_fix.after", "defensive.validate",
-               "defensive.type_guard", "defensive.try_catch")
 
 
 @dataclass(frozen=True)
@@ -62,21 +60,21 @@ def _code_names(code: str, language: Language) -> tuple[set[str], set[str]]:
 
 
 def sections(explanation: Explanation | dict[str, Any]) -> Iterable[tuple[str, str, bool]]:
-    """(section name, text, is code) of an explanation or its JSON."""
+    """(section name, text, is code) of every checked text of an explanation or its JSON
+    (`errdex.sections`), a list section's items one by one."""
     data = explanation if isinstance(explanation, dict) else _as_dict(explanation)
-    for name in PROSE_FIELDS:
-        yield name, str(data.get(name) or ""), False
-    for name in LIST_FIELDS:
-        for item in data.get(name) or ():
-            yield name, str(item), False
-    for dotted in CODE_FIELDS:
-        group, _, key = dotted.partition(".")
-        yield dotted, str((data.get(group) or {}).get(key) or ""), True
+    for field in checked_fields():
+        value: Any = data
+        for key in field.path:
+            value = (value or {}).get(key)
+        if field.kind is Kind.LIST:
+            for item in value or ():
+                yield field.name, str(item), False
+        else:
+            yield field.name, str(value or ""), field.kind is Kind.CODE
 
 
 def _as_dict(explanation: Explanation) -> dict[str, Any]:
-    from errdex.serialize import explanation_to_dict
-
     return explanation_to_dict(explanation)
 
 
@@ -115,13 +113,13 @@ def unknown_names(
 
 def check_store(store: SQLiteStore, repo: str | None = None) -> dict[str, Any]:
     """Every unknown name in the stored records' text, by writer: the `check` report."""
-    repos = [repo] if repo else [r["repo"] for r in store.repos()]
+    repos = [repo] if repo else [r.repo for r in store.repos()]
     found: list[dict[str, str]] = []
     checked = 0
     for name in repos:
         vocabulary = store.vocabulary(name)
         for row in store.records(name):
-            record = store.record_dict(row["id"])
+            record = record_to_dict(store.record(row.id))
             checked += 1
             writer = (record.get("explanation") or {}).get("source", "facts")
             for unknown in unknown_names(record, vocabulary):

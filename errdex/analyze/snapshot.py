@@ -216,7 +216,7 @@ def previous_records(store: Store, repo: str) -> list[Record]:
     """The records the store holds for `repo` now (before a new snapshot replaces them)."""
     if not store.has_repo(repo):
         return []
-    return [store.record(row["id"]) for row in store.records(repo)]
+    return [store.record(row.id) for row in store.records(repo)]
 
 
 def analyze_snapshot(

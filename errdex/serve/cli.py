@@ -15,17 +15,11 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, BinaryIO, NoReturn, TextIO, cast
 
-from errdex import settings
-from errdex.errors import ErrdexError, UsageError
-from errdex.explain import (
-    batch_lines,
-    explain_text,
-    read_input,
-    valid_text,
-)
-from errdex.match import load_matcher
+from errdex import contract, settings
+from errdex.errors import ErrdexError, NotFoundError, UsageError
+from errdex.explain import batch_lines, read_input, valid_text
 from errdex.serve import terminal
-from errdex.service import matcher_for_text
+from errdex.service import Explainer, MatcherMode
 from errdex.store import SQLiteStore, Store
 from errdex.store.sqlite import WRITE_TIMEOUT
 
@@ -141,6 +135,14 @@ def _open_store(
     return SQLiteStore(path, create=False, timeout=float(wait or 0))
 
 
+def _explainer(args: argparse.Namespace, mode: MatcherMode = MatcherMode.PER_TEXT
+               ) -> Explainer:
+    """The service over the database, opened as a reader (see `_open_store`)."""
+    wait = settings.resolve("lock_wait", args.lock_wait)
+    return Explainer(settings.database_path(args.db), mode=mode, timeout=float(wait or 0),
+                     max_limit=sys.maxsize)  # --limit is the user's to choose
+
+
 def _index(args: argparse.Namespace, out: TextIO) -> int:
     # Imported here: tree-sitter and the extractors cost `explain` ~100 ms at start-up.
     from errdex.index import Budgets, index_snapshot
@@ -205,13 +207,10 @@ def _explain(args: argparse.Namespace, out: TextIO) -> int:
     if args.batch is not None:
         return _explain_batch(args, out)
     text = _read_text(args)
-    with _open_store(args) as store:
-        # The on-disk key index loads only the templates the text can match; only a
-        # database without one (written by an older errdex) compiles every template.
-        matcher = matcher_for_text(store, text)
-        if matcher is None:
-            matcher = load_matcher(store)
-        result = explain_text(store, matcher, text, args.limit)
+    # The on-disk key index loads only the templates the text can match; only a
+    # database without one (written by an older errdex) compiles every template.
+    with _explainer(args) as explainer:
+        result = explainer.explain(text, args.limit)
     _emit(result, out, args.json, terminal.explain_text)
     if not result["matches"]:
         _say("no known error matches this text")
@@ -227,13 +226,12 @@ def _explain_batch(args: argparse.Namespace, out: TextIO) -> int:
     except OSError as exc:
         raise UsageError(f"cannot read {args.batch}: {exc.strerror}") from None
     matched = bad = 0
-    with stream, _open_store(args) as store:
-        matcher = load_matcher(store)
+    with stream, _explainer(args, MatcherMode.KEPT) as explainer:
         for line in batch_lines(stream, _input_limit(args)):
             message = line.error
             if line.text is not None:
                 try:
-                    result = explain_text(store, matcher, line.text, args.limit)
+                    result = explainer.explain(line.text, args.limit)
                 except (ValueError, RecursionError, ErrdexError) as exc:
                     message = exc.message if isinstance(exc, ErrdexError) else str(exc)
                 else:
@@ -250,18 +248,18 @@ def _explain_batch(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _show(args: argparse.Namespace, out: TextIO) -> int:
-    with _open_store(args) as store:
-        record = store.record_dict(args.id)
+    with _explainer(args) as explainer:
+        record = explainer.show(args.id)
     _emit(record, out, args.json, terminal.record_text)
     return 0
 
 
 def _list(args: argparse.Namespace, out: TextIO) -> int:
-    with _open_store(args) as store:
-        if args.repo and not store.has_repo(args.repo):
-            known = ", ".join(r["repo"] for r in store.repos()) or "none"
-            raise UsageError(f"repository {args.repo!r} is not indexed (indexed: {known})")
-        rows = store.records(args.repo)
+    with _explainer(args) as explainer:
+        try:
+            rows = [contract.to_json(row) for row in explainer.listing(args.repo or None)]
+        except NotFoundError as exc:  # a repository the user named: bad usage
+            raise UsageError(exc.message) from None
     _emit(rows, out, args.json, terminal.listing_text)
     return 0
 
@@ -280,8 +278,8 @@ def _serve(args: argparse.Namespace, out: TextIO) -> int:
 def _export(args: argparse.Namespace, out: TextIO) -> int:
     from errdex.serve.export import export_site
 
-    with _open_store(args) as store:
-        pages = export_site(store, args.dir)
+    with _explainer(args) as explainer:
+        pages = export_site(explainer, args.dir)
     terminal.write(f"wrote {pages} pages to {args.dir}", out)
     return 0
 
@@ -294,17 +292,16 @@ def _mcp(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _scan(args: argparse.Namespace, out: TextIO) -> int:
-    from errdex.match.scan import report_text, report_to_dict, scan_stream
+    from errdex.match.scan import report_text
 
     try:
         stream = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")  # noqa: SIM115
     except OSError as exc:
         raise UsageError(f"cannot read {args.file}: {exc.strerror}") from None
-    with stream, _open_store(args) as store:
-        report = scan_stream(load_matcher(store), stream)
-        records = {r.record_id: store.record_dict(r.record_id) for r in report.ordered()}
-    _emit(report_to_dict(report, records), out, args.json, lambda data, _: report_text(data))
-    return 0 if report.records else 1
+    with stream, _explainer(args, MatcherMode.KEPT) as explainer:
+        report = explainer.scan(stream)
+    _emit(report, out, args.json, lambda data, _: report_text(data))
+    return 0 if report["records"] else 1
 
 
 def _run(args: argparse.Namespace, out: TextIO) -> int:

@@ -19,7 +19,8 @@ from errdex.analyze.classes import CLASSES
 from errdex.errors import UsageError
 from errdex.serve.web import pages
 from errdex.serve.web.render import Links, page_path, render, safe_part
-from errdex.store import Store
+from errdex.serve.web.views import SearchPage
+from errdex.service import Explainer
 
 STATIC_DIR = Path(__file__).parent / "web" / "static"
 
@@ -43,12 +44,12 @@ class _Site:
         self.pages += 1
 
 
-def search_index(store: Store) -> list[list[Any]]:
+def search_index(explainer: Explainer) -> list[list[Any]]:
     """Per record: id, repo, exception, literal pieces, placeholder names, message."""
     return [
         [e.record_id, e.repo, e.exception, list(e.template.literals),
          [p.name for p in e.template.placeholders], e.template.message]
-        for e in store.match_entries()
+        for e in explainer.match_entries()
     ]
 
 
@@ -60,35 +61,36 @@ def _check_target(root: Path) -> None:
         raise UsageError(f"{root} is not empty and is not an errdex export: choose a new one")
 
 
-def export_site(store: Store, directory: str | Path) -> int:
+def export_site(explainer: Explainer, directory: str | Path) -> int:
     """Write the site; returns the number of HTML pages written."""
     root = Path(directory)
     _check_target(root)
     try:
         root.mkdir(parents=True, exist_ok=True)
-        return _export(store, root)
+        return _export(explainer, root)
     except OSError as exc:
         raise UsageError(f"cannot write {directory}: {exc.strerror or exc}") from None
 
 
-def _export(store: Store, root: Path) -> int:
+def _export(explainer: Explainer, root: Path) -> int:
     site = _Site(root)
     shutil.copytree(STATIC_DIR, root / "static", dirs_exist_ok=True)
-    index = json.dumps(search_index(store), ensure_ascii=True, separators=(",", ":"))
+    index = json.dumps(search_index(explainer), ensure_ascii=True, separators=(",", ":"))
     site.write("static/search-index.js", f"window.ERRDEX_INDEX = {index};\n")
 
-    site.page("index.html", "home.html", pages.home_page(store))
-    site.page("search.html", "search.html",
-              {"query": "", "mode": "static", "results": [], "closest": []})
-    repos = store.repos()
+    site.page("index.html", "home.html", pages.home_page(explainer))
+    site.page("search.html", "search.html", pages.page_json(SearchPage(query="", mode="static")))
+    repos = explainer.repositories()
     site.write("api/repos.json", json.dumps(repos, ensure_ascii=False))
     for repo in repos:
-        site.page(page_path(repo["repo"]), "repo.html", pages.repo_page(store, repo["repo"]))
+        site.page(page_path(repo["repo"]), "repo.html", pages.repo_page(explainer, repo["repo"]))
     for slug, _, _ in CLASSES:
-        site.page(f"classes/{safe_part(slug)}.html", "class.html", pages.class_page(store, slug))
-    for row in store.records():
-        data = pages.error_page(store, row["id"], {})
-        name = safe_part(row["id"])
+        site.page(f"classes/{safe_part(slug)}.html", "class.html",
+                  pages.class_page(explainer, slug))
+    for row in explainer.listing():
+        # The page's data is its JSON too, as the server's /api/errors/{id} returns it.
+        data = pages.error_page(explainer, row.id, {})
+        name = safe_part(row.id)
         site.page(f"errors/{name}.html", "error.html", data)
-        site.write(f"api/errors/{name}.json", store.record_json(row["id"]))
+        site.write(f"api/errors/{name}.json", json.dumps(data, ensure_ascii=False))
     return site.pages

@@ -119,32 +119,30 @@ def explanation_text(text: str, db: str | None = None, stats: HookStats | None =
     saying why there is none. Only exact matches count, so only the templates the key
     index selects for an exact match are loaded (at most MAX_CANDIDATES)."""
     from errdex import settings
-    from errdex.match import Matcher
     from errdex.serve.terminal import safe
-    from errdex.store import SQLiteStore
+    from errdex.service import Explainer, MatcherMode, NoKeyIndexError
 
     stats = stats if stats is not None else HookStats()
     text = text[-MAX_TEXT_CHARS:]
     stats.chars += len(text)
     path = settings.database_path(db)
-    with SQLiteStore(path, create=False, timeout=LOCK_WAIT) as store:
-        entries = store.match_candidates(text, limit=MAX_CANDIDATES)
-        if entries is None:
-            return safe(f"errdex: {path} has no key index (written by an older errdex): run "
-                        "`errdex index` again to explain errors here", one_line=True)
-        stats.entries += len(entries)
-        matches = [m for m in Matcher(entries).match(text, limit=3) if m.exact]
-        if not matches:
-            return safe(f"errdex: no indexed error matches this exception ({path})",
-                        one_line=True)
-        best = matches[0]
-        record = store.record_dict(best.record_id)
-    return safe(_render(record, best.values, best.site_index, best.why))
+    with Explainer(path, mode=MatcherMode.KEYED, timeout=LOCK_WAIT,
+                   candidate_limit=MAX_CANDIDATES) as explainer:
+        try:
+            result = explainer.explain(text, limit=3)
+        except NoKeyIndexError as exc:
+            return safe(f"errdex: {exc.message}", one_line=True)
+        finally:
+            stats.entries += explainer.entries_loaded
+    matches = [m for m in result["matches"] if m["exact"]]
+    if not matches:
+        return safe(f"errdex: no indexed error matches this exception ({path})", one_line=True)
+    best = matches[0]
+    return safe(_render(best["record"], best["values"], best["site_index"], best["why"]))
 
 
 def _render(
-    record: dict[str, Any], values: tuple[tuple[str, str], ...], site_index: int | None,
-    why: str,
+    record: dict[str, Any], values: dict[str, str], site_index: int | None, why: str,
 ) -> str:
     explanation = record.get("explanation") or {}
     sites = record.get("sites") or [{}]
@@ -157,7 +155,7 @@ def _render(
         where += f" in {site['function']}"
     lines.append(f"  thrown at {where}" + (f" ({site['url']})" if site.get("url") else ""))
     if values:
-        lines.append("  your values: " + ", ".join(f"{k} = {v}" for k, v in values))
+        lines.append("  your values: " + ", ".join(f"{k} = {v}" for k, v in values.items()))
     for solution in (explanation.get("solutions") or [])[:3]:
         lines.append(f"  - {solution}")
     lines.append(f"  more: errdex show {record.get('id')}")

@@ -2,10 +2,8 @@
 
 A thin layer on the official SDK (`mcp.server.mcpserver.MCPServer`) over
 `errdex.service.Explainer`: each tool validates its arguments, makes one call and returns
-the JSON contract the CLI prints, described by the TypedDicts below (the SDK publishes
-them as each tool's output schema and checks every result against them). Only the
-top-level fields of each contract are spelled out; wide nested parts (facts, snippets,
-placeholders) stay open objects, and every object admits fields added later.
+the JSON contract the CLI prints, with the contract's generated JSON Schema as each
+tool's output schema (`OUTPUTS`; the official client checks every result against it).
 
 What it must not do: write to stdout (in stdio mode stdout is the protocol; logging goes
 to stderr), let a traceback reach the client (errdex's own errors become tool errors with
@@ -19,14 +17,16 @@ import logging
 import socket
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NotRequired, TypeVar, cast
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
-from pydantic import ConfigDict, Field, with_config
-from typing_extensions import TypedDict  # pydantic reads nested TypedDicts only from here on 3.11
+from pydantic import Field
 
+from errdex.contract import ExplainResult, schema_for
 from errdex.errors import ErrdexError, UsageError
-from errdex.service import Explainer, MatcherMode
+from errdex.models import Listing, Record, Repository
+from errdex.service import Explainer, MatcherMode, SiteHit
 
 if TYPE_CHECKING:  # the SDK takes a second to import: `run` opens the database first
     from mcp.server.mcpserver import MCPServer
@@ -43,141 +43,44 @@ INSTRUCTIONS = (
     "record's whole page, search_errors for words of a message, errors_at for what a file "
     "or line can raise, and list_repositories for what is indexed."
 )
-_OPEN = ConfigDict(extra="allow")  # the contracts grow; a field added later passes through
 
 T = TypeVar("T")
 
 
 # -- the contracts, as output schemas ------------------------------------------------------
+# Each tool's output schema is the contract's own (`errdex.contract.schema_for`), generated
+# from the dataclasses the service's answers are converted from; the tools that wrap a
+# list in an object say so with these envelopes.
 
 
-@with_config(_OPEN)
-class Site(TypedDict):
-    """One place in the code that raises the error."""
+@dataclass(frozen=True)
+class SearchResult:
+    """The records whose message has every word of the query, best first."""
 
-    path: str
-    line: int
-    end_line: int
-    function: str | None
-    guard: str | None
-    url: str | None
-    kind: str
-    exception: str | None
-
-
-@with_config(_OPEN)
-class Explanation(TypedDict):
-    """What the error means and how to fix it, written from the code."""
-
-    summary: str
-    what_it_means: str
-    solutions: list[str]
-    trigger: str
-    prevention: list[str]
-    common_situations: list[str]
-    example_fix: NotRequired[dict[str, Any]]
-    defensive: NotRequired[dict[str, Any]]
-    source: NotRequired[str]
-
-
-@with_config(_OPEN)
-class Record(TypedDict):
-    """One error of an indexed repository: its message template, every site that raises
-    it, and its explanation (the `errdex show --json` contract)."""
-
-    id: str
-    repo: str
-    commit: str | None
-    version: str | None
-    language: str
-    kind: str
-    exception: str | None
-    message: str
-    template: str
-    placeholders: list[dict[str, Any]]
-    sites: list[Site]
-    explanation: Explanation | None
-    related: list[dict[str, Any]]
-    failure_class: dict[str, Any] | None
-    status: str
-    facts: NotRequired[dict[str, Any]]
-
-
-@with_config(_OPEN)
-class Match(TypedDict):
-    """A record found in the pasted text."""
-
-    id: str
-    score: float
-    exact: bool
-    values: dict[str, str]
-    span: list[int]
-    why: str
-    site_index: int | None
-    record: Record
-
-
-@with_config(_OPEN)
-class ExplainResult(TypedDict):
-    """The `errdex explain --json` shape: best match first; empty when nothing matches."""
-
-    input: str
-    matches: list[Match]
-
-
-@with_config(_OPEN)
-class Listing(TypedDict):
-    """A record in a list: enough to pick one and ask get_error for its page."""
-
-    id: str
-    repo: str
-    kind: str
-    exception: str | None
-    message: str
-    path: str
-    line: int
-
-
-@with_config(_OPEN)
-class SearchResult(TypedDict):
     query: str
-    results: list[Listing]
+    results: tuple[Listing, ...]
 
 
-@with_config(_OPEN)
-class SiteHit(TypedDict):
-    """A record with a site in the file asked for, and those sites."""
+@dataclass(frozen=True)
+class ErrorsAtResult:
+    """What a file (or one line of it) can raise."""
 
-    id: str
-    repo: str
-    language: str
-    kind: str
-    exception: str | None
-    message: str
-    summary: str | None
-    sites: list[Site]
-
-
-@with_config(_OPEN)
-class ErrorsAtResult(TypedDict):
     path: str
     line: int | None
-    errors: list[SiteHit]
+    errors: tuple[SiteHit, ...]
 
 
-@with_config(_OPEN)
-class Repository(TypedDict):
-    repo: str
-    commit_sha: str | None
-    commit_date: str | None
-    version: str | None
-    indexed_at: str
-    records: int
+@dataclass(frozen=True)
+class RepositoriesResult:
+    """The indexed repositories."""
+
+    repositories: tuple[Repository, ...]
 
 
-@with_config(_OPEN)
-class RepositoriesResult(TypedDict):
-    repositories: list[Repository]
+OUTPUTS: dict[str, type] = {
+    "explain_error": ExplainResult, "get_error": Record, "search_errors": SearchResult,
+    "errors_at": ErrorsAtResult, "list_repositories": RepositoriesResult,
+}
 
 
 # -- the server -------------------------------------------------------------------------
@@ -242,8 +145,8 @@ def build_server(explainer: Explainer) -> MCPServer[Any]:
     async def explain_error(
         text: Annotated[str, Field(description="the error text as printed, unedited")],
         limit: Annotated[int, Field(ge=1, le=50, description="most matches to return")] = 5,
-    ) -> ExplainResult:
-        return cast(ExplainResult, _answer(lambda: explainer.explain(text, limit)))
+    ) -> dict[str, Any]:
+        return _answer(lambda: explainer.explain(text, limit))
 
     @server.tool(annotations=read_only, description=(
         "Get one indexed error by its id (the `id` from explain_error, search_errors or "
@@ -252,8 +155,8 @@ def build_server(explainer: Explainer) -> MCPServer[Any]:
         "(conditions, tests, history)."))
     async def get_error(
         id: Annotated[str, Field(description="the record id, e.g. 11d0cf672f02894e")],
-    ) -> Record:
-        return cast(Record, _answer(lambda: explainer.show(id)))
+    ) -> dict[str, Any]:
+        return _answer(lambda: explainer.show(id))
 
     @server.tool(annotations=read_only, description=(
         "Search the indexed error messages for words (every word must appear), best first. "
@@ -264,9 +167,9 @@ def build_server(explainer: Explainer) -> MCPServer[Any]:
     async def search_errors(
         query: Annotated[str, Field(description="words of the message, e.g. 'invalid shape'")],
         limit: Annotated[int, Field(ge=1, le=100, description="most results")] = 20,
-    ) -> SearchResult:
+    ) -> dict[str, Any]:
         rows = _answer(lambda: explainer.search(query, limit))
-        return {"query": query, "results": cast(list[Listing], rows)}
+        return {"query": query, "results": rows}
 
     @server.tool(annotations=read_only, description=(
         "What a line of code can raise: the indexed errors with a site at that file and "
@@ -278,18 +181,28 @@ def build_server(explainer: Explainer) -> MCPServer[Any]:
     async def errors_at(
         path: Annotated[str, Field(description="the file, e.g. src/pkg/parser.py")],
         line: Annotated[int | None, Field(ge=1, description="a 1-based line number")] = None,
-    ) -> ErrorsAtResult:
+    ) -> dict[str, Any]:
         hits = _answer(lambda: explainer.at(path, line))
-        return {"path": path, "line": line, "errors": cast(list[SiteHit], hits)}
+        return {"path": path, "line": line, "errors": hits}
 
     @server.tool(annotations=read_only, description=(
         "The repositories in the index: name (owner/name), the commit and version indexed, "
         "when, and how many errors each has. Answers come only from these."))
-    async def list_repositories() -> RepositoriesResult:
-        repos = _answer(explainer.repositories)
-        return {"repositories": cast(list[Repository], repos)}
+    async def list_repositories() -> dict[str, Any]:
+        return {"repositories": _answer(explainer.repositories)}
 
+    _publish_outputs(server)
     return server
+
+
+def _publish_outputs(server: MCPServer[Any]) -> None:
+    """Give each tool the contract's schema of what it returns. The SDK then advertises
+    it (and, with a plain `dict` as the return type, passes the result through as its
+    structured content); the client validates every result against it."""
+    for name, output in OUTPUTS.items():
+        tool = server._tool_manager.get_tool(name)
+        assert tool is not None, name
+        tool.fn_metadata.output_schema = schema_for(output)
 
 
 def run(db_path: Path, *, http: bool = False, host: str = "127.0.0.1", port: int = 8000) -> None:

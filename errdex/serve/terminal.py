@@ -23,6 +23,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from errdex import sections
 from errdex.models import IndexSummary
 
 # C0 controls but tab and newline, DEL, C1 controls, the bidi embeddings, overrides and
@@ -189,15 +190,19 @@ def record_text(
         if full and site.get("url"):
             lines.append(style.dim(f"    {site['url']}"))
     if full and explanation:
-        lines += ["", style.bold("What it means"), _indent(explanation["what_it_means"], "  ")]
-        lines += ["", style.bold("Solutions")]
+        title = sections.titles()
+        lines += ["", style.bold(title["what_it_means"]),
+                  _indent(explanation["what_it_means"], "  ")]
+        lines += ["", style.bold(title["solutions"])]
         lines += [f"  {i}. {s}" for i, s in enumerate(explanation["solutions"], 1)]
         fix = explanation["example_fix"]
-        lines += ["", style.bold("Example fix"), "  before:", _indent(fix["before"]),
-                  "  after:", _indent(fix["after"])]
-        lines += ["", style.bold("When it happens"), _indent(explanation["trigger"], "  ")]
+        lines += ["", style.bold(title["example_fix"])]
+        for part in sections.BY_NAME["example_fix"].parts:
+            lines += [f"  {part.title.lower()}:", _indent(fix[part.name])]
+        lines += ["", style.bold(sections.BY_NAME["trigger"].group),
+                  _indent(explanation["trigger"], "  ")]
         if explanation["prevention"]:
-            lines += ["", style.bold("Prevention")]
+            lines += ["", style.bold(title["prevention"])]
             lines += [f"  - {p}" for p in explanation["prevention"]]
     if full and record.get("failure_class"):
         lines += ["", f"Failure class: {record['failure_class']['title']}"]

@@ -13,10 +13,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Concatenate, ParamSpec, Protocol, Self, TypeVar
+from typing import ClassVar, Concatenate, ParamSpec, Protocol, Self, TypeVar
 
 from errdex.errors import ErrdexError, NotFoundError, StoreError
-from errdex.models import IndexSummary, MatchEntry, Record, Snapshot
+from errdex.models import IndexSummary, Listing, MatchEntry, Record, Repository, Snapshot
 
 # Text search's bounds. A text search ANDs its terms and a repeated term costs as much as
 # a new one, so the terms are capped (in SQLite, repeating one word 300 times over 50,000
@@ -26,8 +26,9 @@ from errdex.models import IndexSummary, MatchEntry, Record, Snapshot
 MAX_SEARCH_TERMS = 32
 SEARCH_STEP_BUDGET = 50_000_000
 
-# The columns of a text-search row (a listing row also has `language` and `site_count`).
-SEARCH_COLUMNS = ("id", "repo", "kind", "exception", "message", "path", "line")
+# The columns of a listing row (`errdex.models.Listing`), as the backends read them.
+LISTING_COLUMNS = ("id", "repo", "language", "kind", "exception", "message", "path", "line",
+                   "site_count")
 
 
 def search_terms(words: str) -> tuple[str, ...]:
@@ -46,7 +47,7 @@ class TextSearch:
     """A text search's rows and the work it took: the terms it used and the steps it
     ran; `complete` is False when the step budget stopped it."""
 
-    rows: list[dict[str, Any]]
+    rows: list[Listing]
     terms: tuple[str, ...]
     steps: int
     complete: bool
@@ -76,18 +77,17 @@ class Store(Protocol):
 
     def cache_put(self, key: str, data: str) -> None: ...
 
-    # reading
-    def record_dict(self, record_id: str) -> dict[str, Any]: ...
-
+    # reading: typed rows and records (the JSON contract is `errdex.contract`'s business;
+    # `record_json` is the stored contract text as it is)
     def record_json(self, record_id: str) -> str: ...
 
     def record(self, record_id: str) -> Record: ...
 
-    def records(self, repo: str | None = None) -> list[dict[str, Any]]: ...
+    def records(self, repo: str | None = None) -> list[Listing]: ...
 
-    def records_in_class(self, slug: str) -> list[dict[str, Any]]: ...
+    def records_in_class(self, slug: str) -> list[Listing]: ...
 
-    def repos(self) -> list[dict[str, Any]]: ...
+    def repos(self) -> list[Repository]: ...
 
     def has_repo(self, repo: str) -> bool: ...
 
@@ -95,7 +95,7 @@ class Store(Protocol):
 
     def cache_get(self, key: str) -> str | None: ...
 
-    def search_text(self, words: str, limit: int = 20) -> list[dict[str, Any]]: ...
+    def search_text(self, words: str, limit: int = 20) -> list[Listing]: ...
 
     def text_search(self, words: str, limit: int = 20, *,
                     budget: int = SEARCH_STEP_BUDGET) -> TextSearch: ...

@@ -29,9 +29,9 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from errdex.contract import template_from_dict
 from errdex.languages import languages_that
 from errdex.models import MatchEntry, Template
-from errdex.serialize import template_from_dict
 from errdex.words import WORD
 
 INDEX_VERSION = 2

@@ -15,11 +15,10 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from errdex.models import IndexSummary, MatchEntry, Record, Snapshot
-from errdex.serialize import record_from_dict, record_to_dict, template_from_dict
+from errdex.contract import record_from_dict, record_to_dict, template_from_dict
+from errdex.models import IndexSummary, Listing, MatchEntry, Record, Repository, Snapshot
 from errdex.store import keys
 from errdex.store.base import (
-    SEARCH_COLUMNS,
     SEARCH_STEP_BUDGET,
     Backend,
     TextSearch,
@@ -127,11 +126,6 @@ class MemoryStore(Backend):
             kept.listing["repo"], kept.listing["path"], kept.listing["line"]))
 
     @mapped("read")
-    def record_dict(self, record_id: str) -> dict[str, Any]:
-        data: dict[str, Any] = json.loads(self.record_json(record_id))
-        return data
-
-    @mapped("read")
     def record_json(self, record_id: str) -> str:
         kept = self._records.get(record_id)
         if kept is None:
@@ -139,31 +133,31 @@ class MemoryStore(Backend):
         return kept.data
 
     def record(self, record_id: str) -> Record:
-        return record_from_dict(self.record_dict(record_id))
+        return record_from_dict(json.loads(self.record_json(record_id)))
 
     @mapped("read")
-    def records(self, repo: str | None = None) -> list[dict[str, Any]]:
-        return [dict(kept.listing) for kept in self._listed()
+    def records(self, repo: str | None = None) -> list[Listing]:
+        return [Listing(**kept.listing) for kept in self._listed()
                 if repo is None or kept.listing["repo"] == repo]
 
     @mapped("read")
-    def records_in_class(self, slug: str) -> list[dict[str, Any]]:
+    def records_in_class(self, slug: str) -> list[Listing]:
         out = []
         for kept in self._listed():
             failure_class = json.loads(kept.data).get("failure_class")
             if isinstance(failure_class, dict) and failure_class.get("slug") == slug:
-                out.append(dict(kept.listing))
+                out.append(Listing(**kept.listing))
         return out
 
     @mapped("read")
-    def repos(self) -> list[dict[str, Any]]:
+    def repos(self) -> list[Repository]:
         counts: dict[str, int] = {}
         for kept in self._records.values():
             counts[kept.listing["repo"]] = counts.get(kept.listing["repo"], 0) + 1
         return [
-            {name: snapshot[name] for name in
-             ("repo", "commit_sha", "commit_date", "version", "indexed_at")}
-            | {"records": counts.get(repo, 0)}
+            Repository(**{name: snapshot[name] for name in
+                          ("repo", "commit_sha", "commit_date", "version", "indexed_at")},
+                       records=counts.get(repo, 0))
             for repo, snapshot in sorted(self._snapshots.items())
         ]
 
@@ -179,7 +173,7 @@ class MemoryStore(Backend):
     def cache_get(self, key: str) -> str | None:
         return self._cache.get(key)
 
-    def search_text(self, words: str, limit: int = 20) -> list[dict[str, Any]]:
+    def search_text(self, words: str, limit: int = 20) -> list[Listing]:
         """Every word must appear (see `text_search`)."""
         return self.text_search(words, limit).rows
 
@@ -191,7 +185,7 @@ class MemoryStore(Backend):
         terms = search_terms(words)
         if not terms:
             return TextSearch(rows=[], terms=(), steps=0, complete=True)
-        rows: list[dict[str, Any]] = []
+        rows: list[Listing] = []
         steps = 0
         for kept in self._listed():
             if len(rows) >= limit:
@@ -201,7 +195,7 @@ class MemoryStore(Backend):
                 return TextSearch(rows=[], terms=terms, steps=steps, complete=False)
             message_words = set(_words(kept.listing["message"]))
             if all(term in message_words for term in terms):
-                rows.append({name: kept.listing[name] for name in SEARCH_COLUMNS})
+                rows.append(Listing(**kept.listing))
         return TextSearch(rows=rows, terms=terms, steps=steps, complete=True)
 
     @mapped("read")

@@ -17,11 +17,10 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
+from errdex.contract import record_from_dict, record_to_dict
 from errdex.errors import StoreError
-from errdex.models import IndexSummary, MatchEntry, Record, Snapshot
-from errdex.serialize import record_from_dict, record_to_dict
+from errdex.models import IndexSummary, Listing, MatchEntry, Record, Repository, Snapshot
 from errdex.store import keys
 from errdex.store.base import (
     SEARCH_STEP_BUDGET,
@@ -223,15 +222,6 @@ class SQLiteStore(Backend):
     # -- reading ------------------------------------------------------------------------
 
     @mapped("read")
-    def record_dict(self, record_id: str) -> dict[str, Any]:
-        conn = self._conn
-        row = conn.execute("SELECT data FROM records WHERE id = ?", (record_id,)).fetchone()
-        if row is None:
-            raise not_found(record_id)
-        data: dict[str, Any] = json.loads(row["data"])
-        return data
-
-    @mapped("read")
     def record_json(self, record_id: str) -> str:
         """The stored contract text itself: the API serves it without a parse/dump."""
         conn = self._conn
@@ -241,7 +231,7 @@ class SQLiteStore(Backend):
         return str(row["data"])
 
     @mapped("read")
-    def records_in_class(self, slug: str) -> list[dict[str, Any]]:
+    def records_in_class(self, slug: str) -> list[Listing]:
         """Listing rows of every record of one failure class, across repositories."""
         conn = self._conn
         rows = conn.execute(
@@ -249,13 +239,13 @@ class SQLiteStore(Backend):
             "FROM records WHERE json_extract(data, '$.failure_class.slug') = ? "
             "ORDER BY repo, path, line", (slug,)
         ).fetchall()
-        return [dict(row) for row in rows]
+        return [Listing(**dict(row)) for row in rows]
 
     def record(self, record_id: str) -> Record:
-        return record_from_dict(self.record_dict(record_id))
+        return record_from_dict(json.loads(self.record_json(record_id)))
 
     @mapped("read")
-    def records(self, repo: str | None = None) -> list[dict[str, Any]]:
+    def records(self, repo: str | None = None) -> list[Listing]:
         """Listing rows (no snippets), ordered by repository, path and line."""
         query = ("SELECT id, repo, language, kind, exception, message, path, line, site_count "
                  "FROM records")
@@ -265,17 +255,17 @@ class SQLiteStore(Backend):
             args = (repo,)
         conn = self._conn
         rows = conn.execute(query + " ORDER BY repo, path, line", args).fetchall()
-        return [dict(row) for row in rows]
+        return [Listing(**dict(row)) for row in rows]
 
     @mapped("read")
-    def repos(self) -> list[dict[str, Any]]:
+    def repos(self) -> list[Repository]:
         conn = self._conn
         rows = conn.execute(
             "SELECT s.repo, s.commit_sha, s.commit_date, s.version, s.indexed_at, "
             "(SELECT count(*) FROM records r WHERE r.repo = s.repo) AS records "
             "FROM snapshots s ORDER BY s.repo"
         ).fetchall()
-        return [dict(row) for row in rows]
+        return [Repository(**dict(row)) for row in rows]
 
     # -- analysis (errdex.analyze.check, errdex.write.llm) ----------------------------------
 
@@ -309,7 +299,7 @@ class SQLiteStore(Backend):
         row = conn.execute("SELECT 1 FROM snapshots WHERE repo = ?", (repo,)).fetchone()
         return row is not None
 
-    def search_text(self, words: str, limit: int = 20) -> list[dict[str, Any]]:
+    def search_text(self, words: str, limit: int = 20) -> list[Listing]:
         """Full-text search over messages; every word must appear (see `text_search`)."""
         return self.text_search(words, limit).rows
 
@@ -337,7 +327,8 @@ class SQLiteStore(Backend):
         conn.set_progress_handler(progress, grain)
         try:
             rows = conn.execute(
-                "SELECT r.id, r.repo, r.kind, r.exception, r.message, r.path, r.line "
+                "SELECT r.id, r.repo, r.language, r.kind, r.exception, r.message, r.path, "
+                "r.line, r.site_count "
                 "FROM records_text t JOIN records r ON r.id = t.id "
                 "WHERE records_text MATCH ? ORDER BY bm25(records_text) LIMIT ?",
                 (query, limit),
@@ -349,7 +340,7 @@ class SQLiteStore(Backend):
             rows, complete = [], False
         finally:
             conn.set_progress_handler(None, 0)
-        return TextSearch(rows=[dict(row) for row in rows], terms=terms,
+        return TextSearch(rows=[Listing(**dict(row)) for row in rows], terms=terms,
                           steps=calls * grain, complete=complete)
 
     @mapped("read")

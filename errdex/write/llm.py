@@ -26,11 +26,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from errdex.analyze.check import CODE_FIELDS, LIST_FIELDS, PROSE_FIELDS, unknown_names
+from errdex.analyze.check import unknown_names
 from errdex.analyze.snapshot import rewrite_with_facts
+from errdex.contract import explanation_to_dict, record_to_dict
 from errdex.errors import ConfigError
 from errdex.models import Defensive, ExampleFix, Explanation, Record
-from errdex.serialize import explanation_to_dict, record_to_dict
+from errdex.sections import Kind, answer_schema, checked_fields
 from errdex.store import Store
 
 PROMPT_VERSION = "1"
@@ -43,25 +44,7 @@ _SYSTEM = (
     "backticks. Code fields are short snippets in the library's language. Answer with JSON "
     "matching the schema."
 )
-_STR = {"type": "string"}
-_LIST = {"type": "array", "items": _STR}
-SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["summary", "what_it_means", "solutions", "example_fix", "defensive",
-                 "prevention", "trigger", "common_situations"],
-    "properties": {
-        "summary": _STR, "what_it_means": _STR, "solutions": _LIST, "prevention": _LIST,
-        "trigger": _STR, "common_situations": _LIST,
-        "example_fix": {"type": "object", "additionalProperties": False,
-                        "required": ["before", "after"],
-                        "properties": {"before": _STR, "after": _STR}},
-        "defensive": {"type": "object", "additionalProperties": False,
-                      "required": ["strategy", "validate", "type_guard", "try_catch"],
-                      "properties": {"strategy": _STR, "validate": _STR, "type_guard": _STR,
-                                     "try_catch": _STR}},
-    },
-}  # fmt: skip
+SCHEMA: dict[str, Any] = answer_schema()  # the sections, declared in errdex.sections
 
 
 @dataclass(frozen=True)
@@ -179,10 +162,11 @@ def merge(record: dict[str, Any], answer: dict[str, Any], vocabulary: frozenset[
     merged = json.loads(json.dumps(base))
     notes: list[str] = []
     used = 0
-    for name in (*PROSE_FIELDS, *LIST_FIELDS, *CODE_FIELDS):
+    for text in checked_fields():
+        name = text.name
         group, _, key = name.partition(".")
         value = (answer.get(group) or {}).get(key) if key else answer.get(name)
-        expected_list = name in LIST_FIELDS
+        expected_list = text.kind is Kind.LIST
         if (expected_list and not (isinstance(value, list) and value
                                    and all(isinstance(v, str) for v in value))) or (
                 not expected_list and not (isinstance(value, str) and value.strip())):
@@ -216,7 +200,7 @@ def merge(record: dict[str, Any], answer: dict[str, Any], vocabulary: frozenset[
 
 
 def _facts_explanation(record: dict[str, Any]) -> Explanation:
-    from errdex.serialize import record_from_dict
+    from errdex.contract import record_from_dict
 
     explanation = record_from_dict(record).explanation
     if explanation is None:
@@ -294,10 +278,10 @@ def analyze_store(
 ) -> tuple[int, LLMStats | None]:
     """Rewrite the stored pages of `repo` (every repository when None): with the model
     when `config` is given, else with the facts writer. (records written, model stats)"""
-    repos = [repo] if repo else [r["repo"] for r in store.repos()]
+    repos = [repo] if repo else [r.repo for r in store.repos()]
     written, stats = 0, None
     for name in repos:
-        records = [store.record(row["id"]) for row in store.records(name)]
+        records = [store.record(row.id) for row in store.records(name)]
         if config is None:
             new = rewrite_with_facts(records)
         else:

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from errdex.explain import explain_text
+from errdex.contract import record_to_dict
 from errdex.index import index_snapshot
 from errdex.match import load_matcher
+from errdex.service import explain_text
 from errdex.source.resolve import SourceOptions, resolve
 from errdex.store import SQLiteStore
 
@@ -43,8 +44,8 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> SQLiteStore:
 
 
 def _record_for(store: SQLiteStore, message: str) -> dict[str, object]:
-    (row,) = [row for row in store.records() if row["message"] == message]
-    return store.record_dict(row["id"])
+    (row,) = [row for row in store.records() if row.message == message]
+    return record_to_dict(store.record(row.id))
 
 
 @pytest.mark.parametrize(("message", "places"), [

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from errdex.analyze.check import check_store
+from errdex.contract import record_to_dict
 from errdex.index import index_snapshot
 from errdex.source.resolve import SourceOptions, resolve
 from errdex.store import SQLiteStore
@@ -29,8 +30,8 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> SQLiteStore:
 
 
 def _record(store: SQLiteStore, message: str) -> dict[str, Any]:
-    (row,) = [row for row in store.records() if row["message"] == message]
-    return store.record_dict(row["id"])
+    (row,) = [row for row in store.records() if row.message == message]
+    return record_to_dict(store.record(row.id))
 
 
 def test_kv_repeat_requirement_comes_from_the_config(store: SQLiteStore) -> None:

@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 import pytest
 
-from errdex.explain import explain_text
 from errdex.match import Matcher
+from errdex.service import explain_text
 from errdex.store import SQLiteStore
 from tests.e2e.cases import CASES
 

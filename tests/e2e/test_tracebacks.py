@@ -15,6 +15,7 @@ from collections.abc import Callable
 import pytest
 from packaging.version import Version
 
+from errdex.contract import record_to_dict
 from errdex.match import Matcher
 from errdex.models import Match
 from errdex.service import matcher_for_text
@@ -38,7 +39,7 @@ def _traceback(case: Callable[[], object]) -> tuple[str, list[BaseException]]:
 
 def _raising_line(store: SQLiteStore, match: Match, exc: BaseException) -> bool:
     frame = traceback.extract_tb(exc.__traceback__)[-1]
-    sites = store.record_dict(match.record_id)["sites"]
+    sites = record_to_dict(store.record(match.record_id))["sites"]
     return any(
         frame.filename.endswith("/" + s["path"]) and s["line"] == frame.lineno for s in sites
     )

@@ -49,7 +49,13 @@ def test_match_returns_the_explain_json_shape_and_the_record_as_show_prints_it(
     assert first["record"] == _show(served.db, first["id"])
     api = httpx.get(f"{served.url}/api/errors/{first['id']}")
     assert api.headers["content-type"].startswith("application/json")
-    assert api.json() == _show(served.db, first["id"])
+    page = api.json()  # the error page's data: the record as show prints it, and the page's
+    assert page["record"] == _show(served.db, first["id"])
+    assert page["title"].startswith('What causes "') and page["values"] == {}
+    bound = httpx.get(f"{served.url}/api/errors/{first['id']}",
+                      params={f"v.{k}": v for k, v in first["values"].items()}).json()
+    assert bound["values"] == first["values"]
+    assert [s["text"] for s in bound["segments"] if s["bound"]] == list(first["values"].values())
 
 
 def test_search_tells_a_paste_from_words_from_nothing(served: Served) -> None:

@@ -106,12 +106,14 @@ def _walk(page: Page, home: str, label: str) -> None:
     title = page.locator("h1").inner_text()
     page.locator("#related a").first.click()
     page.wait_for_load_state()
-    assert page.locator("h1").inner_text() != title
+    title_of_related = page.locator("h1").inner_text()
+    assert title_of_related != title
     record_id = page.url.split("/")[-1].split(".")[0].split("?")[0]
     page.locator("#json-link").click()
     page.wait_for_load_state()
-    record = json.loads(page.locator("body").inner_text())
-    assert record["id"] == record_id and record["sites"]
+    data = json.loads(page.locator("body").inner_text())  # the page's own data
+    assert data["record"]["id"] == record_id and data["record"]["sites"]
+    assert data["title"] == title_of_related
     assert page.dialogs == []  # type: ignore[attr-defined]
 
 

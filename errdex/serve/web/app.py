@@ -26,8 +26,8 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from errdex import contract
 from errdex.errors import ErrdexError, UsageError
-from errdex.explain import explain_text
 from errdex.serve.web import pages
 from errdex.serve.web.limits import MAX_BODY_BYTES, MAX_QUERY_CHARS, RequestLimits
 from errdex.serve.web.live import RELOAD_CHECK_SECONDS, LiveIndex
@@ -157,11 +157,16 @@ def create_app(db_path: str | Path, reload_check: float = RELOAD_CHECK_SECONDS) 
     # -- pages --------------------------------------------------------------------------
 
     def search_data(q: str) -> dict[str, Any]:
-        return pages.search_page(live.store(), live.served.matcher, _query(q))
+        return pages.search_page(live.explainer(), _query(q))
+
+    def error_data(record_id: str, request: Request) -> dict[str, Any]:
+        params = list(request.query_params.multi_items())
+        return pages.error_page(live.explainer(), record_id, pages.values_from_query(params),
+                                pages.site_from_query(params))
 
     @app.get("/", response_class=HTMLResponse, tags=["pages"])
     def home() -> HTMLResponse:
-        return _html("home.html", pages.home_page(live.store()))
+        return _html("home.html", pages.home_page(live.explainer()))
 
     @app.get("/search", response_class=HTMLResponse, tags=["pages"], responses=_ERRORS)
     def search(q: str = Query("", description="pasted text or words")) -> HTMLResponse:
@@ -179,27 +184,26 @@ def create_app(db_path: str | Path, reload_check: float = RELOAD_CHECK_SECONDS) 
     @app.get("/errors/{record_id}", response_class=HTMLResponse, tags=["pages"],
              responses=_ERRORS)
     def error(record_id: str, request: Request) -> HTMLResponse:
-        params = list(request.query_params.multi_items())
-        values = pages.values_from_query(params)
-        site = pages.site_from_query(params)
-        return _html("error.html", pages.error_page(live.store(), record_id, values, site))
+        return _html("error.html", error_data(record_id, request))
 
     @app.get("/repos/{owner}/{name}", response_class=HTMLResponse, tags=["pages"],
              responses=_ERRORS)
     def repo(owner: str, name: str) -> HTMLResponse:
-        return _html("repo.html", pages.repo_page(live.store(), f"{owner}/{name}"))
+        return _html("repo.html", pages.repo_page(live.explainer(), f"{owner}/{name}"))
 
     @app.get("/classes/{slug}", response_class=HTMLResponse, tags=["pages"],
              responses=_ERRORS)
     def failure_class(slug: str) -> HTMLResponse:
-        return _html("class.html", pages.class_page(live.store(), slug))
+        return _html("class.html", pages.class_page(live.explainer(), slug))
 
     # -- JSON ---------------------------------------------------------------------------
 
     @app.get("/api/errors/{record_id}", tags=["api"], responses=_ERRORS)
-    def api_error(record_id: str) -> Response:
-        """The record exactly as in the JSON contract (`errdex show --json`)."""
-        return Response(live.store().record_json(record_id), media_type="application/json")
+    def api_error(record_id: str, request: Request) -> dict[str, Any]:
+        """The error page's data, exactly what its HTML renders: `record` is the record
+        as `errdex show --json` prints it; `v.<name>` and `site` parameters bind a
+        paste's values and site as on the page."""
+        return error_data(record_id, request)
 
     @app.get("/api/search", tags=["api"], responses=_ERRORS)
     def api_search(q: str = Query("", description="pasted text or words")) -> dict[str, Any]:
@@ -210,27 +214,33 @@ def create_app(db_path: str | Path, reload_check: float = RELOAD_CHECK_SECONDS) 
     @app.post("/api/match", tags=["api"], responses=_ERRORS)
     def api_match(body: MatchRequest) -> dict[str, Any]:
         """The `errdex explain --json` shape for the text."""
-        return explain_text(live.store(), live.served.matcher, _query(body.text),
-                                     body.limit)
+        return live.explainer().explain(_query(body.text), body.limit)
 
     @app.get("/api/repos", tags=["api"], responses=_ERRORS)
     def api_repos() -> list[dict[str, Any]]:
-        return live.store().repos()
+        return live.explainer().repositories()
 
     @app.get("/api/repos/{owner}/{name}", tags=["api"], responses=_ERRORS)
     def api_repo(owner: str, name: str) -> dict[str, Any]:
         """The repository page's data: its errors grouped by file."""
-        return pages.repo_page(live.store(), f"{owner}/{name}")
+        return pages.repo_page(live.explainer(), f"{owner}/{name}")
 
     @app.get("/api/classes/{slug}", tags=["api"], responses=_ERRORS)
     def api_class(slug: str) -> dict[str, Any]:
-        return pages.class_page(live.store(), slug)
+        return pages.class_page(live.explainer(), slug)
 
     @app.get("/api/health", tags=["api"], responses=_ERRORS)
     def api_health() -> dict[str, Any]:
         """The snapshots served (repo, commit, version, indexed_at, record count), the
         served generation (one more after each reload) and whether a reload runs."""
-        return live.health()
+        return pages.page_json(live.health())
+
+    @app.get("/api/schema", tags=["api"])
+    def api_schema() -> dict[str, Any]:
+        """The JSON Schema of every response above (`$defs`: Record, ExplainResult,
+        SearchPage, ErrorPage, RepoPage, ClassPage, Health, Listing, Repository),
+        generated from errdex's dataclasses."""
+        return contract.schema()
 
     return app
 

@@ -6,7 +6,9 @@ runs. A watcher thread asks SQLite every RELOAD_CHECK_SECONDS whether another co
 has committed (`PRAGMA data_version`: one pragma, no table read), and if so builds a new
 matcher on that thread, off the event loop, then swaps it in as one object: a request sees
 the old matcher and snapshots or the new ones, never a mix. Until the swap, a match of a
-record the re-index removed is dropped (`errdex.explain.explain_text`), never a 404 or a stale page.
+record the re-index removed is dropped (`errdex.service.explain_text`), never a 404 or a stale
+page. Requests find records through a per-thread `errdex.service.Explainer` over the
+served matcher.
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from errdex.errors import ErrdexError
-from errdex.match import Matcher, load_matcher
+from errdex.match import Matcher
+from errdex.models import Repository
+from errdex.serve.web.views import Health, ServedSnapshot
+from errdex.service import Explainer, MatcherMode
 from errdex.store import SQLiteStore
 
 RELOAD_CHECK_SECONDS = 1.0
@@ -31,7 +35,7 @@ class Served:
     """One generation of what is served: swapped whole, read without a lock."""
 
     matcher: Matcher
-    snapshots: tuple[dict[str, Any], ...]
+    snapshots: tuple[Repository, ...]
     generation: int
     loaded_at: str
 
@@ -39,8 +43,9 @@ class Served:
 def _load(store: SQLiteStore, generation: int) -> Served:
     # The snapshots first: if a re-index lands between the two reads, the matcher is the
     # newer, and the next check (which saw the version before both) loads again.
-    snapshots = tuple(store.repos())
-    return Served(matcher=load_matcher(store), snapshots=snapshots, generation=generation,
+    service = Explainer(store, mode=MatcherMode.KEPT)
+    snapshots = tuple(service.snapshots())
+    return Served(matcher=service.matcher(), snapshots=snapshots, generation=generation,
                   loaded_at=datetime.now(UTC).isoformat(timespec="seconds"))
 
 
@@ -68,6 +73,15 @@ class LiveIndex:
             self._local.store = store
             self.store_threads.add(threading.get_ident())
         return store
+
+    def explainer(self) -> Explainer:
+        """This thread's service, over its store and the served matcher (whichever
+        generation is served when a call starts)."""
+        explainer: Explainer | None = getattr(self._local, "explainer", None)
+        if explainer is None:
+            explainer = Explainer(self.store(), matcher=lambda: self.served.matcher)
+            self._local.explainer = explainer
+        return explainer
 
     def start(self) -> None:
         """Start watching (the app's startup); idempotent."""
@@ -119,18 +133,16 @@ class LiveIndex:
             self.reloading = False
         return now
 
-    def health(self) -> dict[str, Any]:
+    def health(self) -> Health:
         """What `/api/health` says: the snapshots served and whether a reload runs."""
         served = self.served
-        return {
-            "status": "ok",
-            "generation": served.generation,
-            "loaded_at": served.loaded_at,
-            "reloading": self.reloading,
-            "snapshots": [
-                {"repo": s["repo"], "commit": s["commit_sha"], "version": s["version"],
-                 "indexed_at": s["indexed_at"], "records": s["records"]}
+        return Health(
+            status="ok", generation=served.generation, loaded_at=served.loaded_at,
+            reloading=self.reloading,
+            snapshots=tuple(
+                ServedSnapshot(repo=s.repo, commit=s.commit_sha, version=s.version,
+                               indexed_at=s.indexed_at, records=s.records)
                 for s in served.snapshots
-            ],
-        }
+            ),
+        )
 

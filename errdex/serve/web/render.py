@@ -19,6 +19,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.token import String
 
+from errdex import sections
 from errdex.languages import all_specs
 from errdex.serve.web.pages import value_query
 
@@ -150,6 +151,7 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.globals["highlight_snippet"] = highlight_snippet
+    env.globals["sections"] = sections.BY_NAME  # the page's sections, declared once
     # A <meta> policy (the static export's) may not carry frame-ancestors.
     env.globals["csp"] = CSP.replace("; frame-ancestors 'none'", "")
     env.filters["code_spans"] = code_spans
