@@ -1,7 +1,8 @@
 """Where a guarded value comes from: the nearest assignment before the error in the
 function (a struct field set from a config, a local), or a parameter of the function.
 
-It reads the site's snippet, and when given the whole file, the type of the value a field
+It reads the site's snippet, and when given the file's typed bindings (from its
+extraction), the type of the value a field
 is copied from (`kv_repeat: cfg.kv_repeat` in `fn new(cfg: &Config)` -> `Config.kv_repeat`).
 """
 
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from errdex.analyze.guards import _mask, split_top
+from errdex.extract.structure import TypedBinding
 from errdex.languages import spec_for
 from errdex.models import Site
 
@@ -146,25 +148,33 @@ _STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 def _blank_strings(line: str) -> str:
     """The line with the inside of its string literals blanked, same length."""
     return _STRINGS.sub(lambda m: '"' + "\x01" * (len(m.group(0)) - 2) + '"', line)
+
+
 _CHAIN_HEAD = re.compile(r"(?:self\.)?([A-Za-z_]\w*)\.([A-Za-z_]\w*)$")
 
 
-def owner_of(origin: Origin, site: Site, file_text: str | None) -> str | None:
+def owner_of(
+    origin: Origin, site: Site, typed: Sequence[TypedBinding] | None = None
+) -> str | None:
     """`Config.kv_repeat` for a value copied from `cfg.kv_repeat`, when the file declares
     `cfg`'s type before the line that copies it (a parameter `cfg: &Config`, an annotated
-    Python parameter or attribute). None when the type isn't written down."""
+    Python parameter or attribute). `typed` is the file's typed bindings as its
+    extraction found them; without them, only the site's snippet is read. None when the
+    type isn't written down."""
     m = _CHAIN_HEAD.fullmatch(origin.expression.strip())
     if m is None:
         return None
     root, field = m.groups()
-    text = file_text if file_text is not None else site.snippet.code
-    lines = text.splitlines()
-    stop = origin.line if file_text is not None else origin.line - site.snippet.start_line + 1
-    before = "\n".join(lines[: max(0, stop)])
-    typed = re.compile(spec_for(site.language).typed_binding.replace("{root}", re.escape(root)))
-    found = list(typed.finditer(before))
-    if not found:
+    if typed is not None:
+        found = [b.type_name for b in typed if b.name == root and b.line <= origin.line]
+        type_name = found[-1] if found else None
+    else:
+        lines = site.snippet.code.splitlines()
+        before = "\n".join(lines[: max(0, origin.line - site.snippet.start_line + 1)])
+        pattern = spec_for(site.language).typed_binding.replace("{root}", re.escape(root))
+        matches = list(re.finditer(pattern, before))
+        type_name = next((g for g in matches[-1].groups() if g), None) if matches else None
+    if type_name is None:
         return None
-    type_name = next(g for g in found[-1].groups() if g)
     short = re.split(r"::|\.", type_name)[-1]
     return f"{short}.{field}"
