@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from errdex.analyze.guards import _mask, split_top
 from errdex.extract.structure import TypedBinding
@@ -70,9 +71,48 @@ def _own_function_start(site: Site, lines: list[str]) -> int:
     if not short:
         return 0
     for index in range(len(lines) - 1, -1, -1):
-        if re.match(rf"\s*(?:async\s+)?def\s+{re.escape(short)}\b", lines[index]):
-            return index
+        if short in lines[index]:
+            m = _DEF_LINE.match(lines[index])
+            if m and m.group(1) == short:
+                return index
     return 0
+
+
+# The patterns below are compiled once, with the name as a group compared afterwards:
+# compiling one pattern per guarded name (thousands in a large crate) cost more than
+# the rest of the analysis.
+_DEF_LINE = re.compile(r"\s*(?:async\s+)?def\s+([A-Za-z_]\w*)(?!\w)")
+_FIELD_REST = re.compile(r"\s*:\s*(?!:)(?P<value>.+?)\s*,?\s*$")  # after `name`: `name: value,`
+_ASSIGN_REST = re.compile(r"\s*(?::[^=]+)?=(?!=)\s*(?P<value>.+?);?\s*$")  # after `self.name`
+
+
+@lru_cache(maxsize=16)
+def _local_pattern(local_binding: str, statement_end: str) -> re.Pattern[str]:
+    return re.compile(rf"^\s*{local_binding}(?P<name>[A-Za-z_][\w.]*)\s*(?::[^=]+)?=(?!=)"
+                      rf"\s*(?P<value>.+?){statement_end}\s*$")  # fmt: skip
+
+
+@lru_cache(maxsize=16)
+def _signature_pattern(keyword: str) -> re.Pattern[str]:
+    return re.compile(rf"\b{keyword}\s+([A-Za-z_]\w*)\s*(?:<[^(]*>)?\s*\(")
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _after_word(line: str, word: str, rest: re.Pattern[str], dot_ok: bool) -> re.Match[str] | None:
+    """The first `word` in `line` not written after a letter, digit or `_` (nor after a
+    `.` unless `dot_ok`) and followed by `rest`, as one search of the whole would find."""
+    at = line.find(word)
+    while at >= 0:
+        before = line[at - 1] if at else ""
+        if not (before and (_is_word(before) or (before == "." and not dot_ok))):
+            m = rest.match(line, at + len(word))
+            if m:
+                return m
+        at = line.find(word, at + 1)
+    return None
 
 
 def _nearest_assignment(
@@ -81,30 +121,36 @@ def _nearest_assignment(
     if not any(last in line for line in lines):
         return None
     spec = spec_for(site.language)
-    field = re.compile(rf"(?<![\w.]){re.escape(last)}\s*:\s*(?!:)(.+?)\s*,?\s*$")
-    assign = re.compile(rf"\bself\.{re.escape(last)}\s*(?::[^=]+)?=(?!=)\s*(.+?);?\s*$")
-    local = re.compile(
-        rf"^\s*{spec.local_binding}{re.escape(name)}\s*(?::[^=]+)?=(?!=)\s*(.+?)"
-        rf"{spec.statement_end}\s*$"
-    )
+    local = _local_pattern(spec.local_binding, spec.statement_end)
     # A struct literal sets a field as `name: value,` (only where fields are read through
     # `self`: elsewhere `name: T` is an annotation).
-    copied = [("field", field)] if spec.can("fields_read_through_self") else []
-    patterns = [("field", assign), ("local", local), *copied]
+    copied = spec.can("fields_read_through_self")
     for index in range(len(lines) - 1, -1, -1):
         line = lines[index]
-        if last not in line or re.search(r"\b(fn|def|pub|struct|class)\b", line):
+        if last not in line or _DECLARATION.search(line):
             continue
-        for how, pattern in patterns:
-            m = pattern.search(_blank_strings(line))  # `{x:?}` in a message isn't code
-            if m and not (pattern is field and _TYPEISH.fullmatch(m.group(1).rstrip(",)"))):
-                expression = line[m.start(1) : m.end(1)].rstrip(",;").strip()
-                # A value that goes on over several lines (`if c {`, `foo(`) can't be
-                # quoted from one line: better no origin than half of one.
-                if expression and not expression.endswith(("{", "(", "[", "\\", "=>")):
-                    line_number = _line_of(site, index + offset)
-                    return Origin(name, how, expression, line_number, line.strip())
+        code = _blank_strings(line)  # `{x:?}` in a message isn't code
+        candidates = [("field", _after_word(code, f"self.{last}", _ASSIGN_REST, True))]
+        m = local.match(code)
+        candidates.append(("local", m if m and m.group("name") == name else None))
+        if copied:
+            m = _after_word(code, last, _FIELD_REST, False)
+            if m and _TYPEISH.fullmatch(m.group("value").rstrip(",)")):
+                m = None
+            candidates.append(("field", m))
+        for how, m in candidates:
+            if m is None:
+                continue
+            expression = line[m.start("value") : m.end("value")].rstrip(",;").strip()
+            # A value that goes on over several lines (`if c {`, `foo(`) can't be
+            # quoted from one line: better no origin than half of one.
+            if expression and not expression.endswith(("{", "(", "[", "\\", "=>")):
+                line_number = _line_of(site, index + offset)
+                return Origin(name, how, expression, line_number, line.strip())
     return None
+
+
+_DECLARATION = re.compile(r"\b(fn|def|pub|struct|class)\b")
 
 
 def _parameter(site: Site, lines: list[str], name: str) -> Origin | None:
@@ -113,7 +159,7 @@ def _parameter(site: Site, lines: list[str], name: str) -> Origin | None:
         return None
     keyword = spec_for(site.language).function_keyword
     text = "\n".join(lines)
-    found = list(re.finditer(rf"\b{keyword}\s+{re.escape(short)}\s*(?:<[^(]*>)?\s*\(", text))
+    found = [m for m in _signature_pattern(keyword).finditer(text) if m.group(1) == short]
     m = found[-1] if found else None
     if m is None:
         return None
