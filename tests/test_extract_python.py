@@ -343,7 +343,8 @@ def test_custom_rules() -> None:
     sites = extract(code, rules=rules).sites
     assert [(s.kind, s.exception, s.template.text, s.guard) for s in sites] == [
         (SiteKind.RAISE, "AssertionError", "failed with {a}", None),
-        (SiteKind.ASSERT, None, "must match", "not (a == b)"),
+        # A rule's comparison is negated as in every language: `a != b`, not `not (a == b)`.
+        (SiteKind.ASSERT, None, "must match", "a != b"),
     ]
 
 
@@ -657,3 +658,21 @@ def test_a_large_stdlib_file() -> None:
     source = (STDLIB / "_pydecimal.py").read_bytes()
     extraction = PythonExtractor().extract("_pydecimal.py", source, load_rules(Language.PYTHON))
     assert len(extraction.sites) > 50
+
+
+def test_comments_inside_a_condition_stay_out_of_its_guard() -> None:
+    """Issue 17: `# type: ignore`, `# fmt: off` written inside a condition split over lines
+    are not part of the guard."""
+    code = """
+    def check(a, b):
+        if (a is None  # type: ignore
+                or b):  # fmt: off
+            raise ValueError("bad a")
+        assert (a  # fmt: skip
+                > 0), "positive"
+    """
+    sites = extract(code).sites
+    assert [(s.template.text, s.guard) for s in sites] == [
+        ("bad a", "(a is None or b)"),
+        ("positive", "not ((a > 0))"),
+    ]

@@ -441,3 +441,25 @@ def test_candle_error_enum_resolves(rules: list[Rule]) -> None:
     assert shape
     assert all(s.exception == "Error::ShapeMismatchBinaryOp" for s in shape)
     assert any(dict(s.bound).get("op", "").startswith('"') for s in shape)
+
+
+def test_comments_inside_a_condition_stay_out_of_its_guard(rules: list[Rule]) -> None:
+    """Issue 17: a `// why` or `/* note */` written inside a condition is not part of it."""
+    source = """
+fn check(a: usize, b: usize) -> Result<()> {
+    if a > 2 // the limit
+        && b == 0 /* empty */ {
+        bail!("too big: {a}");
+    }
+    ensure!(a != 3 /* three is reserved */, "three is reserved");
+    assert_eq!(a, // left
+               b, "a and b differ");
+    Ok(())
+}
+"""
+    sites = _extract_one(source, rules).sites
+    assert [(s.template.text, s.guard) for s in sites] == [
+        ("too big: {a}", "a > 2 && b == 0"),
+        ("three is reserved", "!(a != 3)"),
+        ("a and b differ", "a != b"),
+    ]

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from tree_sitter import Node, Parser, Tree
 
 from errdex.errors import ConfigError
+from errdex.extract.shared import is_literal
 from errdex.languages import spec_for
 from errdex.models import (
     Construction,
@@ -426,7 +427,7 @@ def _defined_site(built: Construction, definition: MessageDefinition) -> Site:
         # knows their names.
         (fields[int(name)] if name.isdigit() and int(name) < len(fields) else name, value)
         for name, value in built.field_values
-        if _is_literal(value)
+        if is_literal(value)
     )
     by_path = spec_for(definition.language).can("variants_named_by_path")
     return _site_at(
@@ -439,13 +440,6 @@ def _defined_site(built: Construction, definition: MessageDefinition) -> Site:
         variant=definition.name,
         variant_fields=fields,
     )
-
-
-def _is_literal(expression: str) -> bool:
-    text = expression.strip()
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
-        return True
-    return text.replace("_", "").replace(".", "", 1).lstrip("-").isdigit()
 
 
 # -- bounding what one file gives -------------------------------------------------------

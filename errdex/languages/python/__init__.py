@@ -44,6 +44,7 @@ SPEC = LanguageSpec(
     test_names=(r"test_[^/]*\.py", r"[^/]*_test\.py", r"conftest\.py"),
     generated_names=(r"_pb2(_grpc)?\.py", r"_generated\.py"),
     comment="#",
+    comment_nodes=frozenset({"comment"}),
     lexer="python",
     grammar=_grammar,
     query_names=("sites",),
@@ -62,6 +63,7 @@ SPEC = LanguageSpec(
     compare=r"==|!=|<=|>=|(?<!<)<(?![<=])|(?<!>)>(?![>=])"
     r"|\bnot\s+in\b|\bis\s+not\b|\bin\b|\bis\b",
     negation=r"not\b",
+    negated="not ({})",
     negation_yields_to_compare=False,
     char_literal=None,
     case_arm=r"match (.+?): case (.+)",

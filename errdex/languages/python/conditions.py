@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from errdex.extract.code import code_text
+from errdex.languages.python import SPEC
 from errdex.languages.python.state import PythonFile
 from errdex.languages.python.strings import _compact
 
@@ -59,7 +61,7 @@ class Conditions(PythonFile):
 
     def _condition(self, node: Node) -> str | None:
         condition = node.child_by_field_name("condition")
-        return _compact(self.text(condition)) if condition is not None else None
+        return _compact(self.code(condition)) if condition is not None else None
 
     def _except_text(self, clause: Node) -> str:
         head = "except"
@@ -70,13 +72,13 @@ class Conditions(PythonFile):
                 value = c
                 if c.type == "as_pattern" and c.named_children:
                     value = c.named_children[0]
-                return f"{head} {_compact(self.text(value))}"
+                return f"{head} {_compact(self.code(value))}"
         return head
 
     def _case_text(self, clause: Node) -> str:
         body = clause.child_by_field_name("consequence")
         end = body.start_byte if body is not None else clause.end_byte
-        head = self.between(clause.start_byte, end).strip()
+        head = code_text(self.source, clause.start_byte, end, clause, SPEC.comment_nodes).strip()
         head = head.removesuffix(":").strip()
         head = head.removeprefix("case").strip()
         match = clause.parent.parent if clause.parent is not None else None

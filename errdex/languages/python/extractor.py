@@ -18,6 +18,7 @@ from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, Query, QueryCursor
 
 from errdex.extract import PARSE_SECONDS, Rule, check_depth, parse_within
+from errdex.extract.shared import find_call_rule, rule_guard
 from errdex.extract.templates import Piece
 from errdex.languages.python import SPEC
 from errdex.languages.python.conditions import Conditions
@@ -205,7 +206,7 @@ class _File(ExceptionClasses, Conditions):
         if not parts:
             return
         self.scope = self._scope_of(node)
-        guard = f"not ({_compact(self.text(parts[0]))})"
+        guard = SPEC.negated.format(_compact(self.code(parts[0])))
         message = self.expression_message(parts[1]) if len(parts) > 1 else None
         if not self.add_site(SiteKind.ASSERT, "AssertionError", message, node, guard):
             self.dynamic += 1
@@ -233,13 +234,8 @@ class _File(ExceptionClasses, Conditions):
             self.add_construction(callee, self.arguments(arguments), node, raised=False)
 
     def _rule_for(self, callee: str) -> Rule | None:
-        for rule in self.rules:
-            name = rule.name
-            if callee == name or name.endswith("." + callee):
-                return rule
-            if "." in name and callee.endswith("." + name):
-                return rule
-        return None
+        named = ((rule.name, rule) for rule in self.rules)
+        return find_call_rule(callee, named, ".", bare_rule_matches_path=False, short_callee=True)
 
     def _on_rule(self, rule: Rule, node: Node, args: _Args) -> None:
         self.scope = self._scope_of(node)
@@ -272,15 +268,10 @@ class _File(ExceptionClasses, Conditions):
             if category is None and len(args.positional) > rule.message_arg + 1:
                 category = args.positional[rule.message_arg + 1]
             exception = _compact(self.text(category)) if category is not None else "UserWarning"
-        guard: str | None
-        if rule.guard_arg is not None and rule.guard_arg < len(args.positional):
-            if rule.guard_op and len(args.positional) > 1:
-                a = _compact(self.text(args.positional[0]))
-                b = _compact(self.text(args.positional[1]))
-                guard = f"not ({a} {rule.guard_op} {b})"
-            else:
-                guard = f"not ({_compact(self.text(args.positional[rule.guard_arg]))})"
-        else:
+        checked = rule.guard_arg is not None or rule.guard_op is not None
+        wanted = args.positional[: max(rule.guard_arg or 0, 1) + 1] if checked else []
+        guard = rule_guard(rule, [_compact(self.code(arg)) for arg in wanted], SPEC.negated)
+        if guard is None:
             guard = self.guard_of(node)
         if not self.add_site(rule.kind, exception, message, node, guard):
             self.dynamic += 1

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from errdex.extract import Rule, SourceLines
+from errdex.extract.code import node_code
+from errdex.languages.python import SPEC
 from errdex.languages.python.strings import module_name
 from errdex.models import (
     Construction,
@@ -51,6 +53,11 @@ class PythonFile:
 
     def text(self, node: Node) -> str:
         return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    def code(self, node: Node) -> str:
+        """`node`'s source without the comments written inside it (`# type: ignore` in a
+        condition split over lines is not part of the condition)."""
+        return node_code(self.source, node, SPEC.comment_nodes)
 
     def between(self, start: int, end: int) -> str:
         return self.source[start:end].decode("utf-8", "replace")

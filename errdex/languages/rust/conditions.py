@@ -97,7 +97,7 @@ class Conditions(RustFile):
                 pattern = cur.child_by_field_name("pattern")
                 value = cur.child_by_field_name("value")
                 if pattern is not None and value is not None:
-                    return f"!matches!({self.oneline(value)}, {self.oneline(pattern)})"
+                    return f"!matches!({self.code(value)}, {self.code(pattern)})"
             return None
         if kind == "match_arm":
             if child != cur.child_by_field_name("value"):
@@ -110,9 +110,9 @@ class Conditions(RustFile):
             pattern = cond.child_by_field_name("pattern")
             value = cond.child_by_field_name("value")
             if pattern is not None and value is not None:
-                text = f"matches!({self.oneline(value)}, {self.oneline(pattern)})"
+                text = f"matches!({self.code(value)}, {self.code(pattern)})"
                 return "!" + text if negate else text
-        text = self.oneline(cond)
+        text = self.code(cond)
         return f"!({text})" if negate else text
 
     def _arm_guard(self, arm: Node) -> str | None:
@@ -124,8 +124,8 @@ class Conditions(RustFile):
         pattern = arm.child_by_field_name("pattern")
         if value is None or pattern is None:
             return None
-        subject = self.oneline(value)
-        pattern_text = self.oneline(pattern)
+        subject = self.code(value)
+        pattern_text = self.code(pattern)
         if _CATCH_ALL.match(pattern_text):
             # The catch-all arm: what leads here is "none of the arms above".
             others: list[str] = []
@@ -137,7 +137,7 @@ class Conditions(RustFile):
                 other_pattern = other.child_by_field_name("pattern")
                 if other_pattern is None or other_pattern.child_by_field_name("condition"):
                     continue
-                others.append(self.oneline(other_pattern))
+                others.append(self.code(other_pattern))
             if others:
                 return f"!matches!({subject}, {' | '.join(others)})"
             return None

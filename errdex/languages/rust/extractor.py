@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from tree_sitter import Node, Parser, QueryCursor
 
 from errdex.extract import PARSE_SECONDS, Rule, check_depth, parse_within
+from errdex.extract.shared import find_call_rule, is_literal, rule_guard
 from errdex.extract.templates import build_template
 from errdex.languages.rust import SPEC
 from errdex.languages.rust.errortypes import _CAMEL, ErrorTypes
@@ -64,7 +65,7 @@ class _File(ErrorTypes):
         bound = tuple(
             (hole.name, hole.expression)
             for hole in template.placeholders
-            if _is_literal(hole.expression)
+            if is_literal(hole.expression, '"')
         )
         self.sites.append(
             Site(
@@ -87,15 +88,9 @@ class _File(ErrorTypes):
         if ctx.skip:
             return
         args = self.tt_args(tree)
-        guard: str | None = None
-        if rule.guard_arg is not None and rule.guard_arg < len(args):
-            guard = f"!({self.span_line(args[rule.guard_arg])})"
-        elif rule.guard_op is not None and len(args) >= 2:
-            left = self.span_line(args[0])
-            right = self.span_line(args[1])
-            negated = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
-            op = negated.get(rule.guard_op)
-            guard = f"{left} {op} {right}" if op else f"!({left} {rule.guard_op} {right})"
+        checked = rule.guard_arg is not None or rule.guard_op is not None
+        wanted = args[: max(rule.guard_arg or 0, 1) + 1] if checked else []
+        guard = rule_guard(rule, [self.span_code(arg) for arg in wanted], SPEC.negated)
         prefix = _PANIC_TEXT.get(name)
         if rule.message_arg >= len(args):
             if prefix is not None:
@@ -163,15 +158,9 @@ class _File(ErrorTypes):
         """A call that a rule names: a site (or dynamic). True if a rule matched."""
         path = _normalize_path(self.text(function))
         last = path.rsplit("::", 1)[-1]
-        rule = next(
-            (
-                r
-                for r in self.rules.calls.get(last, [])
-                if path == _normalize_path(r.name).replace(".", "::")
-                or path.endswith("::" + _normalize_path(r.name).replace(".", "::"))
-            ),
-            None,
-        )
+        named = [(_normalize_path(r.name).replace(".", "::"), r)
+                 for r in self.rules.calls.get(last, [])]  # fmt: skip
+        rule = find_call_rule(path, named, "::", bare_rule_matches_path=True, short_callee=False)
         arguments = call.child_by_field_name("arguments")
         if rule is None or arguments is None:
             return False
@@ -208,13 +197,6 @@ class _File(ErrorTypes):
             return
         values = [(str(i), self.span_line(arg)) for i, arg in enumerate(self.call_args(arguments))]
         self.construction(call, function, values)
-
-
-def _is_literal(expression: str) -> bool:
-    text = expression.strip()
-    if len(text) >= 2 and text[0] == text[-1] == '"':
-        return True
-    return bool(text) and text.replace("_", "").replace(".", "", 1).lstrip("-").isdigit()
 
 
 class RustExtractor:

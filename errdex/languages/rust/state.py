@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from errdex.extract import SourceLines
+from errdex.extract.code import code_text, node_code
+from errdex.languages.rust import SPEC
 from errdex.languages.rust.ruleset import _RuleSet
 from errdex.models import Construction, MessageDefinition, Site
 
@@ -70,6 +72,19 @@ class RustFile:
 
     def oneline(self, node: Node) -> str:
         return _WS_NEWLINE.sub(" ", self.text(node)).strip()
+
+    def code(self, node: Node) -> str:
+        """`node` on one line without the comments written inside it: how a condition
+        is shown (a `// why` inside a condition is not part of it)."""
+        return _WS_NEWLINE.sub(" ", node_code(self.source, node, SPEC.comment_nodes)).strip()
+
+    def span_code(self, nodes: Sequence[Node]) -> str:
+        """`span_line` without the comments between or inside `nodes`."""
+        if not nodes or nodes[0].parent is None:
+            return self.span_line(nodes)
+        text = code_text(self.source, nodes[0].start_byte, nodes[-1].end_byte,
+                         nodes[0].parent, SPEC.comment_nodes)  # fmt: skip
+        return _WS_NEWLINE.sub(" ", text).strip()
 
     def _last_segment(self, node: Node) -> str:
         if node.type == "scoped_identifier":
