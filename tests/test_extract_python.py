@@ -676,3 +676,39 @@ def test_comments_inside_a_condition_stay_out_of_its_guard() -> None:
         ("bad a", "(a is None or b)"),
         ("positive", "not ((a > 0))"),
     ]
+
+
+def test_a_site_carries_the_whole_path_of_conditions_that_leads_to_it() -> None:
+    """Besides its guard (the innermost condition), a site's extraction holds every step
+    that leads to it: an earlier `assert`, an earlier `if c: raise`, the `except` it is
+    in, and every branch before its `else`."""
+    code = """
+    def check(a, b):
+        assert b is not None
+        if a == 7:
+            raise ValueError("seven is bad")
+        try:
+            run(a)
+        except KeyError:
+            if a > 10:  # big
+                raise ValueError("too big")
+            elif a < 3:
+                raise ValueError("too small")
+            else:
+                raise ValueError("in the middle")
+    """
+    extraction = extract(code)
+    site = next(s for s in extraction.sites if s.template.text == "in the middle")
+    assert site.guard == "not (a < 3)"
+    assert extraction.structure is not None
+    path = extraction.structure.path_at(site.line, site.end_line)
+    assert path is not None
+    shown = [(step.kind, step.condition.kind, (step.condition.parts or (step.condition,))[0].text)
+             for step in path.steps]  # fmt: skip
+    assert shown == [
+        ("early_exit", "test", "b is not None"),
+        ("early_exit", "not", "a == 7"),
+        ("except", "test", "except KeyError"),
+        ("else", "not", "a > 10"),
+        ("else", "not", "a < 3"),
+    ]

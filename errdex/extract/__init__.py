@@ -20,6 +20,7 @@ from tree_sitter import Node, Parser, Tree
 
 from errdex.errors import ConfigError
 from errdex.extract.shared import is_literal
+from errdex.extract.structure import FileStructure
 from errdex.languages import spec_for
 from errdex.models import (
     Construction,
@@ -459,8 +460,16 @@ def bounded(extraction: FileExtraction, max_items: int) -> tuple[FileExtraction,
             _bounded_construction(c) for c in extraction.constructions[:max_items]
         ),
         dynamic_sites=extraction.dynamic_sites,
-        structure=extraction.structure,
+        structure=_bounded_structure(extraction.structure, 2 * max_items),
     ), dropped
+
+
+def _bounded_structure(structure: FileStructure | None, max_paths: int) -> FileStructure | None:
+    """At most `max_paths` condition paths (one per site or construction kept); their
+    steps and texts are bounded where they are made (errdex.extract.structure)."""
+    if structure is None or len(structure.paths) <= max_paths:
+        return structure
+    return replace(structure, paths=structure.paths[:max_paths])
 
 
 def _opt(text: str | None, limit: int) -> str | None:

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 TEST = "test"  # a leaf: an expression that is true here (`text`)
 NOT = "not"  # the negation of its one part
 MATCHES = "matches"  # `subject` matches the pattern `text` (a `match` arm, `if let`)
-ANY = "any"  # at least one part (`a | b` arms before a catch-all, negated)
+ANY = "any"  # at least one of its parts
+ALL = "all"  # every one of its parts (an arm reached after the arms before it failed)
 
 # Step kinds (`Step.kind`): why control reaches the site through this point.
 IF = "if"  # inside an `if`/`elif`/`else if` branch (condition as written)
@@ -24,7 +25,12 @@ ELSE = "else"  # inside an `else` (the condition is the negation of the branches
 ARM = "arm"  # inside a `match`/`case` arm
 LET_ELSE = "let_else"  # in the `else` of `let PATTERN = value else`
 EXCEPT = "except"  # inside an `except` clause
-RULE = "rule"  # the rule's own condition (`assert!(c)`, `ensure!(c, ..)`, `assert x`)
+RULE = "rule"  # the rule's own failing condition (`!(c)` for `assert!(c)`, `not (c)`)
+LOOP = "while"  # inside a `while` loop's body
+EARLY_EXIT = "early_exit"  # an earlier check of the function that returns or raises
+# unless this holds (`if c { return Err(..) }`, `if c: raise`, `ensure!(c, ..)`, `assert c`)
+TRY = "try"  # an earlier `x?` of the function: `x` succeeded
+MAX_STEPS = 32  # steps kept per site (the innermost): a path is bounded whatever the code
 
 
 @dataclass(frozen=True)

@@ -19,15 +19,16 @@ from tree_sitter import Node, Parser, Query, QueryCursor
 
 from errdex.extract import PARSE_SECONDS, Rule, check_depth, parse_within
 from errdex.extract.shared import find_call_rule, rule_guard
+from errdex.extract.structure import FileStructure
 from errdex.extract.templates import Piece
 from errdex.languages.python import SPEC
-from errdex.languages.python.conditions import Conditions
 from errdex.languages.python.exceptions import (
     _BUILTIN_EXCEPTIONS,
     _EXCEPTION_NAME,
     ExceptionClasses,
 )
 from errdex.languages.python.messages import _MESSAGE_KEYWORDS
+from errdex.languages.python.paths import Paths
 from errdex.languages.python.state import _Args
 from errdex.languages.python.strings import _compact, _has_literal, _named, _template, module_name
 from errdex.models import (
@@ -46,7 +47,7 @@ _QUERY = Query(_TS_LANGUAGE, SPEC.queries()["sites"])
 _DOTTED = re.compile(r"^[A-Za-z_][\w.]*$")
 
 
-class _File(ExceptionClasses, Conditions):
+class _File(ExceptionClasses, Paths):
     def add_site(
         self,
         kind: SiteKind,
@@ -54,8 +55,10 @@ class _File(ExceptionClasses, Conditions):
         message: tuple[list[Piece], str] | None,
         at: Node,
         guard: str | None,
+        own: str | None = None,
     ) -> bool:
-        """Emit a site if its message has literal text; returns whether it did."""
+        """Emit a site if its message has literal text; returns whether it did. `own` is
+        the rule's own failing condition (`assert c`: `not (c)`), if it has one."""
         if message is None or not _has_literal(message[0]):
             return False
         template = _template(message)
@@ -77,6 +80,7 @@ class _File(ExceptionClasses, Conditions):
                 snippet=self.lines.snippet(line, end_line),
             )
         )
+        self.record_path(at, own)
         return True
 
     def add_construction(
@@ -116,6 +120,7 @@ class _File(ExceptionClasses, Conditions):
                 message_given=message_given,
             )
         )
+        self.record_path(at)
 
     def _is_local_class(self, type_path: str) -> bool:
         last = type_path.rsplit(".", 1)[-1]
@@ -208,7 +213,7 @@ class _File(ExceptionClasses, Conditions):
         self.scope = self._scope_of(node)
         guard = SPEC.negated.format(_compact(self.code(parts[0])))
         message = self.expression_message(parts[1]) if len(parts) > 1 else None
-        if not self.add_site(SiteKind.ASSERT, "AssertionError", message, node, guard):
+        if not self.add_site(SiteKind.ASSERT, "AssertionError", message, node, guard, guard):
             self.dynamic += 1
 
     def on_call(self, node: Node) -> None:
@@ -270,10 +275,9 @@ class _File(ExceptionClasses, Conditions):
             exception = _compact(self.text(category)) if category is not None else "UserWarning"
         checked = rule.guard_arg is not None or rule.guard_op is not None
         wanted = args.positional[: max(rule.guard_arg or 0, 1) + 1] if checked else []
-        guard = rule_guard(rule, [_compact(self.code(arg)) for arg in wanted], SPEC.negated)
-        if guard is None:
-            guard = self.guard_of(node)
-        if not self.add_site(rule.kind, exception, message, node, guard):
+        own = rule_guard(rule, [_compact(self.code(arg)) for arg in wanted], SPEC.negated)
+        guard = own if own is not None else self.guard_of(node)
+        if not self.add_site(rule.kind, exception, message, node, guard, own):
             self.dynamic += 1
 
 
@@ -307,4 +311,5 @@ class PythonExtractor:
             definitions=tuple(state.definitions),
             constructions=tuple(constructions),
             dynamic_sites=state.dynamic,
+            structure=FileStructure(paths=tuple(state.paths)),
         )

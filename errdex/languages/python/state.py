@@ -10,6 +10,7 @@ from tree_sitter import Node
 
 from errdex.extract import Rule, SourceLines
 from errdex.extract.code import node_code
+from errdex.extract.structure import SitePath
 from errdex.languages.python import SPEC
 from errdex.languages.python.strings import module_name
 from errdex.models import (
@@ -39,6 +40,7 @@ class PythonFile:
         self.sites: list[Site] = []
         self.definitions: list[MessageDefinition] = []
         self.constructions: list[Construction] = []
+        self.paths: list[SitePath] = []  # of sites and constructions
         self.dynamic = 0
         self.handled: set[int] = set()
         # exception classes defined in this file: name -> __init__ parameters

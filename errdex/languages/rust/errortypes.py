@@ -11,7 +11,7 @@ from tree_sitter import Node
 from errdex.extract.templates import build_template
 from errdex.languages.rust.conditions import Conditions
 from errdex.languages.rust.literals import parse_format
-from errdex.languages.rust.messages import Messages
+from errdex.languages.rust.paths import Paths
 from errdex.languages.rust.ruleset import _normalize_path
 from errdex.languages.rust.state import _COMMENTS
 from errdex.models import Construction, Language, MessageDefinition, Template
@@ -36,7 +36,7 @@ _UNIT_PARENTS = frozenset(
 _CAMEL = re.compile(r"^_*[A-Z]")
 
 
-class ErrorTypes(Messages, Conditions):
+class ErrorTypes(Paths, Conditions):
     # ---- definitions and constructions ---------------------------------------------
 
     def error_attribute(self, attribute_item: Node) -> tuple[Template, int] | bool | None:
@@ -163,6 +163,7 @@ class ErrorTypes(Messages, Conditions):
                 field_values=tuple(values),
             )
         )
+        self.record_path(node, line, node.end_point.row + 1)
 
     def struct_expression(self, node: Node) -> None:
         name = node.child_by_field_name("name")

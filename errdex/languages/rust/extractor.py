@@ -22,6 +22,7 @@ from tree_sitter import Node, Parser, QueryCursor
 
 from errdex.extract import PARSE_SECONDS, Rule, check_depth, parse_within
 from errdex.extract.shared import find_call_rule, is_literal, rule_guard
+from errdex.extract.structure import FileStructure
 from errdex.extract.templates import build_template
 from errdex.languages.rust import SPEC
 from errdex.languages.rust.errortypes import _CAMEL, ErrorTypes
@@ -82,6 +83,7 @@ class _File(ErrorTypes):
                 bound=bound,
             )
         )
+        self.record_path(node, line, node.end_point.row + 1, guard)
 
     def macro_site(self, rule: Rule, name: str, node: Node, first: Node, tree: Node) -> None:
         ctx = self.context(first)
@@ -240,6 +242,7 @@ class RustExtractor:
                 sorted(state.constructions, key=lambda c: (c.line, c.end_line, c.type_path))
             ),
             dynamic_sites=state.dynamic,
+            structure=FileStructure(paths=tuple(state.paths)),
         )
 
 

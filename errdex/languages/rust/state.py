@@ -11,6 +11,7 @@ from tree_sitter import Node
 
 from errdex.extract import SourceLines
 from errdex.extract.code import code_text, node_code
+from errdex.extract.structure import SitePath
 from errdex.languages.rust import SPEC
 from errdex.languages.rust.ruleset import _RuleSet
 from errdex.models import Construction, MessageDefinition, Site
@@ -46,6 +47,7 @@ class RustFile:
     constructions: list[Construction] = field(default_factory=list)
     dynamic: int = 0
     excluded: list[tuple[int, int]] = field(default_factory=list)
+    paths: list[SitePath] = field(default_factory=list)  # of sites and constructions
     lines: SourceLines = field(init=False)
 
     def __post_init__(self) -> None:
