@@ -15,9 +15,10 @@ import re
 from collections.abc import Sequence
 
 from tree_sitter import Language as TSLanguage
-from tree_sitter import Node, Parser, Query, QueryCursor
+from tree_sitter import Node, Parser, QueryCursor
 
 from errdex.extract import PARSE_SECONDS, Rule, check_depth, parse_within
+from errdex.extract.queries import build_query
 from errdex.extract.shared import find_call_rule, rule_guard
 from errdex.extract.structure import FileStructure
 from errdex.extract.templates import Piece
@@ -43,7 +44,11 @@ __all__ = ["PythonExtractor", "module_name"]
 
 _TS_LANGUAGE = TSLanguage(SPEC.grammar())
 _PARSER = Parser(_TS_LANGUAGE)
-_QUERY = Query(_TS_LANGUAGE, SPEC.queries()["sites"])
+# Classes first (a raise resolves against this file's exception classes), then raises,
+# asserts and the remaining calls.
+_QUERY, _KINDS = build_query(
+    _TS_LANGUAGE, SPEC.queries(), [(kind, {}) for kind in SPEC.query_names]
+)
 _DOTTED = re.compile(r"^[A-Za-z_][\w.]*$")
 
 
@@ -291,19 +296,17 @@ class PythonExtractor:
         tree = parse_within(_PARSER, source, seconds)
         check_depth(tree.root_node)
         state = _File(path, source, rules)
-        # py-tree-sitter hands each capture's nodes back in no fixed order (it differs
-        # with the hash seed): in source order, the sites a budget keeps are the first
-        # ones, the same on every run.
-        captured = {name: sorted(nodes, key=lambda n: (n.start_byte, n.end_byte))
-                    for name, nodes in QueryCursor(_QUERY).captures(tree.root_node).items()}
-        for node in captured.get("class", []):
-            state.on_class(node)
-        for node in captured.get("raise", []):
-            state.on_raise(node)
-        for node in captured.get("assert", []):
-            state.on_assert(node)
-        for node in captured.get("call", []):
-            state.on_call(node)
+        # py-tree-sitter hands matches back in no fixed order (it differs with the hash
+        # seed): in source order, the sites a budget keeps are the first ones, the same
+        # on every run.
+        found: dict[str, list[Node]] = {kind: [] for kind in _KINDS}
+        for index, captures in QueryCursor(_QUERY).matches(tree.root_node):
+            found[_KINDS[index]].extend(captures.get("node", ()))
+        handlers = {"class": state.on_class, "raise": state.on_raise,
+                    "assert": state.on_assert, "call": state.on_call}  # fmt: skip
+        for kind in _KINDS:
+            for node in sorted(found[kind], key=lambda n: (n.start_byte, n.end_byte)):
+                handlers[kind](node)
         sites = sorted(state.sites, key=lambda s: (s.line, s.end_line, s.kind.value))
         constructions = sorted(state.constructions, key=lambda c: (c.line, c.type_path))
         return FileExtraction(

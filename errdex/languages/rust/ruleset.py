@@ -4,7 +4,6 @@ built from them over `queries.scm` (errdex.extract.queries does the building).""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -12,6 +11,7 @@ from tree_sitter import Language as TSLanguage
 from tree_sitter import Query
 
 from errdex.extract import Rule
+from errdex.extract.queries import build_query, quoted
 from errdex.languages.rust import SPEC
 
 TS_LANGUAGE = TSLanguage(SPEC.grammar())
@@ -26,10 +26,6 @@ class _RuleSet:
     calls: dict[str, list[Rule]]  # last path segment -> rules
     query: Query
     kinds: tuple[str, ...]  # what each pattern of `query` finds
-
-
-def _quote(names: Sequence[str]) -> str:
-    return " ".join('"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"' for name in names)
 
 
 def _normalize_path(text: str) -> str:
@@ -55,19 +51,17 @@ def _rule_set(rules: tuple[Rule, ...]) -> _RuleSet:
         elif rule.form == "call":
             last = name.replace(".", "::").rsplit("::", 1)[-1]
             calls.setdefault(last, []).append(rule)
-    patterns: list[tuple[str, str]] = [("attr", _QUERIES["attr"])]
+    wanted: list[tuple[str, dict[str, str]]] = [("attr", {})]
     if macros:
-        names = _quote(sorted(macros))
-        patterns.append(("macro", _QUERIES["macro"].replace("{names}", names)))
-        patterns.append(("token", _QUERIES["token"].replace("{names}", names)))
+        names = quoted(sorted(macros))
+        wanted += [("macro", {"names": names}), ("token", {"names": names})]
     if methods:
-        patterns.append(("method", _QUERIES["method"].replace("{names}", _quote(sorted(methods)))))
+        wanted.append(("method", {"names": quoted(sorted(methods))}))
     if calls:
-        patterns.append(("call", _QUERIES["call"].replace("{names}", _quote(sorted(calls)))))
+        wanted.append(("call", {"names": quoted(sorted(calls))}))
     alternatives = "|".join(name + "$" for name in sorted(calls) if _IDENTIFIER.match(name))
     regex = "^([A-Z]" + ("|" + alternatives if alternatives else "") + ")"
-    patterns.append(("scoped", _QUERIES["scoped"].replace("{regex}", regex)))
-    patterns += [(kind, _QUERIES[kind]) for kind in ("struct", "unit", "enum", "item")]
-    query = Query(TS_LANGUAGE, "\n".join(pattern for _, pattern in patterns))
-    kinds = tuple(kind for kind, _ in patterns)
+    wanted.append(("scoped", {"regex": regex}))
+    wanted += [(kind, {}) for kind in ("struct", "unit", "enum", "item")]
+    query, kinds = build_query(TS_LANGUAGE, _QUERIES, wanted)
     return _RuleSet(macros=macros, methods=methods, calls=calls, query=query, kinds=kinds)
