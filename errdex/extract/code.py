@@ -28,10 +28,15 @@ def comments_in(container: Node, start: int, end: int, kinds: frozenset[str]) ->
 
 
 def code_text(
-    source: bytes, start: int, end: int, container: Node, kinds: frozenset[str]
-) -> str:
+    source: bytes, start: int, end: int, container: Node, kinds: frozenset[str],
+    marker: bytes = b"",
+) -> str:  # fmt: skip
     """The source between `start` and `end` (inside `container`) with every comment in
-    it replaced by one space (a line comment's newline is kept)."""
+    it replaced by one space (a line comment's newline is kept). `marker` is a byte every
+    comment of the language starts with (`/`, `#`): text without it has no comment, and
+    its tree is not walked."""
+    if marker and source.find(marker, start, end) < 0:
+        return source[start:end].decode("utf-8", "replace")
     comments = comments_in(container, start, end, kinds)
     if not comments:
         return source[start:end].decode("utf-8", "replace")
@@ -46,6 +51,6 @@ def code_text(
     return " ".join([pieces[0].rstrip(" \t"), *middle, pieces[-1].lstrip(" \t")])
 
 
-def node_code(source: bytes, node: Node, kinds: frozenset[str]) -> str:
+def node_code(source: bytes, node: Node, kinds: frozenset[str], marker: bytes = b"") -> str:
     """`node`'s source without the comments inside it."""
-    return code_text(source, node.start_byte, node.end_byte, node, kinds)
+    return code_text(source, node.start_byte, node.end_byte, node, kinds, marker)

@@ -64,7 +64,9 @@ def outline_file(language: Language, text: str) -> FileStructure:
         defs=tuple(defs),
         calls=tuple(calls),
         typed=_typed_bindings(language, text),
-        identifiers=frozenset(n for n in _IDENT.findall(text) if len(n) <= MAX_NAME_CHARS),
+        identifiers=frozenset(
+            n for n in set(_IDENT.findall(text)) if len(n) <= MAX_NAME_CHARS
+        ),
     )
 
 
@@ -74,7 +76,7 @@ def _definitions_and_calls(
     outline = spec_for(language).outline
     function, blocks, _ = _tables(language)
     defs: list[OutlineDef] = []
-    calls: dict[OutlineCall, None] = {}  # a set that keeps the order calls are written
+    calls: dict[tuple[str, int, str], None] = {}  # (name, caller, qualifier), in order
     scopes: list[_Scope] = []
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
@@ -106,12 +108,13 @@ def _definitions_and_calls(
             continue
         if "(" in line:
             _add_calls(line, scopes, defs, calls)
-    return defs, list(calls)
+    return defs, [OutlineCall(name, caller, qualifier) for name, caller, qualifier in calls]
 
 
 def _add_calls(
-    code: str, scopes: list[_Scope], defs: list[OutlineDef], calls: dict[OutlineCall, None]
-) -> None:
+    code: str, scopes: list[_Scope], defs: list[OutlineDef],
+    calls: dict[tuple[str, int, str], None],
+) -> None:  # fmt: skip
     caller = next((s[1] for s in reversed(scopes) if s[1] is not None), None)
     if caller is None:
         return
@@ -120,7 +123,7 @@ def _add_calls(
         if name not in NOT_CALLS and name != defs[caller].name:
             before = code[max(0, m.start() - 40) : m.start()]
             q = _QUALIFIER.search(before) if before.endswith((".", ":")) else None
-            calls[OutlineCall(name, caller, q.group(1) if q else "")] = None
+            calls[(name, caller, q.group(1) if q else "")] = None
 
 
 def _typed_bindings(language: Language, text: str) -> tuple[TypedBinding, ...]:

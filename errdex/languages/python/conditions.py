@@ -7,7 +7,7 @@ from tree_sitter import Node
 
 from errdex.extract.code import code_text
 from errdex.languages.python import SPEC
-from errdex.languages.python.state import PythonFile
+from errdex.languages.python.state import _MARKER, PythonFile
 from errdex.languages.python.strings import _compact
 
 
@@ -78,7 +78,8 @@ class Conditions(PythonFile):
     def _case_text(self, clause: Node) -> str:
         body = clause.child_by_field_name("consequence")
         end = body.start_byte if body is not None else clause.end_byte
-        head = code_text(self.source, clause.start_byte, end, clause, SPEC.comment_nodes).strip()
+        head = code_text(self.source, clause.start_byte, end, clause, SPEC.comment_nodes,
+                         _MARKER).strip()  # fmt: skip
         head = head.removesuffix(":").strip()
         head = head.removeprefix("case").strip()
         match = clause.parent.parent if clause.parent is not None else None

@@ -19,6 +19,10 @@ from errdex.models import (
     Site,
 )
 
+# Every comment of the language starts with this byte (`//`, `/*`; `#`).
+_MARKER = SPEC.comment[:1].encode()
+
+
 
 @dataclass
 class _Args:
@@ -59,7 +63,7 @@ class PythonFile:
     def code(self, node: Node) -> str:
         """`node`'s source without the comments written inside it (`# type: ignore` in a
         condition split over lines is not part of the condition)."""
-        return node_code(self.source, node, SPEC.comment_nodes)
+        return node_code(self.source, node, SPEC.comment_nodes, _MARKER)
 
     def between(self, start: int, end: int) -> str:
         return self.source[start:end].decode("utf-8", "replace")

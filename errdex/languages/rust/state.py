@@ -27,6 +27,9 @@ class _Msg:
     text: str  # the literal's value, the macro's name, or the expression's source
     tree: Node | None = None  # the macro's token tree
     source: str = ""  # the argument as written
+# Every comment of the language starts with this byte (`//`, `/*`; `#`).
+_MARKER = SPEC.comment[:1].encode()
+
 
 
 @dataclass
@@ -78,14 +81,15 @@ class RustFile:
     def code(self, node: Node) -> str:
         """`node` on one line without the comments written inside it: how a condition
         is shown (a `// why` inside a condition is not part of it)."""
-        return _WS_NEWLINE.sub(" ", node_code(self.source, node, SPEC.comment_nodes)).strip()
+        text = node_code(self.source, node, SPEC.comment_nodes, _MARKER)
+        return _WS_NEWLINE.sub(" ", text).strip()
 
     def span_code(self, nodes: Sequence[Node]) -> str:
         """`span_line` without the comments between or inside `nodes`."""
         if not nodes or nodes[0].parent is None:
             return self.span_line(nodes)
         text = code_text(self.source, nodes[0].start_byte, nodes[-1].end_byte,
-                         nodes[0].parent, SPEC.comment_nodes)  # fmt: skip
+                         nodes[0].parent, SPEC.comment_nodes, _MARKER)  # fmt: skip
         return _WS_NEWLINE.sub(" ", text).strip()
 
     def _last_segment(self, node: Node) -> str:
