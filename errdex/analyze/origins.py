@@ -66,13 +66,15 @@ def find_origins(site: Site, names: Sequence[str]) -> tuple[Origin, ...]:
 
 
 def _own_function_start(site: Site, lines: list[str]) -> int:
-    """Index of the site's own `def` line in the snippet (0 when not shown)."""
+    """Index of the line that starts the site's own function in the snippet (0 when not
+    shown)."""
     short = short_name(site.function)
     if not short:
         return 0
+    starts = _definition_line(spec_for(site.language).function_keyword)
     for index in range(len(lines) - 1, -1, -1):
         if short in lines[index]:
-            m = _DEF_LINE.match(lines[index])
+            m = starts.match(lines[index])
             if m and m.group(1) == short:
                 return index
     return 0
@@ -81,9 +83,13 @@ def _own_function_start(site: Site, lines: list[str]) -> int:
 # The patterns below are compiled once, with the name as a group compared afterwards:
 # compiling one pattern per guarded name (thousands in a large crate) cost more than
 # the rest of the analysis.
-_DEF_LINE = re.compile(r"\s*(?:async\s+)?def\s+([A-Za-z_]\w*)(?!\w)")
 _FIELD_REST = re.compile(r"\s*:\s*(?!:)(?P<value>.+?)\s*,?\s*$")  # after `name`: `name: value,`
 _ASSIGN_REST = re.compile(r"\s*(?::[^=]+)?=(?!=)\s*(?P<value>.+?);?\s*$")  # after `self.name`
+
+
+@lru_cache(maxsize=16)
+def _definition_line(keyword: str) -> re.Pattern[str]:
+    return re.compile(rf"\s*(?:async\s+)?{keyword}\s+([A-Za-z_]\w*)(?!\w)")
 
 
 @lru_cache(maxsize=16)
