@@ -84,6 +84,10 @@ def test_no_class_is_guessed_from_shared_words() -> None:
     assert classify(make_record(
         "The number of encoder hidden states {} is not equal to the number of linear layers {}",
         None)) is None
+    # "lock file" is a file, not a mutex
+    assert classify(make_record(
+        "Provided environment does not satisfy any of the environments specified in the lock "
+        "file", None)) is None
     ruled = classify(make_record("shape mismatch in add", None))
     assert ruled is not None and ruled.by == "rules"
 

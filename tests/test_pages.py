@@ -173,10 +173,10 @@ def test_fix_changes_the_public_call_s_argument(rust: Any) -> None:
 
 def test_the_code_s_comment_and_doc_are_quoted_as_its_words(rust: Any) -> None:
     page = _page(rust[0], "pad: the pad width must be positive")
-    assert ('The code\'s comment just above the check says: "a zero-width pad would return the '
-            'grid itself: reject it so callers notice".') in page["what_it_means"]
-    assert ('The doc comment of `pad` says: "Pad the grid with `n` copies of its border."'
-            in page["what_it_means"])
+    assert ("The code's comment just above the check says: \u201ca zero-width pad would return "
+            "the grid itself: reject it so callers notice\u201d.") in page["what_it_means"]
+    assert ("The doc comment of `pad` says: \u201cPad the grid with `n` copies of its border."
+            "\u201d" in page["what_it_means"])
 
 
 def test_an_internal_helper_is_named_only_where_it_is_thrown(rust: Any) -> None:

@@ -23,7 +23,6 @@ from errdex.write.pagefacts import (
     fn_name,
     gather,
     loc,
-    quote,
     sibling_needs,
     single_leaf,
     users_value,
@@ -54,6 +53,13 @@ _UNSUPPORTED = r"not (yet )?(supported|implemented)|unsupported|does not support
 
 def _summary(f: PageFacts) -> str:
     tail = _tail(f)
+    sites = f.record.sites
+    if len(sites) > 1 and len({s.guard for s in sites}) > 1 and not f.invariant:
+        # One site's requirement is false at another: say only what they share.
+        functions = len({(s.path, s.function) for s in sites})
+        return (f"This message is raised at {len(sites)} places in {functions} "
+                f"function{'s' if functions > 1 else ''}, each under its own condition; "
+                f"the first is reached from {f.entry} (see what it means for every place)")
     if f.invariant:
         return (f"{f.entry} hit a check its code treats as an internal invariant: no argument "
                 f"of yours is meant to reach it; it points to a bug in {f.record.repo}{tail}")
@@ -110,12 +116,12 @@ def _origin_sentence(f: PageFacts, origin: Origin) -> str:
 
 
 def _quoted(text: str) -> str:
-    """The code's own words in quotes; an unpaired backtick (or a double quote) would
-    garble the prose around them, so they are dropped."""
-    text = text.replace('"', "'")
+    """The code's own words in quotes; an unpaired backtick would garble the prose around
+    them, so it is dropped."""
+    text = text.replace('"', "'").replace("``", "`")  # reST literals read as Markdown's
     if text.count("`") % 2:
         text = text.replace("`", "")
-    return quote(text)
+    return f"\u201c{text}\u201d"  # typographic quotes: a `"` of the guard can't pair with them
 
 
 def _why_sentences(f: PageFacts) -> list[str]:

@@ -69,8 +69,8 @@ class _Reading:
             if quote in line:
                 text += " " + line.split(quote, 1)[0]
                 break
-            if not line:
-                break  # the summary paragraph ends at the first blank line
+            if not line or line.startswith(">>>"):
+                break  # the summary paragraph ends at the first blank line or example
             text += " " + line
         return " ".join(text.split()) or None
 

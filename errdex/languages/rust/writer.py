@@ -71,7 +71,14 @@ class _Reading:
         while i >= 0 and lines[i].lstrip().startswith("///"):
             found.append(lines[i].lstrip()[3:].strip())
             i -= 1
-        return " ".join(reversed(found)).strip() or None
+        if i < 0:
+            return None  # the doc starts above the snippet: its first words are not shown
+        prose: list[str] = []
+        for line in reversed(found):
+            if line.startswith("```") or (not line and prose):
+                break  # the summary paragraph ends at a blank line or an example
+            prose.append(line)
+        return " ".join(prose).strip() or None
 
     def exception_class(self, name: str | None) -> str | None:
         return name
