@@ -54,6 +54,40 @@ fn split(parts: usize) -> Result<usize> {
     Ok(parts)
 }
 
+pub struct Node {
+    g: Option<Grid>,
+}
+
+impl Node {
+    pub fn graph(&self) -> Result<&Grid> {
+        self.g.as_ref().ok_or_else(|| Error::Msg("node does not contain a graph".to_string()))
+    }
+}
+
+pub struct Plain;
+pub struct Packed;
+
+impl Plain {
+    pub fn dot(&self, n: usize) -> Result<usize> {
+        Self::unopt(n)
+    }
+    fn unopt(n: usize) -> Result<usize> {
+        Ok(n)
+    }
+}
+
+impl Packed {
+    pub fn dot(&self, n: usize) -> Result<usize> {
+        Self::unopt(n)
+    }
+    fn unopt(n: usize) -> Result<usize> {
+        if n % 4 != 0 {
+            bail!("packed dot needs a multiple of four, got {n}")
+        }
+        Ok(n)
+    }
+}
+
 fn widen(cells: &[u8], width: usize) -> Result<Grid> {
     if width % 2 == 1 {
         bail!("widen: odd widths cannot be centred")
@@ -188,6 +222,18 @@ def test_an_internal_helper_is_named_only_where_it_is_thrown(rust: Any) -> None:
     assert "grid.pad" not in page["example_fix"]["before"] or "Grid::pad" in page["summary"]
     assert "let width" not in _code(page) and "width = " not in _code(page)
     assert not any("where it is set" in s for s in page["solutions"])
+
+
+def test_an_entry_point_of_another_type_is_not_named(rust: Any) -> None:
+    # `Plain::dot` calls its own `Self::unopt`, not `Packed::unopt`
+    page = _page(rust[0], "packed dot needs a multiple of four, got {n}")
+    assert "`Packed::dot`" in page["summary"] and "Plain" not in page["summary"]
+
+
+def test_ok_or_else_is_a_missing_value_not_an_unconditional_error(rust: Any) -> None:
+    page = _page(rust[0], "node does not contain a graph")
+    assert "always" not in page["summary"]
+    assert "`self.g.as_ref()`" in page["summary"] and "None" in page["summary"]
 
 
 def test_an_invariant_says_there_is_nothing_to_change(rust: Any) -> None:

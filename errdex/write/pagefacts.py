@@ -156,6 +156,10 @@ def gather(
     for pattern, kind in _NATURES:
         if re.search(pattern, line) or re.search(pattern, record.exception or ""):
             nature = kind if not guard else nature
+    if not guard and nature == "always":  # `x.ok_or_else(|| Error::Msg(..))`: x was None
+        unwrapped = facts.receiver(site, "ok_or_else") or facts.receiver(site, "ok_or")
+        if unwrapped:
+            nature, recv = "expect", unwrapped
     if site.kind in (SiteKind.EXPECT, SiteKind.CONTEXT):
         method = "expect" if site.kind is SiteKind.EXPECT else "context"
         recv = facts.receiver(site, method) or facts.receiver(site, "with_context")
@@ -176,7 +180,7 @@ def gather(
     if public and site.function:
         users = (site.function,)
     elif site_facts is not None:
-        users = tuple(dict.fromkeys(e.function for e in site_facts.entry_points))
+        users = _nearest_users(site, [e.function for e in site_facts.entry_points])
     params = reading.parameters(site)
     comment = reading.comment_above(site)
     doc = reading.doc_comment(site)
@@ -218,6 +222,19 @@ _INVARIANT = re.compile(
     r"\b(bug|should (never|not) (happen|be reached|fail)|should be covered|(cannot|can't|"
     r"can never) (happen|fail|be reached)|impossible|unreachable|invariant)\b"
 )
+
+
+def _nearest_users(site: Site, functions: Sequence[str]) -> tuple[str, ...]:
+    """The entry points a page names: those of the site's own type first (a method of
+    another type that calls `Self::name` calls its own, not this one), a program's `main`
+    only when nothing else reaches the site."""
+    found = list(dict.fromkeys(functions))
+    owner = re.split(r"::|\.", site.function or "")[:-1]
+    if owner:
+        mine = [u for u in found if re.split(r"::|\.", u)[:-1][-1:] == owner[-1:]]
+        found = mine or found
+    named = [u for u in found if re.split(r"::|\.", u)[-1] != "main"]
+    return tuple(named or found)
 
 
 def users_value(origin: Origin) -> bool:
