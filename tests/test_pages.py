@@ -128,6 +128,18 @@ class Reader:
         return self.text[name]
 
 
+class Cursor:
+    def __init__(self, limit):
+        if limit <= 0:
+            raise ValueError("the cursor limit must be positive")
+        self.limit = limit
+
+    def seek(self, pos):
+        if pos < 0 or pos > self.limit:
+            raise ValueError("the cursor position is out of range")
+        return pos
+
+
 def _token(kind):
     if kind != "word":
         raise ConfigError(f"Expected {kind}")
@@ -290,6 +302,20 @@ def test_python_fix_and_test_are_the_user_s(python: Any) -> None:
     assert page["example_fix"]["before"].startswith('reader.section(retries="1")')
     assert page["example_fix"]["after"].startswith("reader.section(retries=1)")
     assert "tests expect it at tests/test_cfgread.py:6" in page["what_it_means"]
+
+
+def test_a_constructor_is_called_as_its_class(python: Any) -> None:
+    page = _page(python, "the cursor limit must be positive")
+    assert page["summary"] == "`limit` must be greater than 0 when calling `cfgread.Cursor`"
+    assert page["example_fix"]["before"].startswith("Cursor(limit=0)")
+    assert page["example_fix"]["after"].startswith("Cursor(limit=1)")
+
+
+def test_a_check_mixing_an_argument_and_state_says_which_is_which(python: Any) -> None:
+    page = _page(python, "the cursor position is out of range")
+    assert ("Of the values it checks, `pos` is the argument of `seek`; the others are held or "
+            "computed inside the library.") in page["what_it_means"]
+    assert "computed inside `seek`, not passed by you" not in page["what_it_means"]
 
 
 def test_a_helper_is_not_caught_as_an_exception_class(python: Any) -> None:

@@ -177,8 +177,8 @@ def gather(
         if known else None  # fmt: skip
     public = reading.is_public(site)
     users: tuple[str, ...] = ()
-    if public and site.function:
-        users = (site.function,)
+    if public and site.function:  # a constructor is called as its class
+        users = (re.sub(r"\.__init__$", "", site.function),)
     elif site_facts is not None:
         users = _nearest_users(site, [e.function for e in site_facts.entry_points])
     params = reading.parameters(site)
@@ -308,10 +308,16 @@ def action(f: PageFacts) -> str:
     return text.replace("{exc}", exc or "")
 
 
-def sibling_needs(records: Sequence[Record], limit: int = 3) -> list[str]:
+def sibling_needs(records: Sequence[Record], limit: int = 3,
+                  site: Site | None = None) -> list[str]:
+    """Each sibling's requirement, read at its site in `site`'s function (a record's first
+    site may be in another function, with another condition)."""
     out = []
     for other in records[:limit]:
         s = other.sites[0]
+        if site is not None:
+            here = [x for x in other.sites if x.path == site.path and x.function == site.function]
+            s = min(here, key=lambda x: abs(x.line - site.line), default=s)
         req = facts.requirement(s.guard, s.language) if s.guard else None
         message = message_text(other)
         quoted = json.dumps(message, ensure_ascii=False)

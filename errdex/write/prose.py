@@ -73,8 +73,8 @@ def _summary(f: PageFacts) -> str:
         return f"{f.entry} does not support the case your inputs select{tail}"
     if f.guard:
         debug = " (checked in debug builds only)" if f.debug_only else ""
-        return (f"Calling {f.entry} fails a check on values computed from its arguments"
-                f"{debug}; the message shows the values{tail}")
+        return (f"Calling {f.entry} fails a check inside it{debug}; the message shows the "
+                f"values it checked{tail}")
     return {
         "unreachable": f"{f.entry} reached a branch its code marks as unreachable{tail}",
         "expect": (f"`{f.receiver}` was None or an Err inside {f.where}{tail}" if not f.internal
@@ -208,9 +208,16 @@ def _what_it_means(f: PageFacts) -> str:
         violation = violation_of(f)
         out.append(f"To pass, {f.req}" + (f"; it fails when {violation}." if violation else "."))
     elif f.req:
-        out.append(f"The values it checks are computed inside `{fn_name(f)}`, not passed by "
-                   "you as they are, so the argument of yours that leads here is not named "
-                   "by the code at this site.")
+        mine = sorted({n.split(".")[0] for n in f.names} & set(f.params or ()) - {"self"})
+        if mine:
+            listed = ", ".join(f"`{n}`" for n in mine)
+            out.append(f"Of the values it checks, {listed} {'is' if len(mine) == 1 else 'are'} "
+                       f"the argument{'s' if len(mine) > 1 else ''} of `{fn_name(f)}`; the "
+                       "others are held or computed inside the library.")
+        else:
+            out.append(f"The check reads values held or computed inside `{fn_name(f)}`; the "
+                       "code at this site does not show which of your arguments they come "
+                       "from.")
     if f.invariant:
         out.append("The code treats this as an invariant: no input is meant to reach it, so "
                    "there is nothing to change in your call.")
@@ -230,7 +237,7 @@ def _what_it_means(f: PageFacts) -> str:
     if f.before:
         out.append(
             f"On the way here, `{fn_name(f)}` has already checked: "
-            + "; ".join(sibling_needs(f.before))
+            + "; ".join(sibling_needs(f.before, site=f.site))
             + "."
         )
     sites = f.record.sites
@@ -284,9 +291,10 @@ def _solutions(f: PageFacts) -> tuple[str, ...]:
             out.append(f"`{origin.name}` is copied from `{origin.expression}`: set that value "
                        f"so that {f.holds}.")
     elif _unsupported(f):
-        out.append(f"{f.entry} does not handle this case at this commit: no argument of this "
-                   "call makes it work. Take a path the code supports instead (the message "
-                   "names the case, e.g. another device, data type or option).")
+        out.append(f"{f.entry} does not handle this case at this commit: fixing a value will "
+                   "not make this path work. Do what the message says, or take a path the "
+                   "code supports (the message names the case: a device, a data type, an "
+                   "option or a build feature).")
         out.append(f"If you need this case, check whether a newer release of {repo} has it, "
                    "or ask for it there.")
     elif f.nature == "unreachable":
@@ -315,7 +323,7 @@ def _solutions(f: PageFacts) -> tuple[str, ...]:
     if f.after and f.user_terms:
         out.append(
             f"Once this passes, `{fn_name(f)}` goes on to check: "
-            + "; ".join(sibling_needs(f.after))
+            + "; ".join(sibling_needs(f.after, site=f.site))
             + "."
         )
     return tuple(dict.fromkeys(out))
@@ -359,7 +367,7 @@ def _prevention(f: PageFacts) -> tuple[str, ...]:
                 "type checker (mypy or pyright) over the callers."
             )
         if f.before or f.after:
-            needs = sibling_needs([*f.before, *f.after], limit=4)
+            needs = sibling_needs([*f.before, *f.after], limit=4, site=f.site)
             out.append(
                 f"Check all of `{fn_name(f)}`'s requirements together: " + "; ".join(needs) + "."
             )

@@ -92,6 +92,10 @@ def user_call(f: PageFacts, values: dict[str, str] | None = None) -> str:
     function only when no public one is known."""
     w, values = _writer(f), values or {}
     fn = f.site.function
+    if fn and fn.endswith(".__init__"):  # a constructor: the user calls the class
+        return w.user_call(fn[: -len(".__init__")], w.arguments(
+            [p for p in f.params or () if p not in ("self", "cls")], values)
+            if f.params is not None else None, False)
     if f.public and fn:
         params = list(f.params) if f.params is not None else None
         is_method = params is not None and bool(params) and params[0] in ("self", "cls")
@@ -153,9 +157,9 @@ def example_fix(f: PageFacts) -> ExampleFix:
     ):
         return ExampleFix(
             before=failing,
-            after=f"{note} this case is not handled at this commit: no argument of this call "
-            f"makes it work;\n{note} use a case the code supports instead (the message names "
-            "the one you hit: a device, a data type, an option)",
+            after=f"{note} this case is not handled at this commit: do what the message says,\n"
+            f"{note} or use a case the code supports (a device, a data type, an option or a "
+            "build feature)",
         )
     if f.guard:
         return ExampleFix(

@@ -93,7 +93,7 @@ class _Reading:
             owner = parts[-2]
             if parts[-1] == "__init__":
                 return f"{owner}({listed})"
-            value = re.sub(r"(?<!^)(?=[A-Z])", "_", owner).lower()
+            value = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", owner).lower()
             if "".join(p.capitalize() for p in value.split("_")) != owner:
                 return f"{owner}(...).{parts[-1]}({listed})"  # `FTP_TLS`: no plain name for it
             return f"{value}.{parts[-1]}({listed})"

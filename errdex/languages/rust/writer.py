@@ -91,7 +91,8 @@ class _Reading:
         listed = "..." if args is None else ", ".join(args)
         if is_method and len(parts) > 1:
             owner = re.sub(r"<.*", "", parts[-2])
-            value = re.sub(r"(?<!^)(?=[A-Z])", "_", owner).lower() or "value"
+            value = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_",
+                           owner).lower() or "value"
             if "".join(p.capitalize() for p in value.split("_")) != owner:
                 return f"{function}({listed})"  # no plain name for its value: call it by path
             return f"{value}.{parts[-1]}({listed})"
