@@ -40,6 +40,13 @@ impl Grid {
         Ok(widen(&self.cells, n)?)
     }
 
+    pub fn check(&self) -> Result<()> {
+        if self.cells.len() > 4096 {
+            bail!("check: the grid is too large to pad")
+        }
+        Ok(())
+    }
+
     pub fn rows(&self, count: usize) -> Result<usize> {
         debug_assert!(count < 1000, "rows: count {count} is too large");
         Ok(split(count)?)
@@ -215,6 +222,12 @@ def test_fix_changes_the_public_call_s_argument(rust: Any) -> None:
     assert page["example_fix"]["before"].startswith("grid.pad(dim, 0)?;")
     assert page["example_fix"]["after"].startswith("grid.pad(dim, 1)?;")
     assert "let n" not in _code(page)
+
+
+def test_a_method_returning_a_unit_result_is_called_on_its_value(rust: Any) -> None:
+    # `-> Result<()>`: the parameter list ends at its own `)`
+    page = _page(rust[0], "check: the grid is too large to pad")
+    assert page["example_fix"]["before"].startswith("grid.check()?;")
 
 
 def test_the_code_s_comment_and_doc_are_quoted_as_its_words(rust: Any) -> None:

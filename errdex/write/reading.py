@@ -117,10 +117,16 @@ def parameters(site: Site) -> list[str] | None:
     header = signature(site)
     if header is None:
         return None
-    m = re.search(r"\((.*)\)", header)
-    if m is None:
+    name = re.split(r"::|\.", site.function or "")[-1]
+    at = header.find("(", header.find(name) + len(name) if name in header else 0)
+    if at < 0:
         return None
-    return spec_for(site.language).writer().parameter_names(m.group(1))
+    depth = 0
+    for i in range(at, len(header)):  # the parameter list ends at its own `)`, not at a
+        depth += {"(": 1, ")": -1}.get(header[i], 0)  # `Result<()>` after it
+        if depth == 0:
+            return spec_for(site.language).writer().parameter_names(header[at + 1 : i])
+    return None
 
 
 def is_public(site: Site) -> bool | None:
