@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from errdex.contract import record_to_dict
 from errdex.index import index_snapshot
 from errdex.source.resolve import SourceOptions, resolve
 from errdex.store import SQLiteStore
@@ -178,7 +179,7 @@ def _index(root: Path, repo: str) -> dict[str, dict[str, Any]]:
     (snapshot,) = resolve(str(root), SourceOptions(repo=repo))
     with SQLiteStore(root.parent / f"{repo.replace('/', '_')}.sqlite") as store:
         index_snapshot(snapshot, store, workers=1)
-        return {row["message"]: store.record_dict(row["id"]) for row in store.records(repo)}
+        return {row.message: record_to_dict(store.record(row.id)) for row in store.records(repo)}
 
 
 @pytest.fixture(scope="module")
