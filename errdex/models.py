@@ -119,6 +119,18 @@ class MessageDefinition:
     fields: tuple[str, ...]  # declared field names in order ("0", "1" for tuple variants)
     path: str
     line: int
+    # What is raised when it isn't the definition itself: a helper function that builds
+    # and raises an exception from its argument (`self.fail(msg)` raising TemplateError).
+    exception: str | None = None
+
+
+@dataclass(frozen=True)
+class Location:
+    """A place in the code: where an error type's display text is written."""
+
+    path: str
+    line: int
+    url: str | None = None
 
 
 @dataclass(frozen=True)
@@ -140,6 +152,9 @@ class Construction:
     # not borrow another file's definition of the same name.
     resolvable: bool = True
     message_given: bool = False  # the call passes a literal message (a Site exists too)
+    # Fields or arguments passed as formatted text (`format!(..)`, a literal, an f-string):
+    # field -> that text's template, inlined into the type's own (errdex.extract.compose).
+    payloads: tuple[tuple[str, Template], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -239,6 +254,8 @@ class Record:
     related: tuple[Related, ...] = ()
     failure_class: FailureClass | None = None
     facts: RecordFacts | None = None  # what the prose was written from (errdex.analyze.facts)
+    # Where the error type's text is defined (`#[error(..)]`, a Display arm, the class).
+    definition: Location | None = None
 
 
 def record_id(repo: str, template: Template, exception: str | None = None) -> str:

@@ -16,6 +16,7 @@ from errdex.models import (
     Explanation,
     FailureClass,
     Language,
+    Location,
     Placeholder,
     Record,
     Related,
@@ -169,6 +170,11 @@ def record_to_dict(record: Record) -> dict[str, Any]:
         ),
         "status": status_of(record.facts),
         "facts": facts_to_dict(record.facts),
+        "definition": (
+            {"path": record.definition.path, "line": record.definition.line,
+             "url": record.definition.url}
+            if record.definition else None
+        ),
     }
 
 
@@ -195,4 +201,5 @@ def record_from_dict(data: dict[str, Any]) -> Record:
         related=tuple(Related(**r) for r in data.get("related", [])),
         failure_class=FailureClass(**failure) if failure else None,
         facts=facts_from_dict(data.get("facts")),
+        definition=Location(**data["definition"]) if data.get("definition") else None,
     )

@@ -352,8 +352,11 @@ enum E {
     definitions = _extract_one(source, rules).definitions
     assert [(d.owner, d.name, d.template.text, d.fields) for d in definitions] == [
         (None, "HeaderError", "bad header: {reason}", ("reason",)),
+        # A transparent variant passes another error's text through: its one hole.
+        ("E", "Io", "{source}", ("0",)),
         ("E", "Joined", "joined text {text}", ("0",)),
     ]
+    assert definitions[1].template.placeholders[0].expression == "std::io::Error"
 
 
 def test_broken_and_odd_input_never_raises(rules: list[Rule]) -> None:

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from tree_sitter import Node, Parser, Tree
 
 from errdex.errors import ConfigError
+from errdex.extract.compose import compose
 from errdex.languages import spec_for
 from errdex.models import (
     Construction,
@@ -383,7 +384,9 @@ def resolve_constructions(extractions: Sequence[FileExtraction]) -> list[Site]:
             ]
             if candidates:
                 best = max(candidates, key=lambda d: _common_prefix_len(d.path, built.path))
-                sites.append(_defined_site(built, best))
+                site = _defined_site(built, best)
+                if site.template.literal_chars or not built.payloads:
+                    sites.append(site)
             elif built.raised and not built.message_given:
                 sites.append(_typed_site(built, name))
     return sites
@@ -428,9 +431,9 @@ def _defined_site(built: Construction, definition: MessageDefinition) -> Site:
     return _site_at(
         built,
         kind=SiteKind.ERROR_ENUM if by_path else SiteKind.RAISE,
-        exception=f"{definition.owner}::{definition.name}"
-        if by_path and definition.owner else definition.name,
-        template=definition.template,
+        exception=definition.exception or (f"{definition.owner}::{definition.name}"
+                                           if by_path and definition.owner else definition.name),
+        template=compose(definition.template, built.payloads, fields),
         bound=bound,
         variant=definition.name,
         variant_fields=fields,

@@ -19,7 +19,7 @@ from tree_sitter import Node, Parser, Query, QueryCursor
 from errdex.extract import PARSE_SECONDS, Rule, SourceLines, check_depth, parse_within
 from errdex.extract.formats import braces, printf
 from errdex.extract.templates import Hole, Piece, build_template
-from errdex.languages.python import SPEC
+from errdex.languages.python import SPEC, messages
 from errdex.models import (
     Construction,
     FileExtraction,
@@ -45,6 +45,7 @@ _BUILTIN_EXCEPTIONS = frozenset(
 _EXCEPTION_NAME = re.compile(r"(Error|Exception|Warning|Exit|Interrupt|Failure|Fault)$")
 _MESSAGE_KEYWORDS = ("msg", "message")
 _GETTEXT = frozenset({"_", "gettext", "ugettext", "gettext_lazy", "ugettext_lazy", "N_"})
+_NGETTEXT = frozenset({"ngettext", "ungettext", "ngettext_lazy"})
 _NOT_CODE = frozenset({"comment", "line_continuation"})
 _SCOPES = frozenset({"function_definition", "class_definition", "module"})
 _DOTTED = re.compile(r"^[A-Za-z_][\w.]*$")
@@ -428,6 +429,8 @@ class _File:
                     return self._brace_format(text, _Args([], {}, True), mapping)
                 return self._brace_format(text, args, None)
             return None
+        if function.type == "identifier" and self.text(function) in _NGETTEXT and args.positional:
+            return self.pieces(args.positional[0], depth + 1, attrs)  # the singular text
         if function.type != "identifier" or args.keywords or len(args.positional) != 1:
             return None
         name = self.text(function)
@@ -1029,6 +1032,10 @@ class _File:
             positional = positional[1:]
         else:
             return None
+        named = [p for p in positional
+                 if p.type == "identifier" and self.text(p) in _MESSAGE_KEYWORDS]
+        if len(positional) > 1 and len(named) == 1 and not args.has_splat:
+            positional = named  # `super().__init__(pool, url, message)`: a base that prints it
         if len(positional) > 1 or args.has_splat:
             return None  # Exception(a, b) prints its args tuple, not a message
         if not positional and not any(k in args.keywords for k in _MESSAGE_KEYWORDS):
@@ -1064,6 +1071,7 @@ class PythonExtractor:
             state.on_assert(node)
         for node in captured.get("call", []):
             state.on_call(node)
+        messages.extend(state, captured.get("raise", []), captured.get("call", []))
         sites = sorted(state.sites, key=lambda s: (s.line, s.end_line, s.kind.value))
         constructions = sorted(state.constructions, key=lambda c: (c.line, c.type_path))
         return FileExtraction(

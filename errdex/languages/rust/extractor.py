@@ -21,7 +21,7 @@ from tree_sitter import Node, Parser, Query, QueryCursor
 from errdex.extract import PARSE_SECONDS, Rule, SourceLines, check_depth, parse_within
 from errdex.extract.formats import braces
 from errdex.extract.templates import Hole, Piece, build_template
-from errdex.languages.rust import SPEC
+from errdex.languages.rust import SPEC, composed
 from errdex.models import (
     Construction,
     FileExtraction,
@@ -864,6 +864,9 @@ class _File:
                         continue
                     if isinstance(found, tuple):
                         self.define(found, child, owner)
+                    else:  # `transparent`, `{0}`: maybe another error passed through
+                        wrapped = "transparent" in self.text(attr)
+                        composed.passed_through(self, child, owner, wrapped)
                     break
                 pending = []
             elif child.type not in _COMMENTS:
@@ -898,7 +901,10 @@ class _File:
             )
         )
 
-    def construction(self, node: Node, path_node: Node, values: list[tuple[str, str]]) -> None:
+    def construction(
+        self, node: Node, path_node: Node, values: list[tuple[str, str]],
+        payloads: tuple[tuple[str, Template], ...] = (),
+    ) -> None:
         type_path = _normalize_path(self.text(path_node))
         last = type_path.rsplit("::", 1)[-1]
         if not _CAMEL.match(last):
@@ -920,6 +926,7 @@ class _File:
                 guard=ctx.guard,
                 snippet=self.lines.snippet(line),
                 field_values=tuple(values),
+                payloads=payloads,
             )
         )
 
@@ -929,15 +936,17 @@ class _File:
         if name is None or body is None:
             return
         values: list[tuple[str, str]] = []
+        given: list[tuple[str, Sequence[Node]]] = []
         for child in body.named_children:
             if child.type == "field_initializer":
                 key = child.child_by_field_name("field")
                 value = child.child_by_field_name("value")
                 if key is not None and value is not None:
                     values.append((self.text(key), self.oneline(value)))
+                    given.append((self.text(key), [value]))
             elif child.type == "shorthand_field_initializer":
                 values.append((self.text(child), self.text(child)))
-        self.construction(node, name, values)
+        self.construction(node, name, values, composed.payloads(self, given))
 
     def scoped_call(self, call: Node, name: Node) -> None:
         function = call.child_by_field_name("function")
@@ -953,8 +962,10 @@ class _File:
         arguments = call.child_by_field_name("arguments")
         if arguments is None:
             return
-        values = [(str(i), self.span_line(arg)) for i, arg in enumerate(self.call_args(arguments))]
-        self.construction(call, function, values)
+        args = self.call_args(arguments)
+        values = [(str(i), self.span_line(arg)) for i, arg in enumerate(args)]
+        given = [(str(i), arg) for i, arg in enumerate(args)]
+        self.construction(call, function, values, composed.payloads(self, given))
 
     def unit_path(self, node: Node, name: Node) -> None:
         parent = node.parent
@@ -1012,6 +1023,7 @@ class RustExtractor:
                 _HANDLERS[kind](state, node, name)
             except (RecursionError, ValueError, IndexError, KeyError, AttributeError, TypeError):
                 continue  # one odd construct must not cost the whole file
+        composed.extend(state, tree.root_node)
         return FileExtraction(
             sites=tuple(sorted(state.sites, key=_position)),
             definitions=tuple(state.definitions),

@@ -1,0 +1,370 @@
+"""The Rust messages users see that are not one literal at one site.
+
+- Payloads: `Error::Backend(format!("no {} kernel", dev).into())` or `Mismatch { msg:
+  format!(..), .. }` passes text for a field of a variant whose `#[error]` prints it; the
+  construction carries that text (errdex.extract.compose inlines it).
+- Display impls written by hand: each arm of `match self { X::A => write!(f, "..") }` in
+  `impl fmt::Display for X` is the message of `X::A`, a MessageDefinition like an
+  `#[error("..")]` one.
+- Error constructors with a message: `PyTypeError::new_err(format!(..))` inside `Err(..)`
+  or `.map_err(|e| ..)`, a site raising that type.
+- Errors passed through: a `#[error(transparent)]` or `#[from]` variant makes another type's
+  messages this enum's; a site at the variant names the wrapped type.
+
+Works on the one tree and the `_File` state of errdex.languages.rust.extractor; parses
+nothing itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from tree_sitter import Language as TSLanguage
+from tree_sitter import Node, Query, QueryCursor
+
+from errdex.extract import Rule
+from errdex.extract.templates import Hole, Piece, build_template
+from errdex.languages.rust import SPEC
+from errdex.models import Language, MessageDefinition, Placeholder, Site, SiteKind, Template
+
+if TYPE_CHECKING:
+    from errdex.languages.rust.extractor import _File, _Msg
+
+_QUERIES = SPEC.queries()
+_QUERY = Query(
+    TSLanguage(SPEC.grammar()), _QUERIES["display"] + "\n" + _QUERIES["constructor"]
+)
+_TEXT_MACROS = frozenset({"format", "format_args", "concat"})
+_WRITE_MACROS = frozenset({"write", "writeln"})
+_WRITE_METHODS = frozenset({"write_str", "pad", "write_fmt"})
+# Calls whose argument is an error being made: `Err(..)`, `.map_err(|e| ..)`, `.ok_or(..)`.
+_ERROR_METHODS = frozenset({"map_err", "ok_or", "ok_or_else", "or_else"})
+# A Display impl is an error's text when the type's name says it is one.
+_ERROR_TYPE = re.compile(r"Err|Fault|Failure|Panic")
+_VARIANT = re.compile(r"^\s*&?\s*(?:ref\s+)?((?:[A-Za-z_]\w*\s*::\s*)*)([A-Z]\w*)\s*(.*)$", re.S)
+_BINDING = re.compile(r"^(?:ref\s+)?(?:mut\s+)?([a-z_]\w*)$")
+_STOP = frozenset({"function_item", "closure_expression", "impl_item", "source_file"})
+
+
+def payloads(state: _File, fields: Sequence[tuple[str, Sequence[Node]]]) -> tuple[
+    tuple[str, Template], ...
+]:
+    """The fields of a construction that are given as text: field -> that text's template."""
+    out: list[tuple[str, Template]] = []
+    for name, nodes in fields:
+        template = _text_of(state, state.reduce(nodes))
+        if template is not None:
+            out.append((name, template))
+    return tuple(out)
+
+
+def _text_of(state: _File, msg: _Msg) -> Template | None:
+    if msg.kind != "lit" and not (msg.kind == "macro" and msg.text in _TEXT_MACROS):
+        return None
+    result = state.message(msg, (), False)
+    if result is None:
+        return None
+    template = build_template(*result)
+    return template if template.literal_chars else None
+
+
+def extend(state: _File, root: Node) -> None:
+    """Add what this module finds in the file's tree to `state`."""
+    for _, captures in QueryCursor(_QUERY).matches(root):
+        nodes, names = captures.get("node"), captures.get("name")
+        if not nodes or not names or (state.excluded and state.is_excluded(nodes[0])):
+            continue
+        try:
+            if nodes[0].type == "impl_item":
+                _display_impl(state, nodes[0], names[0])
+            else:
+                _constructor(state, nodes[0], names[0])
+        except (RecursionError, ValueError, IndexError, KeyError, AttributeError, TypeError):
+            continue  # one odd construct must not cost the whole file
+
+
+# -- hand-written Display --------------------------------------------------------------
+
+
+def _display_impl(state: _File, impl: Node, trait: Node) -> None:
+    if state.text(trait).split("<")[0].rsplit("::", 1)[-1].strip() != "Display":
+        return
+    type_name = state._impl_name(impl)
+    if not type_name or not _ERROR_TYPE.search(type_name):
+        return
+    body = impl.child_by_field_name("body")
+    fmt = next(
+        (
+            item
+            for item in (body.named_children if body is not None else [])
+            if item.type == "function_item"
+            and (fn_name := item.child_by_field_name("name")) is not None
+            and state.text(fn_name) == "fmt"
+        ),
+        None,
+    )
+    block = fmt.child_by_field_name("body") if fmt is not None else None
+    if block is None:
+        return
+    match = next(_descendants(block, "match_expression"), None)
+    if match is None:
+        written = _written(state, block, {})
+        # A text that starts with another value's (`{} at line {}`) wraps that value's
+        # message: its own words are a suffix, which the inner message's record explains.
+        if written is not None and written.literals[0].strip():
+            _define(state, type_name, None, written, (), block)
+        return
+    arms = match.child_by_field_name("body")
+    for arm in arms.named_children if arms is not None else []:
+        if arm.type != "match_arm":
+            continue
+        pattern, value = arm.child_by_field_name("pattern"), arm.child_by_field_name("value")
+        if pattern is None or value is None:
+            continue
+        for alternative in _split_top(state.oneline(pattern), "|"):
+            variant = _variant(alternative, type_name)
+            if variant is None:
+                continue
+            owner, name, fields, bindings = variant
+            written = _written(state, value, bindings)
+            if written is not None:
+                _define(state, name, owner, written, fields, arm)
+
+
+def _variant(
+    pattern: str, type_name: str
+) -> tuple[str | None, str, tuple[str, ...], dict[str, str]] | None:
+    """`Kind::Status(code, _)` -> ("Kind", "Status", ("0", "1"), {"code": "0"})."""
+    found = _VARIANT.match(pattern.split(" if ", 1)[0])
+    if found is None:
+        return None
+    prefix = [p.strip() for p in found.group(1).split("::") if p.strip()]
+    owner = prefix[-1] if prefix else None
+    if owner == "Self":
+        owner = type_name
+    rest = found.group(3).strip()
+    fields: list[str] = []
+    bindings: dict[str, str] = {}
+    if rest.startswith("(") and rest.endswith(")"):
+        for i, part in enumerate(_split_top(rest[1:-1], ",")):
+            fields.append(str(i))
+            binding = _BINDING.match(part.strip())
+            if binding:
+                bindings[binding.group(1)] = str(i)
+    elif rest.startswith("{") and rest.endswith("}"):
+        for part in _split_top(rest[1:-1], ","):
+            key, _, bound = part.partition(":")
+            key = key.strip().removeprefix("ref ").removeprefix("mut ").strip()
+            if not key or key == "..":
+                continue
+            fields.append(key)
+            binding = _BINDING.match((bound or key).strip())
+            if binding:
+                bindings[binding.group(1)] = key
+    elif rest:
+        return None
+    if not prefix and not _ERROR_TYPE.search(type_name):
+        return None
+    return owner, found.group(2), tuple(fields), bindings
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    parts, depth, current = [], 0, ""
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == sep and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    parts.append(current)
+    return [p for p in (p.strip() for p in parts) if p]
+
+
+def _written(state: _File, node: Node, bindings: dict[str, str]) -> Template | None:
+    """The first text with literal words that `node` writes to the formatter."""
+    for found in _descendants(node, "macro_invocation", "call_expression"):
+        result = None
+        if found.type == "macro_invocation":
+            macro = found.child_by_field_name("macro")
+            tree = next((c for c in found.children if c.type == "token_tree"), None)
+            if macro is None or tree is None or state._last_segment(macro) not in _WRITE_MACROS:
+                continue
+            args = state.tt_args(tree)
+            if len(args) >= 2:
+                result = state.message(state.reduce(args[1]), args[2:], True)
+        else:
+            function = found.child_by_field_name("function")
+            arguments = found.child_by_field_name("arguments")
+            if function is None or arguments is None or function.type != "field_expression":
+                continue
+            method = function.child_by_field_name("field")
+            if method is None or state.text(method) not in _WRITE_METHODS:
+                continue
+            args = state.call_args(arguments)
+            if args:
+                result = state.message(state.reduce(args[0]), (), False)
+        if result is None:
+            continue
+        text, pieces = result
+        template = build_template(text, [_bound(piece, bindings) for piece in pieces])
+        if template.literal_chars:
+            return template
+    return None
+
+
+def _bound(piece: Piece, bindings: dict[str, str]) -> Piece:
+    """A hole printing an arm's binding prints that field of the variant."""
+    if isinstance(piece, str):
+        return piece
+    field = bindings.get(piece.expression.strip().lstrip("*&").strip())
+    if field is None:
+        return piece
+    return Hole(expression=field, spec=piece.spec, name=None if field.isdigit() else field)
+
+
+def _define(
+    state: _File, name: str, owner: str | None, template: Template,
+    fields: tuple[str, ...], at: Node,
+) -> None:  # fmt: skip
+    state.definitions.append(
+        MessageDefinition(
+            language=Language.RUST, name=name, owner=owner, template=template,
+            fields=fields, path=state.path, line=at.start_point.row + 1,
+        )
+    )
+
+
+def _descendants(node: Node, *kinds: str) -> Iterator[Node]:
+    """`node` and the nodes under it of `kinds`, in source order, not inside closures or
+    items."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type in _STOP and current != node:
+            continue
+        if current.type in kinds:
+            yield current
+        stack.extend(reversed(current.children))
+
+
+# -- error constructors with a message ---------------------------------------------------
+
+
+def _constructor(state: _File, call: Node, name: Node) -> None:
+    function = call.child_by_field_name("function")
+    arguments = call.child_by_field_name("arguments")
+    path = function.child_by_field_name("path") if function is not None else None
+    if function is None or path is None or arguments is None:
+        return
+    if state.text(name) in state.rules.calls:
+        return
+    type_name = state._last_segment(path)
+    if not type_name[:1].isupper():
+        return
+    if not _ERROR_TYPE.search(type_name) and not _in_error_position(state, call):
+        return
+    args = state.call_args(arguments)
+    if len(args) != 1 or _text_of(state, state.reduce([call])) is not None:
+        return  # `String::from("..")` is text, not an error made of it
+    template = _text_of(state, state.reduce(args[0]))
+    if template is None:
+        return
+    ctx = state.context(call)
+    if ctx.skip:
+        return
+    type_path = re.sub(r"\s+", "", state.text(path))
+    rule = Rule(name=state.text(function), form="call", kind=SiteKind.BAIL, exception=type_path)
+    state.add_site(rule, call, call, template, None, ctx)
+
+
+def _in_error_position(state: _File, node: Node) -> bool:
+    cur = node.parent
+    while cur is not None and cur.type not in ("function_item", "source_file"):
+        if cur.type == "call_expression":
+            function = cur.child_by_field_name("function")
+            if function is not None and function.type == "identifier":
+                if state.text(function) == "Err":
+                    return True
+            elif function is not None and function.type == "field_expression":
+                method = function.child_by_field_name("field")
+                if method is not None and state.text(method) in _ERROR_METHODS:
+                    return True
+        cur = cur.parent
+    return False
+
+
+# -- errors passed through from a dependency --------------------------------------------
+
+
+def passed_through(state: _File, variant: Node, owner: str, transparent: bool) -> None:
+    """A variant wrapping another error whole (`#[error(transparent)]`, or a `#[from]`
+    field printed as the whole message): a site at the variant, its template the wrapped
+    error's text, named by the wrapped type."""
+    name = variant.child_by_field_name("name")
+    body = variant.child_by_field_name("body")
+    if name is None or body is None:
+        return
+    wrapped = _wrapped_type(state, body, transparent)
+    if wrapped is None:
+        return
+    fields = state.fields_of(body)
+    variant_name = state.text(name)
+    line = variant.start_point.row + 1
+    template = Template(
+        message="{source}", literals=("", ""), placeholders=(Placeholder("source", wrapped),)
+    )
+    state.definitions.append(
+        MessageDefinition(
+            language=Language.RUST, name=variant_name, owner=owner, template=template,
+            fields=fields, path=state.path, line=line,
+        )
+    )
+    ctx = state.context(variant)
+    state.sites.append(
+        Site(
+            language=Language.RUST, kind=SiteKind.ERROR_ENUM,
+            exception=f"{owner}::{variant_name}", template=template, path=state.path,
+            line=line, end_line=variant.end_point.row + 1, function=ctx.function,
+            guard=None, snippet=state.lines.snippet(line), variant=variant_name,
+            variant_fields=fields,
+        )
+    )
+
+
+def _wrapped_type(state: _File, body: Node, transparent: bool) -> str | None:
+    """The type of the field that is the wrapped error: the only one of a transparent
+    variant, else the one marked `#[from]` or `#[source]`."""
+    candidates: list[tuple[bool, Node]] = []
+    for field in body.named_children:
+        if field.type in ("field_declaration",):
+            kind = field.child_by_field_name("type")
+            written = state.text(field).replace(" ", "")
+            if kind is not None:
+                candidates.append(("#[from]" in written or "#[source]" in written, kind))
+    if body.type == "ordered_field_declaration_list":
+        types = body.children_by_field_name("type")
+        marked_at = {i for i, attributed in enumerate(_ordered_fields(body)) if attributed}
+        candidates = [(i in marked_at, t) for i, t in enumerate(types)]
+    if transparent and len(candidates) == 1:
+        return state.oneline(candidates[0][1])
+    chosen = [t for m, t in candidates if m]
+    return state.oneline(chosen[0]) if len(chosen) == 1 else None
+
+
+def _ordered_fields(body: Node) -> list[bool]:
+    """For each field of a tuple variant, whether an attribute (`#[from]`) precedes it."""
+    out: list[bool] = []
+    pending = False
+    for child in body.named_children:
+        if child.type == "attribute_item":
+            pending = True
+        elif child.type not in ("line_comment", "block_comment", "visibility_modifier"):
+            out.append(pending)
+            pending = False
+    return out
