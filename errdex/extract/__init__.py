@@ -385,7 +385,7 @@ def resolve_constructions(extractions: Sequence[FileExtraction]) -> list[Site]:
             if candidates:
                 best = max(candidates, key=lambda d: _common_prefix_len(d.path, built.path))
                 site = _defined_site(built, best)
-                if site.template.literal_chars or not built.payloads:
+                if site.template.literal_chars or best.template.literal_chars:
                     sites.append(site)
             elif built.raised and not built.message_given:
                 sites.append(_typed_site(built, name))
@@ -433,7 +433,8 @@ def _defined_site(built: Construction, definition: MessageDefinition) -> Site:
         kind=SiteKind.ERROR_ENUM if by_path else SiteKind.RAISE,
         exception=definition.exception or (f"{definition.owner}::{definition.name}"
                                            if by_path and definition.owner else definition.name),
-        template=compose(definition.template, built.payloads, fields),
+        template=compose(definition.template, built.payloads, fields,
+                         inline_literals=definition.exception is not None),
         bound=bound,
         variant=definition.name,
         variant_fields=fields,

@@ -27,19 +27,25 @@ from errdex.models import (
 
 
 def compose(
-    template: Template, payloads: Sequence[tuple[str, Template]], fields: Sequence[str] = ()
+    template: Template, payloads: Sequence[tuple[str, Template]], fields: Sequence[str] = (),
+    *, inline_literals: bool = False,
 ) -> Template:
     """`template` with each placeholder named by a payload replaced by that payload's text.
 
-    A payload named by position (`"0"`) fills the field declared at that position.
+    A payload named by position (`"0"`) fills the field declared at that position. With
+    `inline_literals` (a helper's argument is its message) plain literals are inlined too.
 
     A Debug hole (`{0:?}`) prints a string quoted, so its payload is inlined in quotes.
     Placeholder names stay unique: an inlined hole whose name is taken gets a suffix.
     """
+    # A plain literal passed to a type with text of its own (`op: "matmul"`) stays a bound
+    # value, so the type's sites stay one record; formatted text, or text for a type that
+    # prints nothing else (`#[error("{0}")]`, a helper raising its argument), is inlined.
     by_field = {
         fields[int(name)] if name.isdigit() and int(name) < len(fields) else name: payload
         for name, payload in payloads
         if payload.literal_chars
+        and (inline_literals or payload.placeholders or not template.literal_chars)
     }
     if not by_field or not any(_field(p, by_field) for p in template.placeholders):
         return template

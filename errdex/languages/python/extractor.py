@@ -19,7 +19,7 @@ from tree_sitter import Node, Parser, Query, QueryCursor
 from errdex.extract import PARSE_SECONDS, Rule, SourceLines, check_depth, parse_within
 from errdex.extract.formats import braces, printf
 from errdex.extract.templates import Hole, Piece, build_template
-from errdex.languages.python import SPEC, messages
+from errdex.languages.python import SPEC, messages, tables
 from errdex.models import (
     Construction,
     FileExtraction,
@@ -419,6 +419,8 @@ class _File:
             if method is None or obj is None:
                 return None
             name = self.text(method)
+            if name == "join":
+                return messages.joined_pieces(self, obj, args.positional, depth)
             if name in ("format", "format_map"):
                 fmt = self.pieces(obj, depth + 1, attrs)
                 if not fmt or not all(isinstance(p, str) for p in fmt):
@@ -1072,6 +1074,7 @@ class PythonExtractor:
         for node in captured.get("call", []):
             state.on_call(node)
         messages.extend(state, captured.get("raise", []), captured.get("call", []))
+        tables.extend(state, tree.root_node, captured.get("call", []))
         sites = sorted(state.sites, key=lambda s: (s.line, s.end_line, s.kind.value))
         constructions = sorted(state.constructions, key=lambda c: (c.line, c.type_path))
         return FileExtraction(

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
-from errdex.extract.templates import Hole, build_template
+from errdex.extract.templates import Hole, Piece, build_template
 from errdex.models import Construction, Language, MessageDefinition, Template
 
 if TYPE_CHECKING:
@@ -96,11 +96,32 @@ def _helper(state: _File, raise_node: Node) -> MessageDefinition | None:
     exception = _raised_type(state, function, state.text(callee), params)
     if exception is None:
         return None
+    template = build_template(state.text(message), pieces)
+    raised_class = state.defined.get(exception.rsplit(".", 1)[-1])
+    if raised_class is not None and template.literal_chars == 0 and message in args.positional:
+        # `raise ParseError(msg, line, col)`, whose `__init__` adds " at line {line} ..":
+        # the class's text, with the helper's parameter where the class prints `msg`.
+        template = _passed_into(raised_class, args.positional.index(message), template)
     return MessageDefinition(
         language=Language.PYTHON, name=name, owner=state.module or None,
-        template=build_template(state.text(message), pieces), fields=params,
+        template=template, fields=params,
         path=state.path, line=function.start_point[0] + 1, exception=exception,
     )
+
+
+def _passed_into(raised: MessageDefinition, position: int, own: Template) -> Template:
+    """`raised`'s template with its field at `position` printing `own`'s one hole."""
+    if position >= len(raised.fields) or len(own.placeholders) != 1:
+        return own
+    field, hole = raised.fields[position], own.placeholders[0]
+    prints = [p.expression.removeprefix("self.") == field or p.name == field
+              for p in raised.template.placeholders]
+    if not any(prints):
+        return own
+    holes = tuple(hole if hit else p
+                  for hit, p in zip(prints, raised.template.placeholders, strict=True))
+    return Template(message=raised.template.message, literals=raised.template.literals,
+                    placeholders=holes)
 
 
 def _raised_type(
@@ -155,3 +176,28 @@ def _helper_call(state: _File, call: Node, local: set[str]) -> None:
             payloads=tuple(given),
         )
     )
+
+
+def joined_pieces(
+    state: _File, separator: Node, items: Sequence[Node], depth: int
+) -> list[Piece] | None:
+    """`" ".join(parts)` of a list literal written just above (`parts = [f"..."]`, maybe
+    appended to later): the list's texts joined; None when it isn't that."""
+    if separator.type != "string" or len(items) != 1:
+        return None
+    target = items[0]
+    if target.type == "identifier":
+        assignment = state._assignment_before(state.text(target), target)
+        right = assignment.child_by_field_name("right") if assignment is not None else None
+        if right is None or assignment is None or assignment.type != "assignment":
+            return None
+        target = right
+    if target.type != "list":
+        return None
+    sep = state.pieces(separator, depth + 1)
+    out: list[Piece] = []
+    for i, item in enumerate(target.named_children):
+        if i:
+            out.extend(sep)
+        out.extend(state.pieces(item, depth + 1))
+    return out or None

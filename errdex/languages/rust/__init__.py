@@ -49,7 +49,7 @@ SPEC = LanguageSpec(
     lexer="rust",
     grammar=_grammar,
     query_names=("attr", "macro", "token", "method", "call", "scoped", "struct", "unit",
-                 "enum", "item"),
+                 "enum", "item", "display", "constructor", "macro_body"),
     extractor=_extractor,
     writer=_writer,
     format_families=("braces",),

@@ -27,14 +27,23 @@ from tree_sitter import Node, Query, QueryCursor
 from errdex.extract import Rule
 from errdex.extract.templates import Hole, Piece, build_template
 from errdex.languages.rust import SPEC
-from errdex.models import Language, MessageDefinition, Placeholder, Site, SiteKind, Template
+from errdex.models import (
+    Construction,
+    Language,
+    MessageDefinition,
+    Placeholder,
+    Site,
+    SiteKind,
+    Template,
+)
 
 if TYPE_CHECKING:
     from errdex.languages.rust.extractor import _File, _Msg
 
 _QUERIES = SPEC.queries()
 _QUERY = Query(
-    TSLanguage(SPEC.grammar()), _QUERIES["display"] + "\n" + _QUERIES["constructor"]
+    TSLanguage(SPEC.grammar()),
+    "\n".join(_QUERIES[name] for name in ("display", "constructor", "macro_body")),
 )
 _TEXT_MACROS = frozenset({"format", "format_args", "concat"})
 _WRITE_MACROS = frozenset({"write", "writeln"})
@@ -45,6 +54,7 @@ _ERROR_METHODS = frozenset({"map_err", "ok_or", "ok_or_else", "or_else"})
 _ERROR_TYPE = re.compile(r"Err|Fault|Failure|Panic")
 _VARIANT = re.compile(r"^\s*&?\s*(?:ref\s+)?((?:[A-Za-z_]\w*\s*::\s*)*)([A-Z]\w*)\s*(.*)$", re.S)
 _BINDING = re.compile(r"^(?:ref\s+)?(?:mut\s+)?([a-z_]\w*)$")
+_WHOLE_FIELD = re.compile(r'^#\[error\("\{([A-Za-z_0-9]+)\}"\)\]$')
 _STOP = frozenset({"function_item", "closure_expression", "impl_item", "source_file"})
 
 
@@ -79,6 +89,8 @@ def extend(state: _File, root: Node) -> None:
         try:
             if nodes[0].type == "impl_item":
                 _display_impl(state, nodes[0], names[0])
+            elif nodes[0].type == "token_tree":
+                _macro_body(state, nodes[0], names[0])
             else:
                 _constructor(state, nodes[0], names[0])
         except (RecursionError, ValueError, IndexError, KeyError, AttributeError, TypeError):
@@ -302,16 +314,26 @@ def _in_error_position(state: _File, node: Node) -> bool:
 # -- errors passed through from a dependency --------------------------------------------
 
 
-def passed_through(state: _File, variant: Node, owner: str, transparent: bool) -> None:
-    """A variant wrapping another error whole (`#[error(transparent)]`, or a `#[from]`
-    field printed as the whole message): a site at the variant, its template the wrapped
-    error's text, named by the wrapped type."""
+def passed_through(state: _File, variant: Node, owner: str, attribute: str) -> None:
+    """A variant whose `#[error(..)]` has no text of its own. Wrapping another error whole
+    (`#[error(transparent)]`, or a `#[from]` field printed as the whole message): a site at
+    the variant, its template the wrapped error's text, named by the wrapped type. Printing
+    one field (`#[error("{0}")] Msg(String)`): a definition that constructions passing
+    text for that field fill (errdex.extract.compose)."""
     name = variant.child_by_field_name("name")
     body = variant.child_by_field_name("body")
     if name is None or body is None:
         return
-    wrapped = _wrapped_type(state, body, transparent)
+    wrapped = _wrapped_type(state, body, "transparent" in attribute)
     if wrapped is None:
+        hole = _WHOLE_FIELD.match(re.sub(r"\s+", "", attribute))
+        if hole is not None and hole.group(1) in state.fields_of(body):
+            field = hole.group(1)
+            template = Template(
+                message="{" + field + "}", literals=("", ""),
+                placeholders=(Placeholder(field if not field.isdigit() else "message", field),),
+            )
+            _define(state, state.text(name), owner, template, state.fields_of(body), variant)
         return
     fields = state.fields_of(body)
     variant_name = state.text(name)
@@ -368,3 +390,88 @@ def _ordered_fields(body: Node) -> list[bool]:
             out.append(pending)
             pending = False
     return out
+
+
+# -- inside macro bodies ------------------------------------------------------------------
+
+
+def _macro_body(state: _File, tree: Node, macro: Node) -> None:
+    """A macro's body is tokens, not syntax (`cfg_rt! { .. }`, `vec![..]`): in it, find
+    `.expect("..")`-style method rules and `Type::Variant`, `Type::Variant(..)` values."""
+    name = state._last_segment(macro)
+    if name in state.rules.macros or name in _TEXT_MACROS:
+        return  # its own rule reads it (`panic!`, `assert!`), or it is text (`format!`)
+    stack = [tree]
+    while stack:
+        current = stack.pop()
+        children = current.children
+        for i, child in enumerate(children):
+            if child.type == "token_tree":
+                stack.append(child)
+            elif child.type == "identifier" and i + 1 < len(children):
+                after = children[i + 1]
+                before = children[i - 1] if i else None
+                if after.type == "token_tree" and before is not None and before.type == ".":
+                    _token_method(state, child, after)
+            if child.type == "identifier" and (i == 0 or children[i - 1].type != "::"):
+                _token_path(state, children, i)
+
+
+def _token_method(state: _File, ident: Node, args_tree: Node) -> None:
+    rule = state.rules.methods.get(state.text(ident))
+    if rule is None:
+        return
+    args = state.tt_args(args_tree)
+    if rule.message_arg >= len(args):
+        return
+    ctx = state.context(ident)
+    if ctx.skip:
+        return
+    text, pieces = state.pieces_or_hole(state.reduce(args[rule.message_arg]), (), False)
+    state.add_site(rule, args_tree, ident, build_template(text, pieces), None, ctx)
+
+
+def _token_path(state: _File, tokens: Sequence[Node], start: int) -> None:
+    """`A::B::Variant`, maybe followed by `(..)` or `{..}`, starting at `tokens[start]`."""
+    segments = [tokens[start]]
+    i = start + 1
+    while i + 1 < len(tokens) and tokens[i].type == "::" and tokens[i + 1].type == "identifier":
+        segments.append(tokens[i + 1])
+        i += 2
+    if len(segments) < 2:
+        return
+    owner, last = state.text(segments[-2]), state.text(segments[-1])
+    if not owner[:1].isupper() or not last[:1].isupper() or last.isupper():
+        return  # `Type::Variant`, not `module::f` or `u32::MAX`
+    if i < len(tokens) and tokens[i].type == "!":
+        return
+    if start and tokens[start - 1].type in ("use", "enum", "struct", "impl", "for", "as", "let"):
+        return
+    body = tokens[i] if i < len(tokens) and tokens[i].type == "token_tree" else None
+    values: list[tuple[str, str]] = []
+    given: list[tuple[str, Sequence[Node]]] = []
+    if body is not None and body.children and body.children[0].type == "(":
+        for n, arg in enumerate(state.tt_args(body)):
+            values.append((str(n), state.span_line(arg)))
+            given.append((str(n), arg))
+    elif body is not None:
+        return  # `Type::Variant { .. }` in tokens: a pattern as often as a value
+    after = i + (1 if body is not None else 0)
+    if after < len(tokens) and tokens[after].type in ("=>", "|", "@"):
+        return  # a match arm's pattern
+    ctx = state.context(segments[0])
+    if ctx.skip:
+        return
+    type_path = "::".join(state.text(s) for s in segments)
+    if (type_path.startswith("Self::")) and ctx.owner:
+        type_path = ctx.owner + type_path[4:]
+    line = segments[0].start_point.row + 1
+    end = (body or segments[-1]).end_point.row + 1
+    state.constructions.append(
+        Construction(
+            language=Language.RUST, type_path=type_path, path=state.path, line=line,
+            end_line=end, function=ctx.function, guard=ctx.guard,
+            snippet=state.lines.snippet(line), field_values=tuple(values),
+            payloads=payloads(state, given),
+        )
+    )

@@ -865,8 +865,7 @@ class _File:
                     if isinstance(found, tuple):
                         self.define(found, child, owner)
                     else:  # `transparent`, `{0}`: maybe another error passed through
-                        wrapped = "transparent" in self.text(attr)
-                        composed.passed_through(self, child, owner, wrapped)
+                        composed.passed_through(self, child, owner, self.text(attr))
                     break
                 pending = []
             elif child.type not in _COMMENTS:

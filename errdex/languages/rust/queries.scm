@@ -36,3 +36,6 @@
 
 ;; query: constructor
 ((call_expression function: (scoped_identifier path: (_) name: (identifier) @name) arguments: (arguments)) @node (#match? @name "^[a-z]"))
+
+;; query: macro_body
+(macro_invocation macro: (_) @name (token_tree) @node)
