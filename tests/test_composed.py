@@ -19,6 +19,8 @@ from errdex.store import SQLiteStore
 RUST_ERRORS = """\
 use std::fmt;
 
+pub(crate) const NO_RUNTIME: &str = "there is no runtime running, start one with Runtime::new";
+
 #[derive(thiserror::Error, Debug)]
 pub enum Error {
     #[error("backend error {0}")]
@@ -89,6 +91,13 @@ pub fn header(path: &str) -> Result<(), PyErr> {
     let bytes = std::fs::read(path)
         .map_err(|e| PyOSError::new_err(format!("cannot read the header of {path}: {e}")))?;
     Ok(())
+}
+
+pub fn runtime(handle: Option<u32>) -> u32 {
+    match handle {
+        Some(h) => h,
+        None => panic!("{}", crate::error::NO_RUNTIME),
+    }
 }
 
 cfg_gpu! {
@@ -350,3 +359,12 @@ def test_message_table_read_by_a_helper(store: SQLiteStore) -> None:
     assert top["values"]["value"] == "'x'"
     required = _top(store, "ValidationError: This field is required.")["record"]
     assert _sites(required) == [("pylib/fields.py", _line(PY_FIELDS, 'self.fail("required")'))]
+
+
+def test_panic_printing_a_constant_of_another_module(store: SQLiteStore) -> None:
+    text = ("thread 'main' panicked at src/lib.rs:31:17:\n"
+            "there is no runtime running, start one with Runtime::new")
+    record = _top(store, text)["record"]
+    assert record["kind"] == "panic"
+    assert record["template"] == "there is no runtime running, start one with Runtime::new"
+    assert _sites(record) == [("src/lib.rs", _line(RUST_LIB, "panic!(\"{}\", crate::error"))]

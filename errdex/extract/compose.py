@@ -12,6 +12,7 @@ reads or parses a file.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
@@ -21,6 +22,7 @@ from errdex.models import (
     MessageDefinition,
     Placeholder,
     Record,
+    Site,
     Snapshot,
     Template,
 )
@@ -88,6 +90,37 @@ def _unique(name: str, taken: set[str]) -> str:
         candidate = f"{name}_{n}"
     taken.add(candidate)
     return candidate
+
+
+_CONSTANT = re.compile(r"^[A-Z][A-Z0-9_]*[A-Z0-9]$")  # SCREAMING_CASE: a named constant
+
+
+def resolve_constants(
+    sites: Sequence[Site], by_name: Mapping[str, list[MessageDefinition]]
+) -> list[Site]:
+    """Sites whose message is only a named constant's text (`panic!("{}", MSG)`,
+    `.expect(MSG)`), with that text inlined; such a site whose constant isn't found is
+    left out, as it has no text to match."""
+    out: list[Site] = []
+    for site in sites:
+        if site.template.literal_chars:
+            out.append(site)
+            continue
+        given: list[tuple[str, Template]] = []
+        for hole in site.template.placeholders:
+            name = re.split(r"::|\.", hole.expression.strip())[-1]
+            found = [d for d in by_name.get(name, ()) if d.language is site.language
+                     and not d.fields and not d.template.placeholders]
+            if found:
+                best = max(found, key=lambda d: _shared_dirs(d.path, site.path))
+                given.append((hole.name, best.template))
+        if given:
+            out.append(replace(site, template=compose(site.template, given,
+                                                      inline_literals=True)))
+        elif not any(_CONSTANT.match(re.split(r"::|\.", p.expression.strip())[-1])
+                     for p in site.template.placeholders):
+            out.append(site)  # a typed site (`configparser.Error: {message}`): kept as it was
+    return out
 
 
 def definitions_by_name(

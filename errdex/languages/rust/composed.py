@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 _QUERIES = SPEC.queries()
 _QUERY = Query(
     TSLanguage(SPEC.grammar()),
-    "\n".join(_QUERIES[name] for name in ("display", "constructor", "macro_body")),
+    "\n".join(_QUERIES[name] for name in ("display", "constructor", "macro_body", "constant")),
 )
 _TEXT_MACROS = frozenset({"format", "format_args", "concat"})
 _WRITE_MACROS = frozenset({"write", "writeln"})
@@ -55,6 +55,8 @@ _ERROR_TYPE = re.compile(r"Err|Fault|Failure|Panic")
 _VARIANT = re.compile(r"^\s*&?\s*(?:ref\s+)?((?:[A-Za-z_]\w*\s*::\s*)*)([A-Z]\w*)\s*(.*)$", re.S)
 _BINDING = re.compile(r"^(?:ref\s+)?(?:mut\s+)?([a-z_]\w*)$")
 _WHOLE_FIELD = re.compile(r'^#\[error\("\{([A-Za-z_0-9]+)\}"\)\]$')
+_CONSTANTS = frozenset({"const_item", "static_item"})
+_CONSTANT_NAME = re.compile(r"^[A-Z][A-Z0-9_]*[A-Z0-9]$")
 _STOP = frozenset({"function_item", "closure_expression", "impl_item", "source_file"})
 
 
@@ -91,6 +93,8 @@ def extend(state: _File, root: Node) -> None:
                 _display_impl(state, nodes[0], names[0])
             elif nodes[0].type == "token_tree":
                 _macro_body(state, nodes[0], names[0])
+            elif nodes[0].parent is not None and nodes[0].parent.type in _CONSTANTS:
+                _constant(state, nodes[0], names[0])
             else:
                 _constructor(state, nodes[0], names[0])
         except (RecursionError, ValueError, IndexError, KeyError, AttributeError, TypeError):
@@ -475,3 +479,21 @@ def _token_path(state: _File, tokens: Sequence[Node], start: int) -> None:
             payloads=payloads(state, given),
         )
     )
+
+
+# -- named text ----------------------------------------------------------------------------
+
+
+def _constant(state: _File, value: Node, name: Node) -> None:
+    """`const MISSING: &str = "..";`: a text that messages elsewhere print by name."""
+    msg = state.reduce([value])
+    if msg.kind != "lit" or not _CONSTANT_NAME.match(state.text(name)):
+        return
+    _define(state, state.text(name), None, Template.literal(msg.text), (), value.parent or value)
+
+
+def names_constant(template: Template) -> bool:
+    """Whether a message with no text of its own prints a constant (`panic!("{}", MSG)`),
+    whose text errdex.extract.compose.resolve_constants inlines."""
+    return any(_CONSTANT_NAME.match(p.expression.rsplit("::", 1)[-1]) and not p.spec
+               for p in template.placeholders)

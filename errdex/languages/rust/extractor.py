@@ -661,7 +661,7 @@ class _File:
         guard: str | None,
         ctx: _Context,
     ) -> None:
-        if template.literal_chars == 0:
+        if template.literal_chars == 0 and not composed.names_constant(template):
             self.dynamic += 1
             return
         line = line_node.start_point.row + 1

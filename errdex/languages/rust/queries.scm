@@ -39,3 +39,6 @@
 
 ;; query: macro_body
 (macro_invocation macro: (_) @name (token_tree) @node)
+
+;; query: constant
+[(const_item name: (identifier) @name value: (_) @node) (static_item name: (identifier) @name value: (_) @node)]
