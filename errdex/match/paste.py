@@ -54,6 +54,9 @@ _HEADERS = {
     "Stack backtrace:": "backtrace",
     "Backtrace:": "backtrace",
 }
+# A traceback pasted indented as a whole (a quote, a tab before every line): its final
+# exception line is indented too, but less than the code lines the frames quote.
+QUOTED_EXCEPTION = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Exit):")
 CAUSE_INDEX = re.compile(r"[ \t]+(?:\d+:[ \t]+)?")
 PANIC_NOTE = re.compile(r"note: |stack backtrace:")
 # Lines that are never messages, wherever they appear.
@@ -217,6 +220,7 @@ class _Builder:
         frames: list[Frame] = []
         group = -1
         skip_until = -1
+        code_indent = 1 << 30  # of the last traceback code line (a frame's source line)
 
         def debug_at(pos: int, group: int) -> None:
             nonlocal skip_until
@@ -259,13 +263,19 @@ class _Builder:
                 if state != "traceback":
                     state, frames = "traceback", []  # a traceback pasted without its header
                 frames.append(Frame(frame_match.group("path"), int(frame_match.group("line"))))
+                code_indent = 1 << 30
                 lines.append(Line(ls, le, ls, le, -1))
                 continue
             if state == "traceback":
-                if not stripped or s[0] in " \t":  # code, carets, "[Previous line repeated]"
+                indent = len(s) - len(s.lstrip(" \t"))
+                if not stripped or (s[0] in " \t" and not (
+                    0 < indent < code_indent and QUOTED_EXCEPTION.match(s, indent)
+                )):  # code, carets, "[Previous line repeated]"
+                    if stripped and frames:
+                        code_indent = indent
                     lines.append(Line(ls, le, ls, le, -1))
                     continue
-                exc_line = PYTHON_EXCEPTION_LINE.match(s)
+                exc_line = PYTHON_EXCEPTION_LINE.match(s, indent)
                 if exc_line is not None:
                     rest = exc_line.group("rest")
                     cs = ls + (exc_line.start("rest") if rest is not None else len(s))
@@ -275,6 +285,15 @@ class _Builder:
                     state = "message"
                     continue
                 state = "text"
+            if state == "message" and not stripped:
+                # A blank line inside an exception's message (a paragraph break of a
+                # multi-line literal) when the message goes on indented after it.
+                following = _next_nonblank(text, start)
+                if following is not None and following[:1] in (" ", "\t") and not (
+                    PYTHON_FRAME.match(following)
+                ):
+                    lines.append(Line(ls, le, ls, le, -1))
+                    continue
             if state in ("message", "panic"):
                 if stripped and not (state == "panic" and PANIC_NOTE.match(stripped)):
                     prefixed = strip_prefixes(s) if state == "panic" else None
@@ -315,6 +334,9 @@ class _Builder:
                 continue
             group = self._group(doc_index, cs, ce, prefixed.exception, prefixed.frame or inherited)
             lines.append(Line(ls, le, cs, ce, group))
+            if prefixed.exception is not None and cs >= ce:
+                state = "message"  # `RuntimeError:` alone: its message is on the lines below
+                continue
             debug_at(cs, group)
         line_starts = tuple([line.start for line in lines])
         self.docs[doc_index] = Doc(text, tuple(lines), line_starts, pieces)
@@ -371,6 +393,20 @@ class _Builder:
         if cause:  # anyhow's `Context { context: .., source: .. }`: the source is a cause
             for g in self.groups[first:]:
                 self.groups[g.index] = replace(g, cause=True)
+
+
+def _next_nonblank(text: str, pos: int) -> str | None:
+    """The first line at or after `pos` with something on it (at most a few lines on)."""
+    for _ in range(8):
+        if pos >= len(text):
+            return None
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        line = text[pos:end]
+        if line.strip():
+            return line
+        pos = end + 1
+    return None
 
 
 def parse_paste(text: str) -> Paste:

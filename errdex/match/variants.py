@@ -8,14 +8,18 @@ this module only looks the names up and binds what they carry.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from errdex.languages import languages_that
 from errdex.match.compiled import Compiled
-from errdex.match.evidence import type_tail
+from errdex.match.evidence import components, path_agrees, type_tail
 from errdex.match.found import Found
 from errdex.match.paste import DebugHit, Paste
 from errdex.models import MatchEntry
+
+# What `raise KeyError(key)` prints: one value, quoted or a single token.
+VALUE_ONLY = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|\S*")
 
 
 class NameIndex:
@@ -26,6 +30,7 @@ class NameIndex:
         self.variants: dict[str, list[int]] = defaultdict(list)
         # Exception types whose message is made at run time: found by the type alone.
         self.typed: dict[str, list[int]] = defaultdict(list)
+        self._lines: dict[tuple[str, int], list[int]] | None = None
         named = languages_that("exception_named_in_output")  # `KeyError: 'x'` prints it
         for i, entry in enumerate(entries):
             if entry.variant:
@@ -79,7 +84,10 @@ class NameIndex:
 
     def find_by_type(self, paste: Paste) -> list[Found]:
         """Messages whose `Type:` prefix names an exception the library raises with a
-        message made at run time. Both names must agree as far as both are qualified."""
+        message made at run time. Both names must agree as far as both are qualified,
+        and the type alone explains a message only where the message is a value alone
+        (`KeyError: 'llama'`): else a library's `raise ValueError(msg)` would claim
+        every ValueError there is (a frame at its line still finds it: `find_by_frame`)."""
         out: list[Found] = []
         if not self.typed:
             return out
@@ -91,11 +99,50 @@ class NameIndex:
                     continue
                 doc = paste.docs[group.doc]
                 value = doc.text[group.start : group.end].strip()
+                if not VALUE_ONLY.fullmatch(value):
+                    continue  # a sentence: `find_by_frame` may still place it
                 detail = f"exception type {known} (its message is made at run time)"
                 name = self.entries[i].template.placeholders[0].name
                 out.append(Found(i, True, ((name, value),), (group.start, group.end), 0.0,
                                  group.index, detail))
         return out
+
+
+    def find_by_frame(self, paste: Paste, compiled: tuple[Compiled, ...]) -> list[Found]:
+        """Frames first: the record whose site is the line a traceback's frame names,
+        of the type the text names. A record whose message is made at run time is then
+        the exact error (`KeyError: 'some_key'` raised there); another is a candidate
+        the text did not match (a nearby version's wording), flagged not exact."""
+        out: list[Found] = []
+        for group in paste.groups:
+            frame, text_type = group.frame, type_tail(group.exception)
+            if frame is None or text_type is None:
+                continue
+            frame_path = components(frame.path)
+            for i in self._at_line().get((frame_path[-1], frame.line), ()):
+                c = compiled[i]
+                if c.exception != text_type or not any(
+                        line == frame.line and path_agrees(path, frame_path)
+                        for path, line in c.sites):
+                    continue
+                doc = paste.docs[group.doc]
+                value = doc.text[group.start : group.end].strip()
+                placeholders = self.entries[i].template.placeholders
+                exact = c.literal_length == 0 and len(placeholders) == 1
+                values = ((placeholders[0].name, value),) if exact else ()
+                detail = "the traceback's innermost frame is this site"
+                out.append(Found(i, exact, values, (group.start, group.end),
+                                 1.0 if exact else 0.5, group.index, detail))
+        return out
+
+    def _at_line(self) -> dict[tuple[str, int], list[int]]:
+        """Entries by (file name, line) of each site, made on first use."""
+        if self._lines is None:
+            self._lines = defaultdict(list)
+            for i, entry in enumerate(self.entries):
+                for path, line in entry.sites:
+                    self._lines[(path.replace("\\", "/").rsplit("/", 1)[-1], line)].append(i)
+        return self._lines
 
 
 def _field_of(expression: str) -> str:

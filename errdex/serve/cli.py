@@ -240,8 +240,22 @@ def _explain(args: argparse.Namespace, out: TextIO) -> int:
             matcher = load_matcher(store)
         result = explain_text(store, matcher, text, args.limit)
     _emit(result, out, args.json, terminal.explain_text)
+    return _explain_status(result)
+
+
+def _real_match(result: dict[str, Any]) -> bool:
+    """Exit 0 means a real match: an exact one. The closest records of a message no
+    template fits (near misses, partial pastes) are shown, flagged not exact, but say
+    "nothing matched" to a script."""
+    return any(m.get("exact") for m in result["matches"])
+
+
+def _explain_status(result: dict[str, Any]) -> int:
     if not result["matches"]:
         _say("no known error matches this text")
+        return 1
+    if not _real_match(result):
+        _say("no exact match: the closest records are shown")
         return 1
     return 0
 
@@ -264,7 +278,7 @@ def _explain_batch(args: argparse.Namespace, out: TextIO) -> int:
                 except (ValueError, RecursionError, ErrdexError) as exc:
                     message = exc.message if isinstance(exc, ErrdexError) else str(exc)
                 else:
-                    matched += bool(result["matches"])
+                    matched += _real_match(result)
                     _dump(result, out)
             if message is not None:
                 bad += 1
