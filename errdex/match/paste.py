@@ -67,6 +67,9 @@ STRUCTURE_LINE = re.compile(
 
 # Where a Rust Debug value may start: `Name(`, `Name {`, `Name [`, or a quoted string.
 DEBUG_START = re.compile(r"[A-Z]\w*[ \t]*[({\[]|\"")
+# A Debug value further inside a message: `Name {` or `Name(` after a space, a colon,
+# an opener or a quote (`err="Variant { .. }"`).
+LATE_DEBUG = re.compile(r"(?<=[\s:(,=\"])[A-Z]\w*(?:::[A-Z]\w*)*(?: \{|\()")
 # Debug wrappers whose string is the message, and struct fields holding one.
 MESSAGE_WRAPPERS = frozenset({"Msg", "Message", "Custom", "Other", "Context", "Any"})
 MESSAGE_FIELDS = frozenset({"context", "message", "msg", "reason", "description"})
@@ -232,16 +235,36 @@ class _Builder:
             if text[pos:limit].rstrip()[-1:] in ("{", "(", "["):
                 limit = len(text)
             limit = min(limit, pos + MAX_DEBUG_CHARS, pos + self.debug_budget)
-            parser = DebugParser(text, limit)
+            parser = DebugParser(text, limit, cut_ok=True)
             value = parser.parse(pos)
             self.debug_budget -= max(1, parser.pos - pos)
-            after = text.find("\n", value.end) if value is not None else -1
-            if value is not None and text[value.end : len(text) if after < 0 else after].strip():
-                value = None  # `"writer" must be writable`: a message that starts quoted
+            if value is not None:
+                # What is left of the message after the value (an old panic's message
+                # ends before its `', src/x.rs:1:2`).
+                stop = self.groups[group].end
+                if value.end > stop:
+                    after = text.find("\n", value.end)
+                    stop = len(text) if after < 0 else after
+                if text[value.end : stop].strip():
+                    value = None  # `"writer" must be writable`: a message that starts quoted
+                elif value.cut and _inert(value):
+                    value = None  # `Expected [58, 35` cut off: no variant to find it by
             if value is not None:
                 values.append((value, group))
                 skip_until = value.end  # a `{:#?}` value's lines are not messages
                 self._set(group, end=max(value.end, self.groups[group].end), debug=True)
+
+        def late_debug(cs: int, ce: int, group: int) -> None:
+            """Debug values inside a message (`load failed: Variant { path: \\"a\\" }`,
+            a log's quoted string): each a Debug hit, the message still text."""
+            for m in LATE_DEBUG.finditer(text, cs + 1, ce):
+                if self.debug_budget <= 0 or len(values) >= _MAX_DEBUG_HITS:
+                    return
+                parser = DebugParser(text, ce, cut_ok=True)
+                value = parser.parse(m.start())
+                self.debug_budget -= max(1, parser.pos - m.start())
+                if value is not None and value.name and value.fields:
+                    values.append((value, group))
 
         start = 0
         for raw in text.split("\n"):
@@ -338,6 +361,8 @@ class _Builder:
                 state = "message"  # `RuntimeError:` alone: its message is on the lines below
                 continue
             debug_at(cs, group)
+            if not self.groups[group].debug:
+                late_debug(cs, ce, group)
         line_starts = tuple([line.start for line in lines])
         self.docs[doc_index] = Doc(text, tuple(lines), line_starts, pieces)
         for value, value_group in values:
@@ -461,6 +486,11 @@ def _parse_one_line(text: str) -> Paste | None:
         doc = Doc(text, (Line(0, le, 0, le, -1),), _FIRST_LINE, _ONE_PIECE)
         return Paste((doc,), (), ())
     start, end, exception, frame, panic_header = prefix_span(s)
+    if (text[start : start + 1] in _DEBUG_FIRST and text.rstrip()[-1:] not in _DEBUG_LAST
+            and DEBUG_START.match(text, start)):
+        return None  # maybe a Debug value cut off at the end: the general scanner's
+    if ("(" in text or "{" in text) and LATE_DEBUG.search(text, start + 1, end):
+        return None  # a Debug value inside the message: the general scanner's
     if panic_header:
         group = Group(0, 0, end, end, None, frame, False, False)
         line = Line(0, le, end, end, 0)
@@ -476,9 +506,9 @@ def _parse_one_line(text: str) -> Paste | None:
             # anything else (`Size [2, 3] out of range`) is plain text.
             # Such a value starts with `Name(`, `Name [`, `Name {` or `"` (DEBUG_START)
             # and ends with its closer, so a line ending otherwise holds none.
-            value = DebugParser(text, min(len(text), start + MAX_DEBUG_CHARS)).parse(start)
-            if value is not None and not text[value.end :].strip():
-                if not _inert(value):
+            value = DebugParser(text, min(end, start + MAX_DEBUG_CHARS), cut_ok=True).parse(start)
+            if value is not None and not text[value.end : end].strip():
+                if value.cut or not _inert(value):
                     return None
                 # `Expected [58, 35]`: what `debug_at` makes of a value with no string
                 # and no struct or variant in it, without reading it a second time.

@@ -15,7 +15,7 @@ from errdex.languages import languages_that
 from errdex.match.compiled import Compiled
 from errdex.match.evidence import components, path_agrees, type_tail
 from errdex.match.found import Found
-from errdex.match.paste import DebugHit, Paste
+from errdex.match.paste import DebugHit, DebugValue, Paste
 from errdex.models import MatchEntry
 
 # What `raise KeyError(key)` prints: one value, quoted or a single token.
@@ -49,11 +49,7 @@ class NameIndex:
         group = paste.groups[hit.group]
         for entry_index in self.variants.get(node.name or "", ()):
             entry = self.entries[entry_index]
-            if entry.variant_fields and (
-                len(names) != len(entry.variant_fields)
-                if node.kind == "variant"
-                else set(names) != set(entry.variant_fields)
-            ):
+            if entry.variant_fields and not _fields_fit(node, names, entry.variant_fields):
                 continue
             values: list[tuple[str, str]] = []
             placeholders = entry.template.placeholders
@@ -68,6 +64,8 @@ class NameIndex:
             size = max(1, group.end - group.start)
             score = min(1.0, (node.end - node.start) / size)
             detail = f"Rust Debug form of {node.name} ({len(values)} field(s) bound)"
+            if node.cut:
+                detail += "; the paste ends inside it"
             out.append(
                 Found(
                     entry_index,
@@ -143,6 +141,14 @@ class NameIndex:
                 for path, line in entry.sites:
                     self._lines[(path.replace("\\", "/").rsplit("/", 1)[-1], line)].append(i)
         return self._lines
+
+
+def _fields_fit(node: DebugValue, names: list[str], declared: tuple[str, ...]) -> bool:
+    """The Debug value's fields are the variant's: all of them, or, in a value the
+    paste ends inside, those before the end (the variant's name alone may be left)."""
+    if node.kind == "variant":
+        return len(names) <= len(declared) if node.cut else len(names) == len(declared)
+    return set(names) <= set(declared) if node.cut else set(names) == set(declared)
 
 
 def _field_of(expression: str) -> str:
