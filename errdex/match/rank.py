@@ -47,6 +47,8 @@ def best_matches(
     ordered = list(best.values())
     if len(ordered) > 1:
         ordered.sort(key=_rank_of)
+    if len(ordered) > 1:
+        _say_if_ambiguous(ordered, entries)
     matches: list[Match] = []
     shown: set[str] = set()
     for f in ordered:
@@ -62,6 +64,21 @@ def best_matches(
         matches.append(_new_match(record_id, score, f.exact, f.values, span,
                                   f.why or _detail(f), f.site_index))
     return matches
+
+
+def _say_if_ambiguous(ordered: list[Found], entries: tuple[MatchEntry, ...]) -> None:
+    """Two exact matches from different libraries that nothing but the text ranks (no
+    frame, no library path, no type): the first one says the text can't tell them apart."""
+    first = ordered[0]
+    repo = entries[first.entry].repo
+    if not first.exact or "traceback" in first.why or "exception type" in first.why:
+        return
+    for other in ordered[1:6]:
+        if other.exact and entries[other.entry].repo != repo and other.rank[:5] == (
+                first.rank[:5]):
+            first.why = (f"{_detail(first)}; the text alone fits a record of "
+                         f"{entries[other.entry].repo} too: a traceback would tell them apart")
+            return
 
 
 def rank(
