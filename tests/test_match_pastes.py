@@ -95,6 +95,19 @@ def test_the_innermost_frame_picks_the_site_among_equal_texts() -> None:
         "twin-a")
 
 
+def test_a_rich_boxed_traceback_gives_its_innermost_frame() -> None:
+    box = ("╭──────── Traceback (most recent call last) ────────╮\n"
+           "│ /srv/app/main.py:12 in <module>                    │\n"
+           "│ ❱ 12 │   write(header)                             │\n"
+           "│ /venv/lib/python3.11/site-packages/pkg/writer.py:88 in write │\n"
+           '│ ❱ 88 │   raise ValueError(f"invalid header: {x}!") │\n'
+           "╰────────────────────────────────────────────────────╯\n"
+           "ValueError: invalid header: x!")
+    found = Matcher([TWIN_A, TWIN_B]).match(box)
+    assert found[0].record_id == "twin-b" and found[0].site_index == 0
+    assert "traceback frame" in found[0].why
+
+
 def test_a_value_only_message_is_resolved_by_its_frame() -> None:
     m = Matcher([LOOKUP, OTHER_KEY])
     record, exact, values = _top(m, _traceback("pkg/cache.py", 70, "KeyError: 'llama'"))

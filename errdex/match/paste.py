@@ -54,6 +54,8 @@ _HEADERS = {
     "Stack backtrace:": "backtrace",
     "Backtrace:": "backtrace",
 }
+# A frame of a traceback `rich` draws in a box: `│ /srv/app/x.py:12 in load   │`.
+RICH_FRAME = re.compile(r"│ (?P<path>[^\s│]+\.py):(?P<line>\d+) in ")
 # A traceback pasted indented as a whole (a quote, a tab before every line): its final
 # exception line is indented too, but less than the code lines the frames quote.
 QUOTED_EXCEPTION = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Exit):")
@@ -281,6 +283,19 @@ class _Builder:
                 state = _HEADERS.get(stripped, state)
                 frames = [] if state == "traceback" and ls >= skip_until else frames
                 continue
+            if first in _BOX_FIRST:
+                # A rich-boxed traceback (`rich.traceback`): its box is structure, its
+                # `│ /path/x.py:12 in f` lines are the frames, the exception follows it.
+                rich = RICH_FRAME.match(s)
+                if rich is not None:
+                    if state != "traceback":
+                        state, frames = "traceback", []
+                    frames.append(Frame(rich.group("path"), int(rich.group("line"))))
+                    code_indent = 1 << 30
+                if rich is not None or s[:1] in "╭╰" or state == "traceback":
+                    state = "traceback" if s[:1] != "╭" else state
+                    lines.append(Line(ls, le, ls, le, -1))
+                    continue
             frame_match = PYTHON_FRAME.match(s) if first in _STRUCTURE_FIRST else None
             if frame_match is not None:
                 if state != "traceback":
@@ -460,6 +475,7 @@ def _parse_general(text: str) -> Paste:
 # Characters a line's first character must be for STRUCTURE_LINE or PYTHON_FRAME to match,
 # and a message's first character for DEBUG_START to.
 _STRUCTURE_FIRST = frozenset(" \tn[F")
+_BOX_FIRST = frozenset("╭╰│")  # the first character of a rich traceback's box lines
 _DEBUG_FIRST = frozenset('"ABCDEFGHIJKLMNOPQRSTUVWXYZ')
 _DEBUG_LAST = frozenset(')]}"')
 _ONE_PIECE = ((0, 0),)
@@ -473,6 +489,8 @@ def _parse_one_line(text: str) -> Paste | None:
     skipped by their first character; tests/test_paste.py holds the two to the same
     result on thousands of generated lines."""
     s = text[:-1] if text.endswith("\r") else text
+    if s[:1] in _BOX_FIRST:
+        return None  # a line of a rich traceback's box: the general scanner's
     le = len(s)
     stripped = s.strip()
     if (
