@@ -151,7 +151,11 @@ def explains_content(item: Found, c: Compiled, group: Group) -> bool:
     """Whether some of a match's fixed text lies inside its message, not all of it in
     the prefix before it (the exception's name: `ReadError: {message}` on
     `tarfile.ReadError: ...`)."""
-    if not c.literal_length or group.end <= group.start:
+    if not c.literal_length:
+        # A record found by its type alone: a value-only message is all explained
+        # (score 1), a sentence not (score 0, see `NameIndex.find_by_type`).
+        return item.score > 0.0 or not item.exact
+    if group.end <= group.start:
         return True
     return c.literal_length - max(0, group.start - item.span[0]) > 0
 

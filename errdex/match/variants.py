@@ -82,10 +82,12 @@ class NameIndex:
 
     def find_by_type(self, paste: Paste) -> list[Found]:
         """Messages whose `Type:` prefix names an exception the library raises with a
-        message made at run time. Both names must agree as far as both are qualified,
-        and the type alone explains a message only where the message is a value alone
-        (`KeyError: 'llama'`): else a library's `raise ValueError(msg)` would claim
-        every ValueError there is (a frame at its line still finds it: `find_by_frame`)."""
+        message made at run time. Both names must agree as far as both are qualified.
+        A message that is a value alone (`KeyError: 'llama'`) is explained by it; a
+        sentence only under a type the text qualifies with its module (`tarfile.
+        ReadError: ...`, how Python prints any type but a builtin): else a library's
+        `raise ValueError(msg)` would claim every ValueError there is (a frame at its
+        line still finds it: `find_by_frame`)."""
         out: list[Found] = []
         if not self.typed:
             return out
@@ -97,12 +99,16 @@ class NameIndex:
                     continue
                 doc = paste.docs[group.doc]
                 value = doc.text[group.start : group.end].strip()
-                if not VALUE_ONLY.fullmatch(value):
-                    continue  # a sentence: `find_by_frame` may still place it
+                value_only = VALUE_ONLY.fullmatch(value) is not None
+                if not value_only and "." not in named and "::" not in named:
+                    continue  # `ValueError: a sentence`: no library's own type
                 detail = f"exception type {known} (its message is made at run time)"
                 name = self.entries[i].template.placeholders[0].name
-                out.append(Found(i, True, ((name, value),), (group.start, group.end), 0.0,
-                                 group.index, detail))
+                # A value alone is all the message; a sentence under the library's own
+                # type (`tarfile.ReadError: ...`) is the type's, but explains no words
+                # (score 0): a record whose text the message holds comes first.
+                out.append(Found(i, True, ((name, value),), (group.start, group.end),
+                                 1.0 if value_only else 0.0, group.index, detail))
         return out
 
 
