@@ -30,7 +30,9 @@ lists (by template or by first site; a paste hit in the first five counts as ind
 which says the miss is the extractor's, not the matcher's. `errdex list` shows only a
 record's first site, so a record whose other site is the expected one is missed by that
 test: not-indexed is an upper bound. Over foreign.jsonl it prints the false-match rate (any
-exact match counts) and the share with any match shown. Nothing here is tuned to the set:
+exact match counts) and the share with any match shown. `--halves` prints the table again
+for each half of the set split by a hash of the issue URL, so that a change tuned on one
+half can be measured on the other. Nothing here is tuned to the set:
 it only measures.
 """
 
@@ -47,6 +49,7 @@ import sys
 import tarfile
 import tempfile
 import tomllib
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -226,6 +229,11 @@ def score(
     return tallies, details
 
 
+def url_half(url: str) -> int:
+    """A fixed half of the set, the same in every run: all pastes of one thread together."""
+    return zlib.crc32(url.encode("utf-8")) % 2
+
+
 def _describe(match: dict[str, Any]) -> str:
     record = match.get("record") or {}
     sites = record.get("sites") or [{}]
@@ -392,6 +400,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pastes", type=Path, default=PASTES)
     parser.add_argument("--details", type=Path, help="write one JSON line per paste here")
     parser.add_argument(
+        "--halves",
+        action="store_true",
+        help="also print the table for each half of the pastes split by a hash of the issue"
+        " URL (a fixed split, for a tuned and a held-out half)",
+    )
+    parser.add_argument(
         "--errdex",
         default=f"{sys.executable} -m errdex",
         help="the command to run (default: this Python's errdex module)",
@@ -408,6 +422,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = run_errdex(errdex, db, [p.text for p in expected] + [p.text for p in foreign])
     tallies, details = score(expected, results[: len(expected)], listed_records(errdex, db))
     print_table(tallies)
+    if args.halves:
+        for half in (0, 1):
+            chosen = [i for i, p in enumerate(expected) if url_half(p.url) == half]
+            print(f"\nhalf {half} (crc32 of the issue URL % 2 == {half})")
+            print_table(score([expected[i] for i in chosen], [results[i] for i in chosen],
+                              listed_records(errdex, db))[0])
     exact, shown = foreign_rates(results[len(expected) :])
     print(
         f"\nforeign      {len(foreign):>6}   false-match (exact) {_pct(exact, len(foreign))}"

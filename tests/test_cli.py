@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from errdex.serve.cli import main
+from errdex.serve.cli import EXIT_STORE, main
 
 LIBRARY = """\
 class Cache:
@@ -255,10 +255,11 @@ def test_unreadable_and_missing_databases(
 ) -> None:
     garbage = tmp_path / "garbage.sqlite"
     garbage.write_bytes(b"this is not a database" * 100)
-    assert run("--db", str(garbage), "list")[0] == 1
+    # Not 1, which says "nothing matched": a script can tell the two apart.
+    assert run("--db", str(garbage), "list")[0] == EXIT_STORE
     err = capsys.readouterr().err
     assert err.startswith("errdex: cannot open database") and err.count("\n") == 1
-    assert run("--db", str(tmp_path / "none.sqlite"), "explain", "x")[0] == 1
+    assert run("--db", str(tmp_path / "none.sqlite"), "explain", "x")[0] == EXIT_STORE
     assert "run `errdex index` first" in capsys.readouterr().err
     assert not (tmp_path / "none.sqlite").exists()
 
@@ -277,7 +278,7 @@ def test_the_installed_command_never_prints_a_traceback(tmp_path: Path) -> None:
         text=True,
         check=False,
     )
-    assert done.returncode == 1
+    assert done.returncode == EXIT_STORE
     missing = tmp_path / "d.sqlite"
     assert done.stderr == f"errdex: no database at {missing}: run `errdex index` first\n"
 

@@ -25,6 +25,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, TextContent
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
+from errdex.serve.cli import EXIT_STORE
 from errdex.serve.mcp import MAX_TEXT_CHARS
 from tests.shapes import COMMIT, GRID, OTHER_REPO, REPO, TRACEBACK, index_shapes, line_of
 
@@ -233,13 +234,13 @@ def test_failures_are_one_line_tool_errors(db: Path, tmp_path: Path) -> None:
     assert len(_ok(after)["repositories"]) == 2
 
 
-def test_a_missing_database_is_one_line_and_exit_1_before_serving(tmp_path: Path) -> None:
+def test_a_missing_database_is_one_line_and_exit_3_before_serving(tmp_path: Path) -> None:
     missing = tmp_path / "none.sqlite"
     for extra in ([], ["--http", "--port", "1"]):
         done = subprocess.run([ERRDEX, "--db", str(missing), "mcp", *extra],
                               stdin=subprocess.DEVNULL, capture_output=True, text=True,
                               timeout=HANG)
-        assert done.returncode == 1
+        assert done.returncode == EXIT_STORE
         assert done.stdout == ""
         assert done.stderr.splitlines() == [
             f"errdex: no database at {missing}: run `errdex index` first"]

@@ -24,6 +24,7 @@ import pytest
 
 from errdex.models import IndexSummary, Language, Snapshot
 from errdex.serve import hook, terminal
+from errdex.serve.cli import EXIT_STORE
 from errdex.service import NEAR_LIMIT, matcher_for_text
 from errdex.store import SQLiteStore
 from tests.builders import make_record
@@ -262,7 +263,7 @@ def test_no_command_prints_a_raw_control_character(
     # JSON keeps the text exactly, with C0, C1 and bidi as escapes
     assert b'\\u001b]52;c;aGk=\\u0007\\u001b[2J\\u009b31m\\u009d0;t\\u0007\\u007f' in seen
     missing = errdex("--db", str(tmp_path / "n\x1b]0;o\x07\u009b\u202e.sqlite"), "list")
-    assert missing.returncode == 1
+    assert missing.returncode == EXIT_STORE
     assert one_line(missing.stderr).startswith("errdex: no database at ")
     assert not raw_controls(missing.stderr)
 
@@ -397,7 +398,7 @@ def test_a_locked_database_is_one_line_for_explain_and_the_hook(
     for wait, argv in (("2", ["explain", MESSAGE]), ("0", ["--lock-wait", "0", "list"]),
                        ("2", ["show", message_id()])):
         done = errdex("--db", str(locked), *argv)
-        assert done.returncode == 1, argv
+        assert done.returncode == EXIT_STORE, argv
         assert one_line(done.stderr) == (f"errdex: database {locked} is locked by another "
                                          f"process (waited {wait} s)\n")
     script = tmp_path / "raises.py"
@@ -473,7 +474,7 @@ def test_reading_commands_open_a_database_on_read_only_media(world: dict[str, Pa
         assert served.stdout == "serving\n", served.stderr
         # writing there fails in one line, and nothing was ever written next to it
         index = run("index", str(world["cases"] / "tree"))
-        assert index.returncode == 1 and index.stderr.count("\n") == 1, index.stderr
+        assert index.returncode == EXIT_STORE and index.stderr.count("\n") == 1, index.stderr
         assert sorted(os.listdir(media)) == ["errdex.sqlite"]
     finally:
         shutil.rmtree(media, ignore_errors=True)

@@ -22,7 +22,8 @@ from errdex.match.index import AnchorIndex
 from errdex.match.near import NearIndex
 from errdex.match.paste import parse_paste
 from errdex.match.prefilter import plausible_hits, scan_keys
-from errdex.match.rank import best_matches
+from errdex.match.rank import best_matches, convincing
+from errdex.match.truncated import find_cut
 from errdex.match.variants import NameIndex
 from errdex.match.verify import find_exact
 from errdex.memory import release_free_memory
@@ -85,7 +86,12 @@ class Matcher:
             found.extend(self._names.find_variant(hit, paste))
         if not exact_only:
             found.extend(self._names.find_by_type(paste))
-            found.extend(find_approximate(self._near, paste, explained(paste, found), stats))
+            found.extend(self._names.find_by_frame(paste, self._compiled))
+            sure = [f for f in found if convincing(f, self._compiled[f.entry],
+                                                   self.entries[f.entry], paste)]
+            matched = explained(paste, sure)
+            found.extend(find_approximate(self._near, paste, matched, stats))
+            found.extend(find_cut(self._near, self._compiled, paste, matched, stats))
         if not found:
             return [], stats
         return best_matches(found, self.entries, self._compiled, paste, text, limit), stats

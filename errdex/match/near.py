@@ -120,14 +120,23 @@ class NearIndex:
         # Each template's indexed pairs (at most 255): does sharing one pair make it near?
         self._pair_count = bytes(min(255, n) for n in pair_count)
         self._native: _nearc.Lookup | None = None
+        self._native_low: _nearc.Lookup | None = None  # made on first use (`nearest`)
+        self._low_threshold = 0.0
+        self._table: bytes | None = None
         if native and NATIVE:
-            self._native = _nearc.Lookup(
-                _nearc.token_table(self._ids), self._pair_start, self._pair_fingerprint,
-                self._pair_owner, self._words_start, self._template_words, self._idf,
-                self._idf_total, self._pair_count, self._slots, APPROX_PAIR_TEMPLATES,
-                APPROX_READ, APPROX_MIN_WORDS, APPROX_CANDIDATES, APPROX_FEW_PAIRS,
-                APPROX_THRESHOLD,
-            )
+            self._table = _nearc.token_table(self._ids)
+            self._native = self._lookup(APPROX_THRESHOLD)
+
+    def _lookup(self, threshold: float) -> _nearc.Lookup:
+        """A native lookup over this index's arrays (shared, not copied)."""
+        assert self._table is not None
+        return _nearc.Lookup(
+            self._table, self._pair_start, self._pair_fingerprint,
+            self._pair_owner, self._words_start, self._template_words, self._idf,
+            self._idf_total, self._pair_count, self._slots, APPROX_PAIR_TEMPLATES,
+            APPROX_READ, APPROX_MIN_WORDS, APPROX_CANDIDATES, APPROX_FEW_PAIRS,
+            threshold,
+        )
 
     def _tokenize(self, literals: tuple[str, ...], df: array[int]) -> tuple[list[int], set[int]]:
         """A template's word ids (the words of `literal_words`, in order of appearance)
@@ -211,18 +220,24 @@ class NearIndex:
         return start, fingerprint, owner
 
     def nearest(
-        self, message: str
+        self, message: str, threshold: float = APPROX_THRESHOLD
     ) -> tuple[list[tuple[int, float, tuple[int, int], float]], int]:
         """(template index, score, (template words the message has, template words),
         word-order share) of each near template (`near_detail` says it in words), and the
         postings read to find them (at most APPROX_READ, none from a slot holding more
-        than APPROX_PAIR_TEMPLATES)."""
+        than APPROX_PAIR_TEMPLATES). A lower `threshold` gives the candidates a paste
+        holding only a template's beginning may be cut from (`errdex.match.truncated`)."""
         if self._native is not None:
-            return self._native.nearest(message.lower())
-        return self._nearest_python(message.lower())
+            if threshold == APPROX_THRESHOLD:
+                return self._native.nearest(message.lower())
+            if self._native_low is None or self._low_threshold != threshold:
+                self._native_low = self._lookup(threshold)
+                self._low_threshold = threshold
+            return self._native_low.nearest(message.lower())
+        return self._nearest_python(message.lower(), threshold)
 
     def _nearest_python(
-        self, lowered: str
+        self, lowered: str, threshold: float = APPROX_THRESHOLD
     ) -> tuple[list[tuple[int, float, tuple[int, int], float]], int]:
         """`nearest` of a lowercased message, in Python."""
         ids, start, slots = self._ids, self._pair_start, self._slots
@@ -300,7 +315,7 @@ class NearIndex:
             if found < 2:
                 continue
             score = total / idf_total[i]
-            if score >= APPROX_THRESHOLD:
+            if score >= threshold:
                 # The share of its indexed pairs the message keeps, counted on the way.
                 order = min(1.0, counts[i] / few[i]) if few[i] else 0.0
                 out.append((i, score, (found, high - low), order))

@@ -54,6 +54,11 @@ _HEADERS = {
     "Stack backtrace:": "backtrace",
     "Backtrace:": "backtrace",
 }
+# A frame of a traceback `rich` draws in a box: `│ /srv/app/x.py:12 in load   │`.
+RICH_FRAME = re.compile(r"│ (?P<path>[^\s│]+\.py):(?P<line>\d+) in ")
+# A traceback pasted indented as a whole (a quote, a tab before every line): its final
+# exception line is indented too, but less than the code lines the frames quote.
+QUOTED_EXCEPTION = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Exit):")
 CAUSE_INDEX = re.compile(r"[ \t]+(?:\d+:[ \t]+)?")
 PANIC_NOTE = re.compile(r"note: |stack backtrace:")
 # Lines that are never messages, wherever they appear.
@@ -64,6 +69,9 @@ STRUCTURE_LINE = re.compile(
 
 # Where a Rust Debug value may start: `Name(`, `Name {`, `Name [`, or a quoted string.
 DEBUG_START = re.compile(r"[A-Z]\w*[ \t]*[({\[]|\"")
+# A Debug value further inside a message: `Name {` or `Name(` after a space, a colon,
+# an opener or a quote (`err="Variant { .. }"`).
+LATE_DEBUG = re.compile(r"(?<=[\s:(,=\"])[A-Z]\w*(?:::[A-Z]\w*)*(?: \{|\()")
 # Debug wrappers whose string is the message, and struct fields holding one.
 MESSAGE_WRAPPERS = frozenset({"Msg", "Message", "Custom", "Other", "Context", "Any"})
 MESSAGE_FIELDS = frozenset({"context", "message", "msg", "reason", "description"})
@@ -217,6 +225,7 @@ class _Builder:
         frames: list[Frame] = []
         group = -1
         skip_until = -1
+        code_indent = 1 << 30  # of the last traceback code line (a frame's source line)
 
         def debug_at(pos: int, group: int) -> None:
             nonlocal skip_until
@@ -228,16 +237,36 @@ class _Builder:
             if text[pos:limit].rstrip()[-1:] in ("{", "(", "["):
                 limit = len(text)
             limit = min(limit, pos + MAX_DEBUG_CHARS, pos + self.debug_budget)
-            parser = DebugParser(text, limit)
+            parser = DebugParser(text, limit, cut_ok=True)
             value = parser.parse(pos)
             self.debug_budget -= max(1, parser.pos - pos)
-            after = text.find("\n", value.end) if value is not None else -1
-            if value is not None and text[value.end : len(text) if after < 0 else after].strip():
-                value = None  # `"writer" must be writable`: a message that starts quoted
+            if value is not None:
+                # What is left of the message after the value (an old panic's message
+                # ends before its `', src/x.rs:1:2`).
+                stop = self.groups[group].end
+                if value.end > stop:
+                    after = text.find("\n", value.end)
+                    stop = len(text) if after < 0 else after
+                if text[value.end : stop].strip():
+                    value = None  # `"writer" must be writable`: a message that starts quoted
+                elif value.cut and _inert(value):
+                    value = None  # `Expected [58, 35` cut off: no variant to find it by
             if value is not None:
                 values.append((value, group))
                 skip_until = value.end  # a `{:#?}` value's lines are not messages
                 self._set(group, end=max(value.end, self.groups[group].end), debug=True)
+
+        def late_debug(cs: int, ce: int, group: int) -> None:
+            """Debug values inside a message (`load failed: Variant { path: \\"a\\" }`,
+            a log's quoted string): each a Debug hit, the message still text."""
+            for m in LATE_DEBUG.finditer(text, cs + 1, ce):
+                if self.debug_budget <= 0 or len(values) >= _MAX_DEBUG_HITS:
+                    return
+                parser = DebugParser(text, ce, cut_ok=True)
+                value = parser.parse(m.start())
+                self.debug_budget -= max(1, parser.pos - m.start())
+                if value is not None and value.name and value.fields:
+                    values.append((value, group))
 
         start = 0
         for raw in text.split("\n"):
@@ -254,18 +283,37 @@ class _Builder:
                 state = _HEADERS.get(stripped, state)
                 frames = [] if state == "traceback" and ls >= skip_until else frames
                 continue
+            if first in _BOX_FIRST:
+                # A rich-boxed traceback (`rich.traceback`): its box is structure, its
+                # `│ /path/x.py:12 in f` lines are the frames, the exception follows it.
+                rich = RICH_FRAME.match(s)
+                if rich is not None:
+                    if state != "traceback":
+                        state, frames = "traceback", []
+                    frames.append(Frame(rich.group("path"), int(rich.group("line"))))
+                    code_indent = 1 << 30
+                if rich is not None or s[:1] in "╭╰" or state == "traceback":
+                    state = "traceback" if s[:1] != "╭" else state
+                    lines.append(Line(ls, le, ls, le, -1))
+                    continue
             frame_match = PYTHON_FRAME.match(s) if first in _STRUCTURE_FIRST else None
             if frame_match is not None:
                 if state != "traceback":
                     state, frames = "traceback", []  # a traceback pasted without its header
                 frames.append(Frame(frame_match.group("path"), int(frame_match.group("line"))))
+                code_indent = 1 << 30
                 lines.append(Line(ls, le, ls, le, -1))
                 continue
             if state == "traceback":
-                if not stripped or s[0] in " \t":  # code, carets, "[Previous line repeated]"
+                indent = len(s) - len(s.lstrip(" \t"))
+                if not stripped or (s[0] in " \t" and not (
+                    0 < indent < code_indent and QUOTED_EXCEPTION.match(s, indent)
+                )):  # code, carets, "[Previous line repeated]"
+                    if stripped and frames:
+                        code_indent = indent
                     lines.append(Line(ls, le, ls, le, -1))
                     continue
-                exc_line = PYTHON_EXCEPTION_LINE.match(s)
+                exc_line = PYTHON_EXCEPTION_LINE.match(s, indent)
                 if exc_line is not None:
                     rest = exc_line.group("rest")
                     cs = ls + (exc_line.start("rest") if rest is not None else len(s))
@@ -275,6 +323,15 @@ class _Builder:
                     state = "message"
                     continue
                 state = "text"
+            if state == "message" and not stripped:
+                # A blank line inside an exception's message (a paragraph break of a
+                # multi-line literal) when the message goes on indented after it.
+                following = _next_nonblank(text, start)
+                if following is not None and following[:1] in (" ", "\t") and not (
+                    PYTHON_FRAME.match(following)
+                ):
+                    lines.append(Line(ls, le, ls, le, -1))
+                    continue
             if state in ("message", "panic"):
                 if stripped and not (state == "panic" and PANIC_NOTE.match(stripped)):
                     prefixed = strip_prefixes(s) if state == "panic" else None
@@ -315,7 +372,12 @@ class _Builder:
                 continue
             group = self._group(doc_index, cs, ce, prefixed.exception, prefixed.frame or inherited)
             lines.append(Line(ls, le, cs, ce, group))
+            if prefixed.exception is not None and cs >= ce:
+                state = "message"  # `RuntimeError:` alone: its message is on the lines below
+                continue
             debug_at(cs, group)
+            if not self.groups[group].debug:
+                late_debug(cs, ce, group)
         line_starts = tuple([line.start for line in lines])
         self.docs[doc_index] = Doc(text, tuple(lines), line_starts, pieces)
         for value, value_group in values:
@@ -373,6 +435,20 @@ class _Builder:
                 self.groups[g.index] = replace(g, cause=True)
 
 
+def _next_nonblank(text: str, pos: int) -> str | None:
+    """The first line at or after `pos` with something on it (at most a few lines on)."""
+    for _ in range(8):
+        if pos >= len(text):
+            return None
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        line = text[pos:end]
+        if line.strip():
+            return line
+        pos = end + 1
+    return None
+
+
 def parse_paste(text: str) -> Paste:
     """Split pasted text into the messages it holds and what the text says about each."""
     if "\n" not in text:
@@ -399,6 +475,7 @@ def _parse_general(text: str) -> Paste:
 # Characters a line's first character must be for STRUCTURE_LINE or PYTHON_FRAME to match,
 # and a message's first character for DEBUG_START to.
 _STRUCTURE_FIRST = frozenset(" \tn[F")
+_BOX_FIRST = frozenset("╭╰│")  # the first character of a rich traceback's box lines
 _DEBUG_FIRST = frozenset('"ABCDEFGHIJKLMNOPQRSTUVWXYZ')
 _DEBUG_LAST = frozenset(')]}"')
 _ONE_PIECE = ((0, 0),)
@@ -412,6 +489,8 @@ def _parse_one_line(text: str) -> Paste | None:
     skipped by their first character; tests/test_paste.py holds the two to the same
     result on thousands of generated lines."""
     s = text[:-1] if text.endswith("\r") else text
+    if s[:1] in _BOX_FIRST:
+        return None  # a line of a rich traceback's box: the general scanner's
     le = len(s)
     stripped = s.strip()
     if (
@@ -425,6 +504,11 @@ def _parse_one_line(text: str) -> Paste | None:
         doc = Doc(text, (Line(0, le, 0, le, -1),), _FIRST_LINE, _ONE_PIECE)
         return Paste((doc,), (), ())
     start, end, exception, frame, panic_header = prefix_span(s)
+    if (text[start : start + 1] in _DEBUG_FIRST and text.rstrip()[-1:] not in _DEBUG_LAST
+            and DEBUG_START.match(text, start)):
+        return None  # maybe a Debug value cut off at the end: the general scanner's
+    if ("(" in text or "{" in text) and LATE_DEBUG.search(text, start + 1, end):
+        return None  # a Debug value inside the message: the general scanner's
     if panic_header:
         group = Group(0, 0, end, end, None, frame, False, False)
         line = Line(0, le, end, end, 0)
@@ -440,9 +524,9 @@ def _parse_one_line(text: str) -> Paste | None:
             # anything else (`Size [2, 3] out of range`) is plain text.
             # Such a value starts with `Name(`, `Name [`, `Name {` or `"` (DEBUG_START)
             # and ends with its closer, so a line ending otherwise holds none.
-            value = DebugParser(text, min(len(text), start + MAX_DEBUG_CHARS)).parse(start)
-            if value is not None and not text[value.end :].strip():
-                if not _inert(value):
+            value = DebugParser(text, min(end, start + MAX_DEBUG_CHARS), cut_ok=True).parse(start)
+            if value is not None and not text[value.end : end].strip():
+                if value.cut or not _inert(value):
                     return None
                 # `Expected [58, 35]`: what `debug_at` makes of a value with no string
                 # and no struct or variant in it, without reading it a second time.

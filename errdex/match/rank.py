@@ -8,6 +8,7 @@ what is past the limit.
 
 from __future__ import annotations
 
+from errdex.languages import languages_that
 from errdex.match.compiled import Compiled
 from errdex.match.evidence import components, library_rank, path_agrees, text_libraries, type_tail
 from errdex.match.found import Found
@@ -16,6 +17,9 @@ from errdex.match.paste import Frame, Group, Paste
 from errdex.models import Match, MatchEntry
 
 _IDENTITY = ((0, 0),)  # a Doc's offsets are the input's own
+# Languages that print an exception's type before its message: there a type the text
+# names that differs from the record's says the record is not this error.
+_NAMED = frozenset(languages_that("exception_named_in_output"))
 _new_object = object.__new__
 _set_attribute = object.__setattr__
 
@@ -43,6 +47,8 @@ def best_matches(
     ordered = list(best.values())
     if len(ordered) > 1:
         ordered.sort(key=_rank_of)
+    if len(ordered) > 1:
+        _say_if_ambiguous(ordered, entries)
     matches: list[Match] = []
     shown: set[str] = set()
     for f in ordered:
@@ -58,6 +64,21 @@ def best_matches(
         matches.append(_new_match(record_id, score, f.exact, f.values, span,
                                   f.why or _detail(f), f.site_index))
     return matches
+
+
+def _say_if_ambiguous(ordered: list[Found], entries: tuple[MatchEntry, ...]) -> None:
+    """Two exact matches from different libraries that nothing but the text ranks (no
+    frame, no library path, no type): the first one says the text can't tell them apart."""
+    first = ordered[0]
+    repo = entries[first.entry].repo
+    if not first.exact or "traceback" in first.why or "exception type" in first.why:
+        return
+    for other in ordered[1:6]:
+        if other.exact and entries[other.entry].repo != repo and other.rank[:5] == (
+                first.rank[:5]):
+            first.why = (f"{_detail(first)}; the text alone fits a record of "
+                         f"{entries[other.entry].repo} too: a traceback would tell them apart")
+            return
 
 
 def rank(
@@ -102,14 +123,57 @@ def rank(
         if library < 2:
             reasons.append("traceback comes from " + entry.repo
                            + (f" {entry.version}" if library == 0 else ""))
-    if item.exact:
-        item.rank = (0, last, frame_rank, 0 if agrees else 1, -c.solid_chars,
+    # Frames first: the site the traceback's innermost frame names, of the type the
+    # text names (or none named), comes before any text similarity elsewhere.
+    framed = 0 if frame_rank == 0 and (agrees or text_type is None) else 1
+    disagrees = text_type is not None and c.exception is not None and not agrees and (
+        entry.language in _NAMED)
+    if item.exact and not disagrees and explains_content(item, c, group):
+        item.rank = (framed, 0, last, frame_rank, 0 if agrees else 1, -c.solid_chars,
                      item.partial, library, holes, -item.score)
+    elif item.exact or item.cut:
+        # A paste cut short, or an exact match that the text's own type contradicts or
+        # whose fixed text is all outside the message (`ReadError: {message}` on
+        # `tarfile.ReadError: ...`): by how much of the template the text holds.
+        if disagrees:
+            reasons.append(f"the text names {text_type}, the record raises {c.exception}")
+        held = item.score if item.cut else float(explains_content(item, c, group))
+        item.rank = (framed, 1, last, frame_rank, 0 if agrees else 1, -held, library,
+                     holes, -c.solid_chars)
     else:
-        item.rank = (1, last, frame_rank, 0 if agrees else 1, -item.score, -item.order,
-                     library, -c.solid_chars, holes)
+        item.rank = (framed, 2, last, frame_rank, 0 if agrees else 1, -item.score,
+                     -item.order, library, -c.solid_chars, holes)
     if reasons:  # else the detail alone, made when shown (_detail)
         item.why = "; ".join([_detail(item), *reasons])
+
+
+def explains_content(item: Found, c: Compiled, group: Group) -> bool:
+    """Whether some of a match's fixed text lies inside its message, not all of it in
+    the prefix before it (the exception's name: `ReadError: {message}` on
+    `tarfile.ReadError: ...`)."""
+    if not c.literal_length:
+        # A record found by its type alone: a value-only message is all explained
+        # (score 1), a sentence not (score 0, see `NameIndex.find_by_type`).
+        return item.score > 0.0 or not item.exact
+    if group.end <= group.start:
+        return True
+    return c.literal_length - max(0, group.start - item.span[0]) > 0
+
+
+def convincing(
+    item: Found, c: Compiled, entry: MatchEntry, paste: Paste
+) -> bool:
+    """An exact match that leaves its message explained: one neither contradicted by
+    the type the text names nor made of fixed text outside the message. Messages with
+    no convincing match get the partial-paste and nearest-record lookups too."""
+    if not item.exact:
+        return False
+    group = paste.groups[item.group]
+    text_type = type_tail(group.exception) if group.exception else None
+    if (text_type is not None and c.exception is not None and text_type != c.exception
+            and entry.language in _NAMED):
+        return False
+    return explains_content(item, c, group)
 
 
 def _detail(found: Found) -> str:

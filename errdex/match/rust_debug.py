@@ -27,11 +27,12 @@ class DebugValue:
     raw: str
     string: str | None = None  # unescaped content of a string
     string_pieces: tuple[tuple[int, int], ...] = ()  # (string offset, doc offset)
+    cut: bool = False  # the text ends inside it: its fields are those before the end
 
     def __init__(
         self, kind: str, name: str | None, fields: tuple[tuple[str, DebugValue], ...], start: int,
         end: int, raw: str, string: str | None = None,
-        string_pieces: tuple[tuple[int, int], ...] = ()
+        string_pieces: tuple[tuple[int, int], ...] = (), cut: bool = False
     ) -> None:
         self.kind = kind
         self.name = name
@@ -41,6 +42,7 @@ class DebugValue:
         self.raw = raw
         self.string = string
         self.string_pieces = string_pieces
+        self.cut = cut
 
     def render(self) -> str:
         """Compact Debug text, the same whether the paste was `{:?}` or `{:#?}`."""
@@ -82,13 +84,17 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", '"': '"', "'
 
 
 class DebugParser:
-    """A tolerant recursive-descent parser; gives up (None) rather than guess."""
+    """A tolerant recursive-descent parser; gives up (None) rather than guess. With
+    `cut_ok`, a value the text ends inside (`Outer(Inner { a: [2, 3], b: [4` and no
+    more) is what was read up to the end, each open struct or variant marked `cut`; a
+    string inside a quoted log string, its quotes escaped (`\\"a.b\\"`), is read too."""
 
-    def __init__(self, text: str, limit: int) -> None:
+    def __init__(self, text: str, limit: int, cut_ok: bool = False) -> None:
         self.text = text
         self.limit = min(limit, len(text))
         self.pos = 0
         self.nodes = 0
+        self.cut_ok = cut_ok
 
     def _ws(self) -> None:
         m = _WS.match(self.text, self.pos, self.limit)
@@ -110,6 +116,8 @@ class DebugParser:
         c = self._peek()
         if c == '"':
             return self._string()
+        if c == "\\" and self.text.startswith('\\"', self.pos):
+            return self._escaped_string()
         if c in "[({":
             return self._sequence(None, start, depth)
         if c == "'":
@@ -125,6 +133,11 @@ class DebugParser:
             if nxt < self.limit and self.text[nxt] in "[({":
                 self.pos = nxt
                 return self._sequence(ident.group(), start, depth)
+            if self.cut_ok and depth and ident.group()[0].isupper() and (
+                    not self.text[ident.end() : self.limit].strip()):
+                self.pos = self.limit  # `Outer(Variant` and the end: the variant's name
+                return DebugValue("variant", ident.group(), (), start, self.pos,
+                                  ident.group(), cut=True)
         m = _ATOM.match(self.text, self.pos, self.limit)
         if m is None:
             return None
@@ -145,7 +158,7 @@ class DebugParser:
                 self.pos += 1
                 break
             if not c:
-                return None
+                return self._cut(kind[opener], name, fields, start)
             if keyed and self.text.startswith("..", self.pos):
                 self.pos += 2
                 continue
@@ -155,12 +168,16 @@ class DebugParser:
                 if ident is None:
                     return None
                 key, self.pos = ident.group(), ident.end()
+                if self.pos >= self.limit:
+                    return self._cut(kind[opener], name, fields, start)
             else:
                 value = self._value(depth + 1)
                 if value is None:
-                    return None
+                    return self._cut(kind[opener], name, fields, start)
                 if not keyed:
                     fields.append((key, value))
+                    if value.cut:
+                        return self._cut(kind[opener], name, fields, start)
                 else:
                     key = value.render()
             if keyed:
@@ -170,8 +187,10 @@ class DebugParser:
                 self.pos += 1
                 value = self._value(depth + 1)
                 if value is None:
-                    return None
+                    return self._cut(kind[opener], name, fields, start)
                 fields.append((key, value))
+                if value.cut:
+                    return self._cut(kind[opener], name, fields, start)
             self._ws()
             if self._peek() == ",":
                 self.pos += 1
@@ -179,6 +198,27 @@ class DebugParser:
                 return None
         raw = self.text[start : self.pos]
         return DebugValue(kind[opener], name, tuple(fields), start, self.pos, raw)
+
+    def _cut(self, kind: str, name: str | None, fields: list[tuple[str, DebugValue]],
+             start: int) -> DebugValue | None:
+        """What was read of a value the text ends inside, if cut values are wanted and
+        the text does end here (not a value that is malformed before its end)."""
+        self._ws()
+        if not self.cut_ok or self.pos < self.limit:
+            return None
+        return DebugValue(kind, name, tuple(fields), start, self.limit,
+                          self.text[start : self.limit], cut=True)
+
+    def _escaped_string(self) -> DebugValue | None:
+        """`\\"a.b\\"`: a Debug string inside a quoted string of a log line."""
+        start = self.pos
+        close = self.text.find('\\"', start + 2, self.limit)
+        if close < 0:
+            return None
+        self.pos = close + 2
+        content = self.text[start + 2 : close]
+        return DebugValue("str", None, (), start, self.pos, self.text[start : self.pos],
+                          content, ((0, start + 2),))
 
     def _string(self) -> DebugValue | None:
         start = self.pos

@@ -43,6 +43,10 @@ _TIMESTAMP = re.compile(
 )
 _JSON_START = re.compile(rb"[ \t]*\{")  # at a line's start: a JSON line (maybe)
 _JSON_AFTER_NEWLINE = re.compile(rb"\n[ \t]*\{")  # 7x faster than a multiline `^`
+# A Python traceback frame: the line after it quotes the source line that raised, which
+# holds the message's literal text (`raise BadZipFile("File is not a zip file")`) but is
+# no occurrence of the error; the exception line below it is.
+_FRAME_LINE = re.compile(rb'[ \t]*File "[^"\n]*", line \d+')
 
 
 class ByteStream(Protocol):
@@ -130,6 +134,7 @@ class Scanner:
         self._cache: dict[str, tuple[str, tuple[tuple[str, str], ...]] | None] = {}
         self._pending = b""
         self._in_long = False  # the unfinished line already had a piece matched
+        self._last_line = b""  # the last line of the previous slice (is it a frame?)
 
     def feed_bytes(self, data: bytes) -> None:
         """Any amount of bytes; lines may be split across calls."""
@@ -200,12 +205,24 @@ class Scanner:
         for start, end, tags in candidates:
             counted += block.count(b"\n", counted_at, start)
             counted_at = start
+            if self._quotes_source(block, start):
+                continue
             line = block[start:end].decode("utf-8", "replace")
             if start in json_starts:
                 self._json_line(line, base + counted, tags)
             else:
                 self._match_line(line, base + counted, tags)
+        self._last_line = block[block.rfind(b"\n", 0, len(block) - 1) + 1 :]
         return block.count(b"\n")
+
+    def _quotes_source(self, block: bytes, start: int) -> bool:
+        """Whether the line at `start` follows a traceback frame line (so it is the
+        source line the frame quotes)."""
+        if start == 0:
+            previous = self._last_line
+        else:
+            previous = block[block.rfind(b"\n", 0, start - 1) + 1 : start]
+        return previous[:1] in (b" ", b"\t", b"F") and _FRAME_LINE.match(previous) is not None
 
     @staticmethod
     def _with_json(

@@ -8,14 +8,18 @@ this module only looks the names up and binds what they carry.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from errdex.languages import languages_that
 from errdex.match.compiled import Compiled
-from errdex.match.evidence import type_tail
+from errdex.match.evidence import components, path_agrees, type_tail
 from errdex.match.found import Found
-from errdex.match.paste import DebugHit, Paste
+from errdex.match.paste import DebugHit, DebugValue, Paste
 from errdex.models import MatchEntry
+
+# What `raise KeyError(key)` prints: one value, quoted or a single token.
+VALUE_ONLY = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|\S*")
 
 
 class NameIndex:
@@ -26,6 +30,7 @@ class NameIndex:
         self.variants: dict[str, list[int]] = defaultdict(list)
         # Exception types whose message is made at run time: found by the type alone.
         self.typed: dict[str, list[int]] = defaultdict(list)
+        self._lines: dict[tuple[str, int], list[int]] | None = None
         named = languages_that("exception_named_in_output")  # `KeyError: 'x'` prints it
         for i, entry in enumerate(entries):
             if entry.variant:
@@ -44,11 +49,7 @@ class NameIndex:
         group = paste.groups[hit.group]
         for entry_index in self.variants.get(node.name or "", ()):
             entry = self.entries[entry_index]
-            if entry.variant_fields and (
-                len(names) != len(entry.variant_fields)
-                if node.kind == "variant"
-                else set(names) != set(entry.variant_fields)
-            ):
+            if entry.variant_fields and not _fields_fit(node, names, entry.variant_fields):
                 continue
             values: list[tuple[str, str]] = []
             placeholders = entry.template.placeholders
@@ -63,6 +64,8 @@ class NameIndex:
             size = max(1, group.end - group.start)
             score = min(1.0, (node.end - node.start) / size)
             detail = f"Rust Debug form of {node.name} ({len(values)} field(s) bound)"
+            if node.cut:
+                detail += "; the paste ends inside it"
             out.append(
                 Found(
                     entry_index,
@@ -79,7 +82,12 @@ class NameIndex:
 
     def find_by_type(self, paste: Paste) -> list[Found]:
         """Messages whose `Type:` prefix names an exception the library raises with a
-        message made at run time. Both names must agree as far as both are qualified."""
+        message made at run time. Both names must agree as far as both are qualified.
+        A message that is a value alone (`KeyError: 'llama'`) is explained by it; a
+        sentence only under a type the text qualifies with its module (`tarfile.
+        ReadError: ...`, how Python prints any type but a builtin): else a library's
+        `raise ValueError(msg)` would claim every ValueError there is (a frame at its
+        line still finds it: `find_by_frame`)."""
         out: list[Found] = []
         if not self.typed:
             return out
@@ -91,11 +99,62 @@ class NameIndex:
                     continue
                 doc = paste.docs[group.doc]
                 value = doc.text[group.start : group.end].strip()
+                value_only = VALUE_ONLY.fullmatch(value) is not None
+                if not value_only and "." not in named and "::" not in named:
+                    continue  # `ValueError: a sentence`: no library's own type
                 detail = f"exception type {known} (its message is made at run time)"
                 name = self.entries[i].template.placeholders[0].name
-                out.append(Found(i, True, ((name, value),), (group.start, group.end), 0.0,
-                                 group.index, detail))
+                # A value alone is all the message; a sentence under the library's own
+                # type (`tarfile.ReadError: ...`) is the type's, but explains no words
+                # (score 0): a record whose text the message holds comes first.
+                out.append(Found(i, True, ((name, value),), (group.start, group.end),
+                                 1.0 if value_only else 0.0, group.index, detail))
         return out
+
+
+    def find_by_frame(self, paste: Paste, compiled: tuple[Compiled, ...]) -> list[Found]:
+        """Frames first: the record whose site is the line a traceback's frame names,
+        of the type the text names. A record whose message is made at run time is then
+        the exact error (`KeyError: 'some_key'` raised there); another is a candidate
+        the text did not match (a nearby version's wording), flagged not exact."""
+        out: list[Found] = []
+        for group in paste.groups:
+            frame, text_type = group.frame, type_tail(group.exception)
+            if frame is None or text_type is None:
+                continue
+            frame_path = components(frame.path)
+            for i in self._at_line().get((frame_path[-1], frame.line), ()):
+                c = compiled[i]
+                if c.exception != text_type or not any(
+                        line == frame.line and path_agrees(path, frame_path)
+                        for path, line in c.sites):
+                    continue
+                doc = paste.docs[group.doc]
+                value = doc.text[group.start : group.end].strip()
+                placeholders = self.entries[i].template.placeholders
+                exact = c.literal_length == 0 and len(placeholders) == 1
+                values = ((placeholders[0].name, value),) if exact else ()
+                detail = "the traceback's innermost frame is this site"
+                out.append(Found(i, exact, values, (group.start, group.end),
+                                 1.0 if exact else 0.5, group.index, detail))
+        return out
+
+    def _at_line(self) -> dict[tuple[str, int], list[int]]:
+        """Entries by (file name, line) of each site, made on first use."""
+        if self._lines is None:
+            self._lines = defaultdict(list)
+            for i, entry in enumerate(self.entries):
+                for path, line in entry.sites:
+                    self._lines[(path.replace("\\", "/").rsplit("/", 1)[-1], line)].append(i)
+        return self._lines
+
+
+def _fields_fit(node: DebugValue, names: list[str], declared: tuple[str, ...]) -> bool:
+    """The Debug value's fields are the variant's: all of them, or, in a value the
+    paste ends inside, those before the end (the variant's name alone may be left)."""
+    if node.kind == "variant":
+        return len(names) <= len(declared) if node.cut else len(names) == len(declared)
+    return set(names) <= set(declared) if node.cut else set(names) == set(declared)
 
 
 def _field_of(expression: str) -> str:

@@ -1,7 +1,8 @@
 """The `errdex` command: parse arguments, call the library, print. No logic of its own.
 
-Every failure errdex knows of becomes one line on stderr and a non-zero exit: 1 for
-"nothing found" or a failing store, 2 for bad usage or input. Everything printed goes
+Every failure errdex knows of becomes one line on stderr and a non-zero exit (EXIT_HELP
+says which): 1 for "nothing matched" or an unknown id, 2 for bad usage or input, 3 for a
+database that is missing, locked or broken. Everything printed goes
 through `errdex.serve.terminal` (`write`, `json_text`, `error_line`), which makes the control
 characters indexed code or pasted text may carry inert.
 """
@@ -11,17 +12,27 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
+from importlib import metadata
 from typing import Any, BinaryIO, NoReturn, TextIO, cast
 
 from errdex import contract, settings
-from errdex.errors import ErrdexError, NotFoundError, UsageError
+from errdex.errors import ErrdexError, NotFoundError, StoreError, UsageError
 from errdex.explain import batch_lines, read_input, valid_text
 from errdex.serve import terminal
 from errdex.service import Explainer, MatcherMode
 from errdex.store import SQLiteStore, Store
 from errdex.store.sqlite import WRITE_TIMEOUT
+
+EXIT_STORE = 3  # the database is missing, locked or broken: not "nothing matched" (1)
+EXIT_HELP = (
+    "exit status: 0 found (explain, scan: a real match), 1 nothing matched or unknown id, "
+    "2 bad usage or input, 3 database missing, locked or broken"
+)
+# Settings every command takes, before or after its name (`errdex list --db X`).
+GLOBAL_SETTINGS = ("db", "lock_wait")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -29,16 +40,25 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see {self.prog} --help)")
 
 
-def _add_setting(parser: argparse.ArgumentParser, name: str) -> None:
+def _add_setting(parser: argparse.ArgumentParser, name: str, default: Any = None) -> None:
     setting = settings.BY_NAME[name]
-    parser.add_argument(setting.flag, dest=name, default=None,
+    parser.add_argument(setting.flag, dest=name, default=default,
                         help=f"{setting.help} [env {setting.env}]")
 
 
+def _version() -> str:
+    try:
+        return metadata.version("errdex")
+    except metadata.PackageNotFoundError:  # run from a tree that was never installed
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="errdex", description="Explain any library's errors from its code.")
-    _add_setting(parser, "db")
-    _add_setting(parser, "lock_wait")
+    parser = _Parser(prog="errdex", description="Explain any library's errors from its code.",
+                     epilog=EXIT_HELP)
+    parser.add_argument("--version", action="version", version=f"errdex {_version()}")
+    for name in GLOBAL_SETTINGS:
+        _add_setting(parser, name)
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     index = commands.add_parser("index", help="index repositories or installed packages")
@@ -64,7 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print JSON")
 
     explain = commands.add_parser("explain", help="explain an error message, traceback or log")
-    explain.add_argument("text", nargs="?", help="the error text, or - for standard input")
+    explain.add_argument("text", nargs="*",
+                         help="the error text (several words are joined), or - for stdin")
     explain.add_argument("--batch", metavar="FILE",
                          help='JSON lines of {"text": ...} (- for stdin); one result per line')
     explain.add_argument("--json", action="store_true", help="print JSON")
@@ -80,7 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--json", action="store_true", help="print JSON")
 
     scan = commands.add_parser("scan", help="report every known error in a log")
-    scan.add_argument("file", metavar="FILE", help="a log file (plain or JSON lines), - for stdin")
+    scan.add_argument("file", metavar="FILE", nargs="?",
+                      help="a log file (plain or JSON lines); - or none for stdin")
     scan.add_argument("--json", action="store_true", help="print JSON")
 
     run_cmd = commands.add_parser("run", help="run a Python script; explain what it raises")
@@ -101,6 +123,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio")
     mcp.add_argument("--host", default="127.0.0.1", help="address for --http")
     mcp.add_argument("--port", type=int, default=8000, help="port for --http (default 8000)")
+    for sub in commands.choices.values():
+        sub.epilog = EXIT_HELP
+        for name in GLOBAL_SETTINGS:
+            # After the command's name too; SUPPRESS keeps one given before it.
+            _add_setting(sub, name, default=argparse.SUPPRESS)
     return parser
 
 
@@ -212,8 +239,22 @@ def _explain(args: argparse.Namespace, out: TextIO) -> int:
     with _explainer(args) as explainer:
         result = explainer.explain(text, args.limit)
     _emit(result, out, args.json, terminal.explain_text)
+    return _explain_status(result)
+
+
+def _real_match(result: dict[str, Any]) -> bool:
+    """Exit 0 means a real match: an exact one. The closest records of a message no
+    template fits (near misses, partial pastes) are shown, flagged not exact, but say
+    "nothing matched" to a script."""
+    return any(m.get("exact") for m in result["matches"])
+
+
+def _explain_status(result: dict[str, Any]) -> int:
     if not result["matches"]:
         _say("no known error matches this text")
+        return 1
+    if not _real_match(result):
+        _say("no exact match: the closest records are shown")
         return 1
     return 0
 
@@ -235,7 +276,7 @@ def _explain_batch(args: argparse.Namespace, out: TextIO) -> int:
                 except (ValueError, RecursionError, ErrdexError) as exc:
                     message = exc.message if isinstance(exc, ErrdexError) else str(exc)
                 else:
-                    matched += bool(result["matches"])
+                    matched += _real_match(result)
                     _dump(result, out)
             if message is not None:
                 bad += 1
@@ -368,6 +409,28 @@ def _valid_text_args(args: argparse.Namespace) -> argparse.Namespace:
     return args
 
 
+_BARE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def _normalize_args(args: argparse.Namespace) -> argparse.Namespace:
+    """What users type, in the shape the commands take: `explain` words joined into one
+    text (none: standard input), `scan` with no file reading standard input, and an
+    `index` source that is a bare name and no path told to say `py:NAME`."""
+    if args.command == "explain":
+        words = args.text or []
+        args.text = None if not words else " ".join(words)
+    if args.command == "scan" and args.file is None:
+        if sys.stdin.isatty():
+            raise UsageError("give a log file, or pipe the log into `errdex scan`")
+        args.file = "-"
+    if args.command == "index":
+        for source in args.sources:
+            if _BARE_NAME.fullmatch(source) and not os.path.exists(source):
+                raise UsageError(f"no directory {source!r}; for the installed package, "
+                                 f"give py:{source}")
+    return args
+
+
 COMMANDS = {"index": _index, "explain": _explain, "show": _show, "list": _list,
             "serve": _serve, "export": _export, "scan": _scan, "run": _run,
             "analyze": _analyze, "check": _check, "mcp": _mcp}
@@ -376,8 +439,11 @@ COMMANDS = {"index": _index, "explain": _explain, "show": _show, "list": _list,
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     try:
-        args = _valid_text_args(build_parser().parse_args(argv))
+        args = _valid_text_args(_normalize_args(build_parser().parse_args(argv)))
         return COMMANDS[args.command](args, out)
+    except StoreError as exc:
+        _say(exc.message)
+        return EXIT_STORE
     except ErrdexError as exc:
         _say(exc.message)
         return exc.exit_code

@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from errdex.serve.cli import EXIT_STORE
 from tests.web.conftest import COMMIT, Served, _errdex
 
 INVALID_VERSION = "packaging.version.InvalidVersion: Invalid version: 'not a version'"
@@ -154,7 +155,7 @@ def test_a_site_links_to_github_pinned_to_the_commit(served: Served) -> None:
 
 def test_serve_without_a_database_fails_in_one_line(tmp_path: Path) -> None:
     done = _errdex("--db", str(tmp_path / "none.sqlite"), "serve", "--port", "1")
-    assert done.returncode == 1
+    assert done.returncode == EXIT_STORE
     assert done.stderr.count("\n") == 1 and "errdex index" in done.stderr
 
 

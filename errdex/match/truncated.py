@@ -1,0 +1,136 @@
+"""Pastes that hold only part of a message: the beginning of a long template (the rest
+cut by the user, a terminal or the issue tracker, or added by a later version), a
+message cut mid-word or mid-value, a multi-line message re-indented or hard-wrapped, or
+one whose last line differs. Such a paste has no exact match (a literal is missing or
+its whitespace differs), and its words may be too few of the template's for a near miss.
+
+Candidates are the templates sharing word pairs with the message at a low word share
+(`near.NearIndex.nearest` at CUT_WORD_SHARE); each is then read against the message, both
+with whitespace collapsed: from the template's start, every literal in order, a hole
+taking the text up to the next literal, until the message ends (inside a literal: cut
+mid-word; inside a hole: cut mid-value) or the two part (the message's last line
+differs, or other text follows). What counts is how much of the template the text holds
+in order, in literal non-space characters: a candidate holding fewer than CUT_MIN_CHARS
+of them is dropped. The score is the share of the template's literal
+characters held. Such records are flagged not exact. Knows nothing of ranking.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from errdex.match.compiled import Compiled
+from errdex.match.found import Found, MatchStats
+from errdex.match.near import NearIndex
+from errdex.match.paste import Group, Paste
+
+CUT_WORD_SHARE: Final = 0.15  # idf-weighted word share of a candidate (see near.py)
+CUT_MIN_CHARS: Final = 20  # literal non-space characters the text must hold in order
+CUT_MAX_MESSAGE: Final = 4_000  # characters of a message (and the lines after it) read
+CUT_MAX_GROUPS: Final = 64  # messages read this way per paste
+_SPACE: Final = re.compile(r"\s+")
+
+
+def held_in_order(literals: tuple[str, ...], message: str) -> tuple[int, int] | None:
+    """(literal non-space characters of the template the message holds in order from
+    its start, all of them), or None if the message doesn't start as the template
+    does. Both are compared with every run of whitespace as one space."""
+    text = _SPACE.sub(" ", message).strip()
+    pieces = [_SPACE.sub(" ", lit) for lit in literals]
+    total = sum(_solid(p) for p in pieces)
+    if not text or not total:
+        return None
+    held, pos = 0, 0
+    for k, piece in enumerate(pieces):
+        if k == 0:
+            piece = piece.lstrip()
+            if not piece:
+                continue  # a leading hole: the message starts inside its value
+            if not text.startswith(piece):
+                common = _common_prefix(text, piece)
+                return (_solid(piece[:common]), total) if common else None
+            held, pos = _solid(piece), len(piece)
+            continue
+        if not piece:
+            continue  # a trailing hole
+        if pos == 0:
+            piece = piece.lstrip()
+        at = text.find(piece, pos)
+        if at < 0:
+            # Cut inside this literal (its beginning ends the message), or in the hole
+            # before it, or the message goes on otherwise from here.
+            for cut in range(min(len(piece), len(text) - pos), 0, -1):
+                if text.endswith(piece[:cut]):
+                    return held + _solid(piece[:cut]), total
+            return held, total
+        held += _solid(piece)
+        pos = at + len(piece)
+    return held, total
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def _solid(text: str) -> int:
+    return len(text) - text.count(" ")
+
+
+def find_cut(
+    near: NearIndex, compiled: tuple[Compiled, ...], paste: Paste, matched: set[int],
+    stats: MatchStats,
+) -> list[Found]:
+    """Records whose template's beginning the unexplained messages of `paste` hold."""
+    out: list[Found] = []
+    seen: set[str] = set()
+    for group in paste.groups:
+        if len(seen) >= CUT_MAX_GROUPS:
+            break
+        if group.index in matched or group.debug or group.end <= group.start:
+            continue
+        message, end = _message_and_following(paste, group)
+        if message in seen:
+            continue
+        seen.add(message)
+        candidates, read = near.nearest(message[:2_000], CUT_WORD_SHARE)
+        stats.approximate += read
+        for i, _, words, _ in candidates:
+            held = held_in_order(compiled[i].literals, message)
+            if held is None or held[0] < CUT_MIN_CHARS:
+                continue
+            share = held[0] / held[1]
+            detail = (f"partial paste: the text holds {held[0]} of the template's {held[1]}"
+                      " literal characters, in order from its start")
+            out.append(Found(i, False, (), (group.start, end), share, group.index, detail,
+                             order=share, words=words, cut=True))
+    return out
+
+
+def _message_and_following(paste: Paste, group: Group) -> tuple[str, int]:
+    """A message and the message lines right after it in its doc (a hard-wrapped or
+    multi-line message is several messages to the paste reader), up to a line that is
+    structure (a traceback frame, code), across blank lines."""
+    doc = paste.docs[group.doc]
+    text = doc.text
+    end = group.end
+    limit = min(len(text), group.start + CUT_MAX_MESSAGE)
+    while end < limit:
+        newline = text.find("\n", end)
+        if newline < 0 or newline + 1 >= limit:
+            break
+        following = text.find("\n", newline + 1)
+        following = limit if following < 0 else min(following, limit)
+        line = text[newline + 1 : following]
+        if not line.strip():
+            end = newline + 1  # a paragraph break inside the message: read on
+            continue
+        if doc.line_at(newline + 1).group < 0:
+            break
+        end = following
+    end = len(text[:end].rstrip()) if end > group.end else group.end
+    return text[group.start : end], end
