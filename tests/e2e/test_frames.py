@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from errdex.contract import record_to_dict
 from errdex.match import Matcher, load_matcher
 from errdex.match.scan import scan_stream
 from errdex.models import Match
@@ -35,7 +36,7 @@ def _raised(case: Callable[[], object]) -> tuple[str, BaseException]:
 def _at_raise(store: SQLiteStore, match: Match, exc: BaseException) -> bool:
     """The match's record has a site at the line that raised, and points at it."""
     frame = traceback.extract_tb(exc.__traceback__)[-1]
-    sites = store.record_dict(match.record_id)["sites"]
+    sites = record_to_dict(store.record(match.record_id))["sites"]
     shown = sites[match.site_index] if match.site_index is not None else None
     return shown is not None and frame.filename.endswith("/" + shown["path"]) and (
         shown["line"] == frame.lineno)
@@ -124,7 +125,7 @@ def test_a_message_whose_end_was_not_pasted_finds_its_record(
         "returned non-zero exit status 3.")
     cut = last.removesuffix(".")  # what a user pasting only the line, less the period, has
     top = matcher.match(cut)[0]
-    record = store.record_dict(top.record_id)
+    record = record_to_dict(store.record(top.record_id))
     assert record["exception"] == "CalledProcessError" and not top.exact, record["message"]
     assert record["message"].endswith("returned non-zero exit status %d.")
 
@@ -136,5 +137,5 @@ def test_a_log_of_tracebacks_counts_each_error_once(
     texts = [_raised(_bad_zip)[0] for _ in range(3)]
     assert all('raise BadZipFile("File is not a zip file")' in t for t in texts)
     report = scan_stream(matcher, io.BytesIO("\n".join(texts).encode()))
-    counts = {store.record_dict(r.record_id)["message"]: r.count for r in report.ordered()}
+    counts = {store.record(r.record_id).template.text: r.count for r in report.ordered()}
     assert counts["File is not a zip file"] == 3
