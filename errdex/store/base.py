@@ -2,6 +2,25 @@
 store), the listing and text-search shapes every backend returns, and the one place a
 backend's own exceptions become errdex's `StoreError`.
 
+Snapshots are keyed by (repository, ref), the ref being the release version where one is
+known (`py:DIST`'s version, a git tag at HEAD), else the commit, else "" (a plain
+directory): `snapshot_ref`. Two versions of a library live side by side; writing the same
+(repository, ref) again replaces that snapshot alone, in one transaction.
+
+- **Order.** A repository's snapshots are ordered by when each (repository, ref) was
+  *first* indexed; re-indexing one keeps its place. The **newest** is the one first indexed
+  last: what every read returns when no version is asked for (listings, text search,
+  matching, a record by id).
+- **Removed.** A record is "removed" in a snapshot when its message was in the snapshot
+  *before* it in that order (the latest other version indexed before it) and is not in
+  it any more; so re-indexing a version compares it with the same predecessor every time.
+- **Records.** A record's id names its message (a hash of repository and template): the
+  same id in every version that has the message; a record row belongs to one snapshot.
+- **Versions asked for** (`version=`) name a ref, a release version (a leading `v`
+  ignored) or a commit by at least 7 leading hex digits (`pick_version`). `with_versions`
+  gives a view of the store whose reads prefer chosen versions of some repositories (what
+  a paste that names a version gets).
+
 Backends (`errdex.store.sqlite`, `errdex.store.memory`) subclass `Backend` and wrap each
 public method in `@mapped(...)` instead of catching their library's exceptions at every
 call. This module holds no SQL and imports no backend library; it must not import the
@@ -10,8 +29,9 @@ matcher either (the store builds `MatchEntry` values, from `errdex.models`).
 
 from __future__ import annotations
 
+import copy
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Concatenate, ParamSpec, Protocol, Self, TypeVar
 
@@ -52,16 +72,107 @@ class TextSearch:
     complete: bool
 
 
-def not_found(record_id: str) -> NotFoundError:
+def not_found(record_id: str, version: str | None = None) -> NotFoundError:
     """The error for an unknown record id, worded the same by every backend."""
+    if version is not None:
+        return NotFoundError(f"no error with id {record_id!r} in version {version!r}")
     return NotFoundError(f"no error with id {record_id!r}")
+
+
+MIN_COMMIT_PREFIX = 7  # hex digits that name a commit-keyed snapshot
+
+
+def snapshot_ref(snapshot: Snapshot) -> str:
+    """What a snapshot is keyed by within its repository: the release version, else the
+    commit, else "" (a plain directory, which has neither)."""
+    return snapshot.version or snapshot.commit or ""
+
+
+def _bare(version: str) -> str:
+    return version[1:] if version[:1] in ("v", "V") and version[1:2].isdigit() else version
+
+
+def pick_version(snapshots: Sequence[Mapping[str, Any]], version: str) -> Mapping[str, Any] | None:
+    """The snapshot (of one repository: rows with `ref`, `version`, `commit_sha`) that
+    `version` names: its ref exactly, else its release version with or without a leading
+    `v`, else the one commit whose id starts with at least MIN_COMMIT_PREFIX hex digits."""
+    wanted = version.strip()
+    for row in snapshots:
+        if row["ref"] == wanted:
+            return row
+    bare = _bare(wanted)
+    for row in snapshots:
+        if row["version"] and _bare(str(row["version"])) == bare:
+            return row
+    if len(wanted) >= MIN_COMMIT_PREFIX and all(c in "0123456789abcdefABCDEF" for c in wanted):
+        hits = [row for row in snapshots
+                if str(row["commit_sha"] or "").startswith(wanted.lower())]
+        if len(hits) == 1:
+            return hits[0]
+    return None
+
+
+def unknown_version(repo: str, version: str, refs: Sequence[str]) -> NotFoundError:
+    known = ", ".join(ref or "(working tree)" for ref in refs) or "none"
+    return NotFoundError(f"{repo} has no indexed version {version!r} (indexed: {known})")
+
+
+def repo_rows(
+    snapshots: Sequence[Mapping[str, Any]], chosen: Sequence[int]
+) -> list[dict[str, Any]]:
+    """`repos()` from snapshot rows (with their backend's `id`; by repository, newest
+    first): one row per repository, of the snapshot its reads see, with `versions`."""
+    seen = set(chosen)
+    versions: dict[str, list[str]] = {}
+    for row in snapshots:
+        versions.setdefault(str(row["repo"]), []).append(str(row["ref"]))
+    return [
+        {name: row[name] for name in REPO_COLUMNS} | {"versions": versions[str(row["repo"])]}
+        for row in snapshots if row["id"] in seen
+    ]
+
+
+REPO_COLUMNS = ("repo", "ref", "commit_sha", "commit_date", "version", "indexed_at", "records")
+
+
+def record_versions_of(
+    snapshots: Sequence[Mapping[str, Any]], held: Mapping[int, tuple[str, Any]]
+) -> list[dict[str, Any]]:
+    """A record across its repository's snapshots (rows with `id`, newest first; `held`:
+    snapshot id -> (the record's status there, its sites)), oldest first: `status` is
+    "current", "removed" or "absent", and `changed` says its sites (files and lines)
+    differ from the last version before that had it current."""
+    out = []
+    before: Any = None
+    for row in reversed(snapshots):
+        status, sites = held.get(int(row["id"]), ("absent", None))
+        changed = status == "current" and before is not None and sites != before
+        if status == "current":
+            before = sites
+        out.append({"ref": row["ref"], "version": row["version"], "commit": row["commit_sha"],
+                    "indexed_at": row["indexed_at"], "status": status, "changed": changed})
+    return out
+
+
+def previous_ref(snapshots: Sequence[Mapping[str, Any]], ref: str) -> str | None:
+    """The ref of the snapshot before (repository, `ref`) in index order (rows newest
+    first): for a ref not indexed yet, the newest; None when there is none."""
+    refs = [str(row["ref"]) for row in snapshots]
+    if ref not in refs:
+        return refs[0] if refs else None
+    at = refs.index(ref)
+    return refs[at + 1] if at + 1 < len(refs) else None
 
 
 class Store(Protocol):
     """Records and snapshots, whatever holds them. A snapshot is replaced whole, in one
-    step: readers see a repository's old records or its new ones, never half."""
+    step: readers see a repository's old records or its new ones, never half. Reads
+    without a `version` see each repository's newest snapshot (or the one `with_versions`
+    chose)."""
 
     def close(self) -> None: ...
+
+    def with_versions(self, versions: Mapping[str, str]) -> Self: ...
 
     def __enter__(self) -> Self: ...
 
@@ -72,26 +183,32 @@ class Store(Protocol):
                          records: Sequence[Record],
                          vocabulary: frozenset[str] | None = None) -> None: ...
 
-    def update_record_data(self, records: Sequence[Record]) -> None: ...
+    def update_record_data(self, records: Sequence[Record],
+                           version: str | None = None) -> None: ...
 
     def cache_put(self, key: str, data: str) -> None: ...
 
     # reading
-    def record_dict(self, record_id: str) -> dict[str, Any]: ...
+    def record_dict(self, record_id: str, version: str | None = None) -> dict[str, Any]: ...
 
-    def record_json(self, record_id: str) -> str: ...
+    def record_json(self, record_id: str, version: str | None = None) -> str: ...
 
-    def record(self, record_id: str) -> Record: ...
+    def record(self, record_id: str, version: str | None = None) -> Record: ...
 
-    def records(self, repo: str | None = None) -> list[dict[str, Any]]: ...
+    def record_versions(self, record_id: str) -> list[dict[str, Any]]: ...
+
+    def records(self, repo: str | None = None,
+                version: str | None = None) -> list[dict[str, Any]]: ...
 
     def records_in_class(self, slug: str) -> list[dict[str, Any]]: ...
 
     def repos(self) -> list[dict[str, Any]]: ...
 
+    def snapshots(self, repo: str | None = None) -> list[dict[str, Any]]: ...
+
     def has_repo(self, repo: str) -> bool: ...
 
-    def vocabulary(self, repo: str) -> frozenset[str]: ...
+    def vocabulary(self, repo: str, version: str | None = None) -> frozenset[str]: ...
 
     def cache_get(self, key: str) -> str | None: ...
 
@@ -114,6 +231,17 @@ class Backend:
     word one of them as a StoreError for an action ("open", "read", "write")."""
 
     backend_errors: ClassVar[tuple[type[Exception], ...]] = ()
+    pins: Mapping[str, str] = {}  # repository -> the version its reads prefer
+    is_view = False  # a `with_versions` view: closing it leaves the store open
+
+    def with_versions(self, versions: Mapping[str, str]) -> Self:
+        """This store, its reads preferring `versions` (repository -> version) where a
+        repository has that version, its newest snapshot elsewhere. The view shares the
+        store's connection: close the store, not the view."""
+        view = copy.copy(self)
+        view.pins = dict(versions)
+        view.is_view = True
+        return view
 
     def describe_error(self, action: str, exc: Exception) -> StoreError:
         return StoreError(f"cannot {action} the store: {exc}")
@@ -125,7 +253,8 @@ class Backend:
         return self
 
     def __exit__(self, *_: object) -> None:
-        self.close()
+        if not self.is_view:
+            self.close()
 
 
 B = TypeVar("B", bound=Backend)
