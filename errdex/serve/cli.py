@@ -80,9 +80,11 @@ def build_parser() -> argparse.ArgumentParser:
     show = commands.add_parser("show", help="show one error by id")
     show.add_argument("id")
     show.add_argument("--json", action="store_true", help="print the record as JSON")
+    show.add_argument("--version", help="the repository's version or commit (default: newest)")
 
     listing = commands.add_parser("list", help="list indexed errors")
     listing.add_argument("--repo", help="only this repository")
+    listing.add_argument("--version", help="this version or commit (default: each newest)")
     listing.add_argument("--json", action="store_true", help="print JSON")
 
     scan = commands.add_parser("scan", help="report every known error in a log")
@@ -251,8 +253,11 @@ def _explain_batch(args: argparse.Namespace, out: TextIO) -> int:
 
 def _show(args: argparse.Namespace, out: TextIO) -> int:
     with _open_store(args) as store:
-        record = store.record_dict(args.id)
+        record = store.record_dict(args.id, args.version)
+        versions = store.record_versions(args.id)
     _emit(record, out, args.json, terminal.record_text)
+    if not args.json and len(versions) > 1:
+        terminal.write(terminal.versions_line(versions), out)
     return 0
 
 
@@ -261,7 +266,17 @@ def _list(args: argparse.Namespace, out: TextIO) -> int:
         if args.repo and not store.has_repo(args.repo):
             known = ", ".join(r["repo"] for r in store.repos()) or "none"
             raise UsageError(f"repository {args.repo!r} is not indexed (indexed: {known})")
-        rows = store.records(args.repo)
+        rows = store.records(args.repo, args.version)
+        snapshots = store.snapshots(args.repo)
+    if not args.json:
+        listed = {(row["repo"]) for row in rows}
+        by_repo: dict[str, list[str]] = {}
+        for snapshot in snapshots:  # each repository's newest first
+            by_repo.setdefault(snapshot["repo"], []).append(str(snapshot["ref"])[:12])
+        for repo, refs in by_repo.items():
+            if len(refs) > 1 and (repo in listed or args.repo):
+                shown = args.version or refs[0]
+                terminal.write(f"{repo}: versions {', '.join(refs)} (listed: {shown})", out)
     _emit(rows, out, args.json, terminal.listing_text)
     return 0
 
@@ -360,7 +375,7 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
 # Arguments that are text, not paths: argv that is not UTF-8 reaches Python as surrogate
 # escapes, which can't be stored, looked up in SQLite or printed. Paths keep theirs, so
 # that a file with such a name still opens.
-TEXT_ARGS = ("text", "id", "repo", "commit")
+TEXT_ARGS = ("text", "id", "repo", "commit", "version")
 
 
 def _valid_text_args(args: argparse.Namespace) -> argparse.Namespace:

@@ -11,9 +11,13 @@ directory): `snapshot_ref`. Two versions of a library live side by side; writing
   *first* indexed; re-indexing one keeps its place. The **newest** is the one first indexed
   last: what every read returns when no version is asked for (listings, text search,
   matching, a record by id).
-- **Removed.** A record is "removed" in a snapshot when its message was in the snapshot
-  *before* it in that order (the latest other version indexed before it) and is not in
-  it any more; so re-indexing a version compares it with the same predecessor every time.
+- **Removed.** A record is "removed" in a snapshot when its message was in the previous
+  snapshot of the same repository and is not in it any more. The previous snapshot of a
+  version indexed for the first time is the latest other version indexed before it (the
+  newest); a version indexed again is compared with its own last index, whose records
+  already carry what was removed before it (so an unchanged tree gives the same records
+  again, and a plain directory's edits still show as removed): `previous_ref`. Removed
+  records are kept, marked, so text from an older version still finds its page.
 - **Records.** A record's id names its message (a hash of repository and template): the
   same id in every version that has the message; a record row belongs to one snapshot.
 - **Versions asked for** (`version=`) name a ref, a release version (a leading `v`
@@ -149,19 +153,22 @@ def record_versions_of(
         changed = status == "current" and before is not None and sites != before
         if status == "current":
             before = sites
-        out.append({"ref": row["ref"], "version": row["version"], "commit": row["commit_sha"],
+        out.append({"ref": row["ref"], "version": row["version"],
+                    "commit_sha": row["commit_sha"],
                     "indexed_at": row["indexed_at"], "status": status, "changed": changed})
     return out
 
 
 def previous_ref(snapshots: Sequence[Mapping[str, Any]], ref: str) -> str | None:
-    """The ref of the snapshot before (repository, `ref`) in index order (rows newest
-    first): for a ref not indexed yet, the newest; None when there is none."""
+    """The ref whose records a new index of (repository, `ref`) is compared with to tell
+    what was removed (rows newest first): `ref` itself when it was indexed before (its
+    stored records already carry what was removed before it, so an unchanged tree gives
+    the same records again, and a working tree's edits show), else the newest; None when
+    the repository has no snapshot."""
     refs = [str(row["ref"]) for row in snapshots]
-    if ref not in refs:
-        return refs[0] if refs else None
-    at = refs.index(ref)
-    return refs[at + 1] if at + 1 < len(refs) else None
+    if ref in refs:
+        return ref
+    return refs[0] if refs else None
 
 
 class Store(Protocol):

@@ -108,6 +108,10 @@ class _TooLarge(ErrdexError):
     http_status = 413
 
 
+_VERSION = Query(None, max_length=200,
+                 description="a version or commit of the repository (default: the newest)")
+
+
 def create_app(db_path: str | Path, reload_check: float = RELOAD_CHECK_SECONDS) -> FastAPI:
     """An app over the database at `db_path`, which must exist (a missing or foreign
     file raises StoreError here, before anything is served). While the app runs, the
@@ -178,16 +182,17 @@ def create_app(db_path: str | Path, reload_check: float = RELOAD_CHECK_SECONDS) 
 
     @app.get("/errors/{record_id}", response_class=HTMLResponse, tags=["pages"],
              responses=_ERRORS)
-    def error(record_id: str, request: Request) -> HTMLResponse:
+    def error(record_id: str, request: Request, version: str | None = _VERSION) -> HTMLResponse:
         params = list(request.query_params.multi_items())
         values = pages.values_from_query(params)
         site = pages.site_from_query(params)
-        return _html("error.html", pages.error_page(live.store(), record_id, values, site))
+        return _html("error.html", pages.error_page(live.store(), record_id, values, site,
+                                                    version))
 
     @app.get("/repos/{owner}/{name}", response_class=HTMLResponse, tags=["pages"],
              responses=_ERRORS)
-    def repo(owner: str, name: str) -> HTMLResponse:
-        return _html("repo.html", pages.repo_page(live.store(), f"{owner}/{name}"))
+    def repo(owner: str, name: str, version: str | None = _VERSION) -> HTMLResponse:
+        return _html("repo.html", pages.repo_page(live.store(), f"{owner}/{name}", version))
 
     @app.get("/classes/{slug}", response_class=HTMLResponse, tags=["pages"],
              responses=_ERRORS)
@@ -197,9 +202,18 @@ def create_app(db_path: str | Path, reload_check: float = RELOAD_CHECK_SECONDS) 
     # -- JSON ---------------------------------------------------------------------------
 
     @app.get("/api/errors/{record_id}", tags=["api"], responses=_ERRORS)
-    def api_error(record_id: str) -> Response:
-        """The record exactly as in the JSON contract (`errdex show --json`)."""
-        return Response(live.store().record_json(record_id), media_type="application/json")
+    def api_error(record_id: str, version: str | None = _VERSION) -> Response:
+        """The record exactly as in the JSON contract (`errdex show --json`), at the
+        repository's newest indexed version or at `version`."""
+        return Response(live.store().record_json(record_id, version),
+                        media_type="application/json")
+
+    @app.get("/api/errors/{record_id}/versions", tags=["api"], responses=_ERRORS)
+    def api_error_versions(record_id: str) -> list[dict[str, Any]]:
+        """In which indexed versions of its repository the message is (oldest first):
+        `status` current, removed or absent; `changed`: its sites differ from the
+        version before that had it."""
+        return live.store().record_versions(record_id)
 
     @app.get("/api/search", tags=["api"], responses=_ERRORS)
     def api_search(q: str = Query("", description="pasted text or words")) -> dict[str, Any]:
@@ -218,9 +232,9 @@ def create_app(db_path: str | Path, reload_check: float = RELOAD_CHECK_SECONDS) 
         return live.store().repos()
 
     @app.get("/api/repos/{owner}/{name}", tags=["api"], responses=_ERRORS)
-    def api_repo(owner: str, name: str) -> dict[str, Any]:
+    def api_repo(owner: str, name: str, version: str | None = _VERSION) -> dict[str, Any]:
         """The repository page's data: its errors grouped by file."""
-        return pages.repo_page(live.store(), f"{owner}/{name}")
+        return pages.repo_page(live.store(), f"{owner}/{name}", version)
 
     @app.get("/api/classes/{slug}", tags=["api"], responses=_ERRORS)
     def api_class(slug: str) -> dict[str, Any]:

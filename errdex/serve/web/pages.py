@@ -17,6 +17,7 @@ from errdex.explain import explain_text
 from errdex.match import Matcher
 from errdex.serialize import template_from_dict
 from errdex.store import SQLiteStore, Store
+from errdex.store.base import pick_version
 
 SEARCH_LIMIT = 20
 CLOSEST_LIMIT = 5
@@ -134,13 +135,25 @@ def _focus(record: dict[str, Any], site: int | None) -> dict[str, Any] | None:
             "requirement": requirement}
 
 
+def shown_version(versions: list[dict[str, Any]], version: str | None) -> str | None:
+    """The ref of the version a record's page shows: the one asked for, else the newest
+    that holds the record (what a read without a version returns)."""
+    if version is not None:
+        row = pick_version(versions, version)
+        return None if row is None else str(row["ref"])
+    return next((str(v["ref"]) for v in reversed(versions) if v["status"] != "absent"), None)
+
+
 def error_page(
-    store: Store, record_id: str, values: dict[str, str], site: int | None = None
+    store: Store, record_id: str, values: dict[str, str], site: int | None = None,
+    version: str | None = None,
 ) -> dict[str, Any]:
     """Everything one error's page shows. `values` are a paste's values for the
     placeholders; names the template does not have are dropped. `site` is the site a
-    pasted traceback pointed at, if any."""
-    record = store.record_dict(record_id)
+    pasted traceback pointed at, if any; `version` the repository's version to show
+    (default: the newest). `versions` says in which indexed versions the message is."""
+    record = store.record_dict(record_id, version)
+    versions = store.record_versions(record_id)
     names = {p["name"] for p in record["placeholders"]}
     bound = {name: value for name, value in values.items() if name in names}
     snapshot = _snapshot(store, record["repo"]) or {}
@@ -164,6 +177,8 @@ def error_page(
             {**failure, "background": background(failure["slug"]) or ""} if failure else None
         ),
         "report_url": report_url(record),
+        "versions": versions,
+        "version": shown_version(versions, version),
     }
 
 
@@ -174,19 +189,24 @@ def report_url(record: dict[str, Any]) -> str:
     return REPORT_URL + "?" + urlencode({"title": title, "body": body})
 
 
-def repo_page(store: Store, repo: str) -> dict[str, Any]:
-    """Every error of a repository, grouped by file, with counts by kind."""
+def repo_page(store: Store, repo: str, version: str | None = None) -> dict[str, Any]:
+    """Every error of a repository (at `version`, default the newest), grouped by file,
+    with counts by kind; `versions` are all its indexed versions, newest first."""
     snapshot = _snapshot(store, repo)
     if snapshot is None:
         known = ", ".join(r["repo"] for r in store.repos()) or "none"
         raise NotFoundError(f"repository {repo!r} is not indexed (indexed: {known})")
-    rows = store.records(repo)
+    rows = store.records(repo, version)
+    versions = store.snapshots(repo)
+    if version is not None:
+        snapshot = dict(pick_version(versions, version) or snapshot)
     by_file: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         by_file[row["path"]].append(_listing(row))
     kinds = Counter(row["kind"] for row in rows)
     return {
         "repo": snapshot,
+        "versions": versions,
         "counts": dict(kinds.most_common()),
         "total": len(rows),
         "files": [
