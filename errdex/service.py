@@ -25,6 +25,7 @@ from errdex.errors import EmptyInputError, UsageError
 from errdex.explain import MAX_INPUT_CHARS, explain_text
 from errdex.match import Matcher, load_matcher
 from errdex.match.scan import ByteStream, report_to_dict, scan_stream
+from errdex.match.versions import prefer_named_versions
 from errdex.store import SQLiteStore, Store
 
 MAX_LIMIT = 100  # results per call: more is a dump, not an answer
@@ -79,6 +80,9 @@ class Explainer:
         self._check_text(text)
         limit = _check_limit(limit)
         with self._current():
+            store = prefer_named_versions(self.store, text)
+            if store is not self.store:  # the text names an indexed version: read that
+                return explain_text(store, text_matcher(store, text), text, limit)
             matcher = self._matcher
             if matcher is None and self.mode is MatcherMode.PER_TEXT:
                 matcher = matcher_for_text(self.store, text)
@@ -222,6 +226,11 @@ def _hit(record: dict[str, Any], paths: set[str], line: int | None) -> dict[str,
         "message": record["message"], "summary": explanation.get("summary"),
         "sites": sites,
     }
+
+
+def text_matcher(store: Store, text: str) -> Matcher:
+    """`matcher_for_text`, or the whole matcher for a database without a key index."""
+    return matcher_for_text(store, text) or load_matcher(store)
 
 
 def matcher_for_text(store: Store, text: str, near_limit: int = NEAR_LIMIT) -> Matcher | None:

@@ -154,7 +154,7 @@ def test_two_versions_live_side_by_side(store: Store) -> None:
     assert len(store.records("o/r", "1.0")) == 4 == len(store.records("o/r", "v1.0"))
     assert store.record_dict(kept.id)["sites"][0]["line"] == 12
     assert store.record_dict(kept.id, "1.0")["sites"][0]["line"] == 10
-    with pytest.raises(NotFoundError, match="in version '2.0'"):
+    with pytest.raises(NotFoundError, match=r"in version '2\.0'"):
         store.record_dict(first[0].id, "2.0")
     # a message only the older version has is still found by its id
     assert store.record_dict(first[0].id)["message"] == first[0].template.message
@@ -195,7 +195,7 @@ def test_a_view_with_chosen_versions_reads_those(store: Store) -> None:
 
 
 def test_reindexing_one_version_leaves_the_other_intact(store: Store) -> None:
-    first, kept, new = _two_versions(store)
+    _, kept, new = _two_versions(store)
     again = make_record("cannot open checkpoint file", line=99, path="src/io.rs")
     _write(store, "o/r", [again], version="1.0")
     # 1.0 keeps its place: 2.0, first indexed after it, is still the newest

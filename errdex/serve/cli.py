@@ -24,6 +24,7 @@ from errdex.explain import (
     valid_text,
 )
 from errdex.match import load_matcher
+from errdex.match.versions import prefer_named_versions
 from errdex.serve import terminal
 from errdex.service import matcher_for_text
 from errdex.store import SQLiteStore, Store
@@ -207,7 +208,9 @@ def _explain(args: argparse.Namespace, out: TextIO) -> int:
     if args.batch is not None:
         return _explain_batch(args, out)
     text = _read_text(args)
-    with _open_store(args) as store:
+    with _open_store(args) as opened:
+        # The versions the text names, where indexed (else each repository's newest).
+        store = prefer_named_versions(opened, text)
         # The on-disk key index loads only the templates the text can match; only a
         # database without one (written by an older errdex) compiles every template.
         matcher = matcher_for_text(store, text)

@@ -224,8 +224,9 @@ def create_app(db_path: str | Path, reload_check: float = RELOAD_CHECK_SECONDS) 
     @app.post("/api/match", tags=["api"], responses=_ERRORS)
     def api_match(body: MatchRequest) -> dict[str, Any]:
         """The `errdex explain --json` shape for the text."""
-        return explain_text(live.store(), live.served.matcher, _query(body.text),
-                                     body.limit)
+        text = _query(body.text)
+        store, matcher = pages.reading_for(live.store(), live.served.matcher, text)
+        return explain_text(store, matcher, text, body.limit)
 
     @app.get("/api/repos", tags=["api"], responses=_ERRORS)
     def api_repos() -> list[dict[str, Any]]:

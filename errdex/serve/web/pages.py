@@ -15,7 +15,9 @@ from errdex.analyze.classes import CLASSES, background
 from errdex.errors import NotFoundError
 from errdex.explain import explain_text
 from errdex.match import Matcher
+from errdex.match.versions import prefer_named_versions
 from errdex.serialize import template_from_dict
+from errdex.service import text_matcher
 from errdex.store import SQLiteStore, Store
 from errdex.store.base import pick_version
 
@@ -61,6 +63,15 @@ def home_page(store: Store) -> dict[str, Any]:
     }
 
 
+def reading_for(store: SQLiteStore, matcher: Matcher, text: str) -> tuple[SQLiteStore, Matcher]:
+    """The store and matcher to explain `text` with: the server's own, unless the text
+    names an indexed version of a library (then a view reading it, and its matcher)."""
+    named = prefer_named_versions(store, text)
+    if named is store:
+        return store, matcher
+    return named, text_matcher(named, text)
+
+
 def search_page(store: SQLiteStore, matcher: Matcher, query: str) -> dict[str, Any]:
     """Pasted text first (exact template matches with bound values), then full-text search
     over messages, then, when neither finds anything, the closest errors."""
@@ -68,6 +79,7 @@ def search_page(store: SQLiteStore, matcher: Matcher, query: str) -> dict[str, A
                            "terms": []}
     if not query.strip():
         return out
+    store, matcher = reading_for(store, matcher, query)
     found = explain_text(store, matcher, query, limit=SEARCH_LIMIT)["matches"]
     exact = [m for m in found if m["exact"]]
     if exact:
