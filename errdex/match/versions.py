@@ -73,11 +73,6 @@ def named_versions(text: str) -> list[NamedVersion]:
     return list(found)
 
 
-def _could_name(text: str) -> bool:
-    """A cheap first look: no digit after a `-`, `=` or `v`, no version."""
-    return re.search(r"[-=v]\d", text) is not None
-
-
 def _by_repo(snapshots: list[dict[str, Any]]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
     grouped: dict[str, list[dict[str, Any]]] = {}
     for row in snapshots:
@@ -85,10 +80,12 @@ def _by_repo(snapshots: list[dict[str, Any]]) -> Iterator[tuple[str, list[dict[s
     yield from grouped.items()
 
 
-def chosen_versions(text: str, snapshots: list[dict[str, Any]]) -> dict[str, str]:
-    """repository -> the ref of its snapshot the text names, for the repositories
-    indexed at more than one version (with one, the newest is that one anyway)."""
-    named = named_versions(text)
+def chosen_versions(text: str | list[NamedVersion],
+                    snapshots: list[dict[str, Any]]) -> dict[str, str]:
+    """repository -> the ref of its snapshot the text (or the versions read from it)
+    names, for the repositories indexed at more than one version (with one, the newest
+    is that one anyway)."""
+    named = named_versions(text) if isinstance(text, str) else text
     if not named:
         return {}
     chosen: dict[str, str] = {}
@@ -110,8 +107,10 @@ S = TypeVar("S", bound=Store)
 
 
 def prefer_named_versions(store: S, text: str) -> S:
-    """`store` reading the versions `text` names (a view), or `store` itself."""
-    if not _could_name(text):
+    """`store` reading the versions `text` names (a view), or `store` itself. The store
+    is asked for its versions only when the text names one."""
+    named = named_versions(text)
+    if not named:
         return store
-    chosen = chosen_versions(text, store.snapshots())
+    chosen = chosen_versions(named, store.snapshots())
     return store.with_versions(chosen) if chosen else store

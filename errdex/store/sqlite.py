@@ -198,12 +198,14 @@ class SQLiteStore(Backend):
     # -- which snapshots a read sees ------------------------------------------------------
 
     _SNAPSHOT_ROWS = ("SELECT s.id, s.repo, s.ref, s.version, s.commit_sha, s.commit_date, "
-                      "s.indexed_at, (SELECT count(*) FROM records r WHERE r.snapshot = s.id) "
-                      "AS records FROM snapshots s")
+                      "s.indexed_at{} FROM snapshots s")
+    _COUNT = ", (SELECT count(*) FROM records r WHERE r.snapshot = s.id) AS records"
 
-    def _snapshot_rows(self, repo: str | None = None) -> list[dict[str, Any]]:
-        """Snapshot rows by repository, each repository's newest first."""
-        query = self._SNAPSHOT_ROWS
+    def _snapshot_rows(self, repo: str | None = None,
+                       counts: bool = False) -> list[dict[str, Any]]:
+        """Snapshot rows by repository, each repository's newest first; with `counts`,
+        each with its number of records (a count over its rows: only listings ask)."""
+        query = self._SNAPSHOT_ROWS.format(self._COUNT if counts else "")
         args: tuple[str, ...] = ()
         if repo is not None:
             query, args = query + " WHERE s.repo = ?", (repo,)
@@ -386,13 +388,13 @@ class SQLiteStore(Backend):
     def repos(self) -> list[dict[str, Any]]:
         """One row per repository: the snapshot its reads see, and `versions`, the refs
         of all its snapshots, newest first."""
-        return repo_rows(self._snapshot_rows(), self._chosen())
+        return repo_rows(self._snapshot_rows(counts=True), self._chosen())
 
     @mapped("read")
     def snapshots(self, repo: str | None = None) -> list[dict[str, Any]]:
         """Every indexed version (of `repo`), by repository, newest first."""
         return [{k: v for k, v in row.items() if k != "id"}
-                for row in self._snapshot_rows(repo)]
+                for row in self._snapshot_rows(repo, counts=True)]
 
     # -- analysis (errdex.analyze.check, errdex.write.llm) ----------------------------------
 
