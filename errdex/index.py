@@ -317,7 +317,7 @@ def index_snapshot(
     records = build_records(snapshot, sites)
     if progress:
         progress("analyzing records", 0, len(records), f"{len(sites)} sites")
-    previous = previous_records(store, snapshot.repo)
+    previous = previous_records(store, snapshot)
     records, removed, names = analyze_snapshot(snapshot, records, previous)
     if progress:
         progress("analyzing records", len(records), len(records), f"{len(sites)} sites")
