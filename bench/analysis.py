@@ -31,7 +31,8 @@ def main(path: str) -> None:
     analyze_records(records)
     stages.append(("prose without repository facts", time.perf_counter() - t))
     t = time.perf_counter()
-    repository = read_repository(snapshot, records)
+    structures = {e.structure.path: e.structure for e in extractions if e.structure}
+    repository = read_repository(snapshot, records, (), structures)
     stages.append(("read repository (graph, tests, history)", time.perf_counter() - t))
     t = time.perf_counter()
     analyze_records(records, repository)

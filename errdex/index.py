@@ -30,6 +30,7 @@ from errdex.extract import (
     nesting_problem,
     resolve_constructions,
 )
+from errdex.extract.outline import with_outline
 from errdex.models import (
     FileExtraction,
     IndexSummary,
@@ -92,6 +93,7 @@ def _extract_file(
         extraction = extractor_for(file.language).extract(
             file.path, source, rules[file.language], budgets.file_seconds
         )
+        extraction = with_outline(extraction, file.path, file.language, source)
         return bounded(extraction, budgets.max_file_sites)
     except OverBudget as over:
         return over.reason
@@ -318,7 +320,8 @@ def index_snapshot(
     if progress:
         progress("analyzing records", 0, len(records), f"{len(sites)} sites")
     previous = previous_records(store, snapshot)
-    records, removed, names = analyze_snapshot(snapshot, records, previous)
+    structures = {e.structure.path: e.structure for e in extractions if e.structure}
+    records, removed, names = analyze_snapshot(snapshot, records, previous, structures)
     if progress:
         progress("analyzing records", len(records), len(records), f"{len(sites)} sites")
     kinds = Counter(site.kind.value for site in sites)

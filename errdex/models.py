@@ -9,7 +9,10 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from errdex.extract.structure import FileStructure
 
 
 class Language(StrEnum):
@@ -149,6 +152,8 @@ class FileExtraction:
     definitions: tuple[MessageDefinition, ...] = ()
     constructions: tuple[Construction, ...] = ()
     dynamic_sites: int = 0  # error sites whose message has no literal text at all
+    # Condition paths, outline, typed names, identifiers (errdex.extract.structure):
+    structure: FileStructure | None = None
 
 
 @dataclass(frozen=True)

@@ -343,7 +343,8 @@ def test_custom_rules() -> None:
     sites = extract(code, rules=rules).sites
     assert [(s.kind, s.exception, s.template.text, s.guard) for s in sites] == [
         (SiteKind.RAISE, "AssertionError", "failed with {a}", None),
-        (SiteKind.ASSERT, None, "must match", "not (a == b)"),
+        # A rule's comparison is negated as in every language: `a != b`, not `not (a == b)`.
+        (SiteKind.ASSERT, None, "must match", "a != b"),
     ]
 
 
@@ -657,3 +658,57 @@ def test_a_large_stdlib_file() -> None:
     source = (STDLIB / "_pydecimal.py").read_bytes()
     extraction = PythonExtractor().extract("_pydecimal.py", source, load_rules(Language.PYTHON))
     assert len(extraction.sites) > 50
+
+
+def test_comments_inside_a_condition_stay_out_of_its_guard() -> None:
+    """Issue 17: `# type: ignore`, `# fmt: off` written inside a condition split over lines
+    are not part of the guard."""
+    code = """
+    def check(a, b):
+        if (a is None  # type: ignore
+                or b):  # fmt: off
+            raise ValueError("bad a")
+        assert (a  # fmt: skip
+                > 0), "positive"
+    """
+    sites = extract(code).sites
+    assert [(s.template.text, s.guard) for s in sites] == [
+        ("bad a", "(a is None or b)"),
+        ("positive", "not ((a > 0))"),
+    ]
+
+
+def test_a_site_carries_the_whole_path_of_conditions_that_leads_to_it() -> None:
+    """Besides its guard (the innermost condition), a site's extraction holds every step
+    that leads to it: an earlier `assert`, an earlier `if c: raise`, the `except` it is
+    in, and every branch before its `else`."""
+    code = """
+    def check(a, b):
+        assert b is not None
+        if a == 7:
+            raise ValueError("seven is bad")
+        try:
+            run(a)
+        except KeyError:
+            if a > 10:  # big
+                raise ValueError("too big")
+            elif a < 3:
+                raise ValueError("too small")
+            else:
+                raise ValueError("in the middle")
+    """
+    extraction = extract(code)
+    site = next(s for s in extraction.sites if s.template.text == "in the middle")
+    assert site.guard == "not (a < 3)"
+    assert extraction.structure is not None
+    path = extraction.structure.path_at(site.line, site.end_line)
+    assert path is not None
+    shown = [(step.kind, step.condition.kind, (step.condition.parts or (step.condition,))[0].text)
+             for step in path.steps]  # fmt: skip
+    assert shown == [
+        ("early_exit", "test", "b is not None"),
+        ("early_exit", "not", "a == 7"),
+        ("except", "test", "except KeyError"),
+        ("else", "not", "a > 10"),
+        ("else", "not", "a < 3"),
+    ]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from errdex.extract import OverBudget, Rule, load_rules, resolve_constructions
+from errdex.extract.structure import Condition
 from errdex.extract.templates import Hole, build_template
 from errdex.languages.rust.extractor import RustExtractor, literal_value, parse_format, unescape
 from errdex.models import FileExtraction, Language, Site, SiteKind
@@ -441,3 +442,76 @@ def test_candle_error_enum_resolves(rules: list[Rule]) -> None:
     assert shape
     assert all(s.exception == "Error::ShapeMismatchBinaryOp" for s in shape)
     assert any(dict(s.bound).get("op", "").startswith('"') for s in shape)
+
+
+def test_comments_inside_a_condition_stay_out_of_its_guard(rules: list[Rule]) -> None:
+    """Issue 17: a `// why` or `/* note */` written inside a condition is not part of it."""
+    source = """
+fn check(a: usize, b: usize) -> Result<()> {
+    if a > 2 // the limit
+        && b == 0 /* empty */ {
+        bail!("too big: {a}");
+    }
+    ensure!(a != 3 /* three is reserved */, "three is reserved");
+    assert_eq!(a, // left
+               b, "a and b differ");
+    Ok(())
+}
+"""
+    sites = _extract_one(source, rules).sites
+    assert [(s.template.text, s.guard) for s in sites] == [
+        ("too big: {a}", "a > 2 && b == 0"),
+        ("three is reserved", "!(a != 3)"),
+        ("a and b differ", "a != b"),
+    ]
+
+
+def test_a_site_carries_the_whole_path_of_conditions_that_leads_to_it(
+    rules: list[Rule],
+) -> None:
+    """Besides its guard (the innermost condition), a site's extraction holds every step
+    that leads to it: earlier `?` and `ensure!`, earlier `if c { bail!() }`, `let .. else`,
+    the arms before its `match` arm, and the `if` it is in the `else` of."""
+    source = """
+fn check(a: usize, t: &Tensor) -> Result<()> {
+    let dims = t.dims()?;
+    ensure!(a > 0, "a must be positive");
+    if a == 7 { bail!("seven is bad") }
+    let Some(x) = t.first() else { bail!("empty") };
+    match t.dtype() {
+        DType::F32 => {}
+        other => {
+            if a > 10 {
+                bail!("too big")
+            } else {
+                bail!("in the middle")
+            }
+        }
+    }
+}
+"""
+    extraction = _extract_one(source, rules)
+    site = next(s for s in extraction.sites if s.template.text == "in the middle")
+    assert site.guard == "!(a > 10)"
+    assert extraction.structure is not None
+    path = extraction.structure.path_at(site.line, site.end_line)
+    assert path is not None
+    shown = [(step.kind, _shown(step.condition)) for step in path.steps]
+    assert shown == [
+        ("try", "t.dims()"),
+        ("early_exit", "a > 0"),
+        ("early_exit", "not a == 7"),
+        ("early_exit", "t.first() matches Some(x)"),
+        ("arm", "not t.dtype() matches DType::F32"),
+        ("else", "not a > 10"),
+    ]
+
+
+def _shown(condition: Condition) -> str:
+    if condition.kind == "not":
+        return "not " + _shown(condition.parts[0])
+    if condition.kind == "matches":
+        return f"{condition.subject} matches {condition.text}"
+    if condition.kind == "all":
+        return " and ".join(_shown(part) for part in condition.parts)
+    return condition.text

@@ -3,8 +3,8 @@ function, found by a name-based call graph a few levels deep.
 
 Names, not types: a call `x.forward(...)` is an edge to every function called `forward`.
 To keep that honest, a name defined in more than one file only counts callers in the
-same file, or callers that name the owner (`Owner::name(`, `Owner.name(`). It reads the
-files' text with regular expressions (no second parse) and never runs anything.
+same file, or callers that name the owner (`Owner::name(`, `Owner.name(`). It is built
+from the outlines the extraction made of each file; it reads no file and runs nothing.
 """
 
 from __future__ import annotations
@@ -14,15 +14,10 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from errdex.extract.structure import FileStructure
 from errdex.languages import spec_for
 from errdex.models import EntryPoint, Language, Site
 
-_CALL = re.compile(r"\b([A-Za-z_]\w*)(?:::<[^>()]*>)?\s*\(")
-_QUALIFIER = re.compile(r"([A-Za-z_]\w*)\s*(?:::|\.)$")
-_NOT_CALLS = frozenset(
-    "if while for match return fn def loop Some Ok Err Box Vec print len isinstance str int "
-    "super self Self assert raise format vec panic bail".split()
-)
 MAX_DEPTH = 3
 MAX_ENTRY_POINTS = 6
 
@@ -54,67 +49,23 @@ class CallGraph:
         self.callers: dict[str, set[tuple[int, str]]] = defaultdict(set)
 
     @classmethod
-    def build(cls, files: Iterable[tuple[str, Language, str]]) -> CallGraph:
+    def build(cls, files: Iterable[tuple[str, Language, FileStructure]]) -> CallGraph:
+        """The graph of every file's outline (errdex.extract.outline, made by the worker
+        that extracted the file: nothing is read or parsed again here)."""
         graph = cls()
-        for path, language, text in files:
-            graph._add_file(path, language, text)
+        for path, language, structure in files:
+            graph._add_file(path, spec_for(language).outline.separator, structure)
         return graph
 
-    def _add_def(self, d: _Def) -> int:
-        self.defs.append(d)
-        index = len(self.defs) - 1
-        self.by_name[d.name].append(index)
-        self.files_of[d.name].add(d.path)
-        return index
-
-    def _add_file(self, path: str, language: Language, text: str) -> None:
-        outline = spec_for(language).outline
-        function = re.compile(outline.function)
-        blocks = [(word, re.compile(pattern), trait) for word, pattern, trait in outline.blocks]
-        # Open scopes: (indent, def index or None, owner name or None, trait impl?)
-        scopes: list[tuple[int, int | None, str | None, bool]] = []
-        for number, line in enumerate(text.splitlines(), 1):
-            stripped = line.strip()
-            if not stripped or stripped.startswith(("//", "#", "*", "/*")):
-                continue
-            indent = len(line) - len(line.lstrip())
-            while scopes and scopes[-1][0] >= indent and not stripped.startswith(("}", ")")):
-                scopes.pop()
-            # the word is a cheap test before the regex
-            m = function.match(line) if outline.def_word in line else None
-            if m:
-                owner = next((s[2] for s in reversed(scopes) if s[2]), None)
-                name = m.group("name")
-                if outline.public_by_marker:
-                    exported = "exported" in m.re.groupindex and bool(m.group("exported"))
-                    public = exported or any(s[3] for s in scopes)
-                else:
-                    public = not name.startswith("_") and not (owner and owner.startswith("_"))
-                d = _Def(name, owner, path, number, public, outline.separator)
-                index = self._add_def(d)
-                scopes.append((indent, index, None, False))
-                self._add_calls(line[m.end():], scopes)
-                continue
-            block = next((b for word, pattern, trait in blocks if word in line
-                          and (b := pattern.match(line))), None)  # fmt: skip
-            if block:
-                trait = next(t for _, p, t in blocks if p is block.re)
-                marked = "trait" in block.re.groupindex and bool(block.group("trait"))
-                scopes.append((indent, None, block.group("owner"), marked or trait))
-                continue
-            if "(" in line:
-                self._add_calls(line, scopes)
-
-    def _add_calls(self, code: str, scopes: list[tuple[int, int | None, str | None, bool]]) -> None:
-        caller = next((s[1] for s in reversed(scopes) if s[1] is not None), None)
-        if caller is None:
-            return
-        for m in _CALL.finditer(code):
-            name = m.group(1)
-            if name not in _NOT_CALLS and name != self.defs[caller].name:
-                before = code[max(0, m.start() - 40) : m.start()]
-                q = _QUALIFIER.search(before) if before.endswith((".", ":")) else None
-                self.callers[name].add((caller, q.group(1) if q else ""))
+    def _add_file(self, path: str, separator: str, structure: FileStructure) -> None:
+        first = len(self.defs)
+        for d in structure.defs:
+            self.defs.append(_Def(d.name, d.owner, path, d.line, d.public, separator))
+            index = len(self.defs) - 1
+            self.by_name[d.name].append(index)
+            self.files_of[d.name].add(path)
+        for call in structure.calls:
+            self.callers[call.name].add((first + call.caller, call.qualifier))
 
     def _callers_of(self, target: _Def) -> list[int]:
         ambiguous = len(self.files_of[target.name]) > 1

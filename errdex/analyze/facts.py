@@ -37,6 +37,7 @@ from errdex.analyze.guards import (
     strip_self,
 )
 from errdex.analyze.origins import Origin, declared_type, find_origins, owner_of, short_name
+from errdex.extract.structure import TypedBinding
 from errdex.models import (
     EntryPoint,
     History,
@@ -117,7 +118,7 @@ def known_names(record: Record, siblings: Sequence[Record] = ()) -> frozenset[st
 
 # --- the facts of a record ----------------------------------------------------------
 
-FileText = Callable[[str], "str | None"]  # repository path -> the file's text, if readable
+TypedBindings = Callable[[str], "Sequence[TypedBinding] | None"]  # path -> its typed names
 EntryPoints = Callable[[Site], tuple[EntryPoint, ...]]
 
 
@@ -149,7 +150,9 @@ def through_locals(guard: str | None, origins: Sequence[Origin | OriginFact]) ->
     return guard
 
 
-def origin_facts(site: Site, file_text: str | None) -> tuple[OriginFact, ...]:
+def origin_facts(
+    site: Site, typed: Sequence[TypedBinding] | None = None
+) -> tuple[OriginFact, ...]:
     """Where each value the guard reads comes from, most specific first."""
     if not site.guard:
         return ()
@@ -162,7 +165,7 @@ def origin_facts(site: Site, file_text: str | None) -> tuple[OriginFact, ...]:
         if origin.how == "parameter":
             source = f"parameter `{origin.name}` of `{short_name(site.function)}`"
         else:
-            source = owner_of(origin, site, file_text) or _kind_of_value(origin.expression, site)
+            source = owner_of(origin, site, typed) or _kind_of_value(origin.expression, site)
         out.append(OriginFact(origin.name, origin.how, origin.expression, site.path,
                               origin.line, origin.text, source))  # fmt: skip
     cond = parse_guard(site.guard, site.language)
@@ -200,7 +203,7 @@ def record_facts(
     record: Record,
     siblings: Sequence[Record] = (),
     *,
-    read: FileText | None = None,
+    typed: TypedBindings | None = None,
     entry_points: EntryPoints | None = None,
     tests: tuple[TestRef, ...] = (),
     history: History | None = None,
@@ -209,8 +212,7 @@ def record_facts(
     and for the record as a whole."""
     sites = []
     for site in record.sites[:20]:
-        text = read(site.path) if read else None
-        origins = origin_facts(site, text)
+        origins = origin_facts(site, typed(site.path) if typed else None)
         guard = through_locals(site.guard, origins)
         sites.append(SiteFacts(
             path=site.path,

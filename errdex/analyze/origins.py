@@ -1,7 +1,8 @@
 """Where a guarded value comes from: the nearest assignment before the error in the
 function (a struct field set from a config, a local), or a parameter of the function.
 
-It reads the site's snippet, and when given the whole file, the type of the value a field
+It reads the site's snippet, and when given the file's typed bindings (from its
+extraction), the type of the value a field
 is copied from (`kv_repeat: cfg.kv_repeat` in `fn new(cfg: &Config)` -> `Config.kv_repeat`).
 """
 
@@ -10,8 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from errdex.analyze.guards import _mask, split_top
+from errdex.extract.structure import TypedBinding
 from errdex.languages import spec_for
 from errdex.models import Site
 
@@ -63,14 +66,59 @@ def find_origins(site: Site, names: Sequence[str]) -> tuple[Origin, ...]:
 
 
 def _own_function_start(site: Site, lines: list[str]) -> int:
-    """Index of the site's own `def` line in the snippet (0 when not shown)."""
+    """Index of the line that starts the site's own function in the snippet (0 when not
+    shown)."""
     short = short_name(site.function)
     if not short:
         return 0
+    starts = _definition_line(spec_for(site.language).function_keyword)
     for index in range(len(lines) - 1, -1, -1):
-        if re.match(rf"\s*(?:async\s+)?def\s+{re.escape(short)}\b", lines[index]):
-            return index
+        if short in lines[index]:
+            m = starts.match(lines[index])
+            if m and m.group(1) == short:
+                return index
     return 0
+
+
+# The patterns below are compiled once, with the name as a group compared afterwards:
+# compiling one pattern per guarded name (thousands in a large crate) cost more than
+# the rest of the analysis.
+_FIELD_REST = re.compile(r"\s*:\s*(?!:)(?P<value>.+?)\s*,?\s*$")  # after `name`: `name: value,`
+_ASSIGN_REST = re.compile(r"\s*(?::[^=]+)?=(?!=)\s*(?P<value>.+?);?\s*$")  # after `self.name`
+
+
+@lru_cache(maxsize=16)
+def _definition_line(keyword: str) -> re.Pattern[str]:
+    return re.compile(rf"\s*(?:async\s+)?{keyword}\s+([A-Za-z_]\w*)(?!\w)")
+
+
+@lru_cache(maxsize=16)
+def _local_pattern(local_binding: str, statement_end: str) -> re.Pattern[str]:
+    return re.compile(rf"^\s*{local_binding}(?P<name>[A-Za-z_][\w.]*)\s*(?::[^=]+)?=(?!=)"
+                      rf"\s*(?P<value>.+?){statement_end}\s*$")  # fmt: skip
+
+
+@lru_cache(maxsize=16)
+def _signature_pattern(keyword: str) -> re.Pattern[str]:
+    return re.compile(rf"\b{keyword}\s+([A-Za-z_]\w*)\s*(?:<[^(]*>)?\s*\(")
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _after_word(line: str, word: str, rest: re.Pattern[str], dot_ok: bool) -> re.Match[str] | None:
+    """The first `word` in `line` not written after a letter, digit or `_` (nor after a
+    `.` unless `dot_ok`) and followed by `rest`, as one search of the whole would find."""
+    at = line.find(word)
+    while at >= 0:
+        before = line[at - 1] if at else ""
+        if not (before and (_is_word(before) or (before == "." and not dot_ok))):
+            m = rest.match(line, at + len(word))
+            if m:
+                return m
+        at = line.find(word, at + 1)
+    return None
 
 
 def _nearest_assignment(
@@ -79,30 +127,36 @@ def _nearest_assignment(
     if not any(last in line for line in lines):
         return None
     spec = spec_for(site.language)
-    field = re.compile(rf"(?<![\w.]){re.escape(last)}\s*:\s*(?!:)(.+?)\s*,?\s*$")
-    assign = re.compile(rf"\bself\.{re.escape(last)}\s*(?::[^=]+)?=(?!=)\s*(.+?);?\s*$")
-    local = re.compile(
-        rf"^\s*{spec.local_binding}{re.escape(name)}\s*(?::[^=]+)?=(?!=)\s*(.+?)"
-        rf"{spec.statement_end}\s*$"
-    )
+    local = _local_pattern(spec.local_binding, spec.statement_end)
     # A struct literal sets a field as `name: value,` (only where fields are read through
     # `self`: elsewhere `name: T` is an annotation).
-    copied = [("field", field)] if spec.can("fields_read_through_self") else []
-    patterns = [("field", assign), ("local", local), *copied]
+    copied = spec.can("fields_read_through_self")
     for index in range(len(lines) - 1, -1, -1):
         line = lines[index]
-        if last not in line or re.search(r"\b(fn|def|pub|struct|class)\b", line):
+        if last not in line or _DECLARATION.search(line):
             continue
-        for how, pattern in patterns:
-            m = pattern.search(_blank_strings(line))  # `{x:?}` in a message isn't code
-            if m and not (pattern is field and _TYPEISH.fullmatch(m.group(1).rstrip(",)"))):
-                expression = line[m.start(1) : m.end(1)].rstrip(",;").strip()
-                # A value that goes on over several lines (`if c {`, `foo(`) can't be
-                # quoted from one line: better no origin than half of one.
-                if expression and not expression.endswith(("{", "(", "[", "\\", "=>")):
-                    line_number = _line_of(site, index + offset)
-                    return Origin(name, how, expression, line_number, line.strip())
+        code = _blank_strings(line)  # `{x:?}` in a message isn't code
+        candidates = [("field", _after_word(code, f"self.{last}", _ASSIGN_REST, True))]
+        m = local.match(code)
+        candidates.append(("local", m if m and m.group("name") == name else None))
+        if copied:
+            m = _after_word(code, last, _FIELD_REST, False)
+            if m and _TYPEISH.fullmatch(m.group("value").rstrip(",)")):
+                m = None
+            candidates.append(("field", m))
+        for how, m in candidates:
+            if m is None:
+                continue
+            expression = line[m.start("value") : m.end("value")].rstrip(",;").strip()
+            # A value that goes on over several lines (`if c {`, `foo(`) can't be
+            # quoted from one line: better no origin than half of one.
+            if expression and not expression.endswith(("{", "(", "[", "\\", "=>")):
+                line_number = _line_of(site, index + offset)
+                return Origin(name, how, expression, line_number, line.strip())
     return None
+
+
+_DECLARATION = re.compile(r"\b(fn|def|pub|struct|class)\b")
 
 
 def _parameter(site: Site, lines: list[str], name: str) -> Origin | None:
@@ -111,7 +165,7 @@ def _parameter(site: Site, lines: list[str], name: str) -> Origin | None:
         return None
     keyword = spec_for(site.language).function_keyword
     text = "\n".join(lines)
-    found = list(re.finditer(rf"\b{keyword}\s+{re.escape(short)}\s*(?:<[^(]*>)?\s*\(", text))
+    found = [m for m in _signature_pattern(keyword).finditer(text) if m.group(1) == short]
     m = found[-1] if found else None
     if m is None:
         return None
@@ -146,25 +200,33 @@ _STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 def _blank_strings(line: str) -> str:
     """The line with the inside of its string literals blanked, same length."""
     return _STRINGS.sub(lambda m: '"' + "\x01" * (len(m.group(0)) - 2) + '"', line)
+
+
 _CHAIN_HEAD = re.compile(r"(?:self\.)?([A-Za-z_]\w*)\.([A-Za-z_]\w*)$")
 
 
-def owner_of(origin: Origin, site: Site, file_text: str | None) -> str | None:
+def owner_of(
+    origin: Origin, site: Site, typed: Sequence[TypedBinding] | None = None
+) -> str | None:
     """`Config.kv_repeat` for a value copied from `cfg.kv_repeat`, when the file declares
     `cfg`'s type before the line that copies it (a parameter `cfg: &Config`, an annotated
-    Python parameter or attribute). None when the type isn't written down."""
+    Python parameter or attribute). `typed` is the file's typed bindings as its
+    extraction found them; without them, only the site's snippet is read. None when the
+    type isn't written down."""
     m = _CHAIN_HEAD.fullmatch(origin.expression.strip())
     if m is None:
         return None
     root, field = m.groups()
-    text = file_text if file_text is not None else site.snippet.code
-    lines = text.splitlines()
-    stop = origin.line if file_text is not None else origin.line - site.snippet.start_line + 1
-    before = "\n".join(lines[: max(0, stop)])
-    typed = re.compile(spec_for(site.language).typed_binding.replace("{root}", re.escape(root)))
-    found = list(typed.finditer(before))
-    if not found:
+    if typed is not None:
+        found = [b.type_name for b in typed if b.name == root and b.line <= origin.line]
+        type_name = found[-1] if found else None
+    else:
+        lines = site.snippet.code.splitlines()
+        before = "\n".join(lines[: max(0, origin.line - site.snippet.start_line + 1)])
+        pattern = spec_for(site.language).typed_binding.replace("{root}", re.escape(root))
+        matches = list(re.finditer(pattern, before))
+        type_name = next((g for g in matches[-1].groups() if g), None) if matches else None
+    if type_name is None:
         return None
-    type_name = next(g for g in found[-1].groups() if g)
     short = re.split(r"::|\.", type_name)[-1]
     return f"{short}.{field}"

@@ -13,10 +13,9 @@ import heapq
 import re
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 from errdex.analyze.callgraph import CallGraph
 from errdex.analyze.classes import classify
@@ -24,6 +23,7 @@ from errdex.analyze.facts import record_facts, stable_literal
 from errdex.analyze.history import message_history
 from errdex.analyze.related import find_related
 from errdex.analyze.testrefs import find_test_refs, test_files
+from errdex.extract.structure import FileStructure, TypedBinding
 from errdex.models import EntryPoint, History, Record, RecordFacts, Related, Site, Snapshot, TestRef
 from errdex.store import Store
 from errdex.store.base import previous_ref, snapshot_ref
@@ -36,37 +36,40 @@ MAX_NAME_CHARS = 200  # longer "identifiers" are not kept in the vocabulary (ext
 
 @dataclass
 class Repository:
-    """What the facts need from the whole repository, read once per snapshot."""
+    """What the facts need from the whole repository: built once per snapshot from the
+    structure each file's extraction emitted (no file of the library is read again),
+    the test files (which indexing skips) and git's history."""
 
-    texts: dict[str, str] = field(default_factory=dict)
+    structures: Mapping[str, FileStructure] = field(default_factory=dict)
     graph: CallGraph = field(default_factory=CallGraph)
     tests: dict[str, tuple[TestRef, ...]] = field(default_factory=dict)
     history: dict[str, History] = field(default_factory=dict)
 
     test_texts: list[str] = field(default_factory=list)
 
-    def read(self, path: str) -> str | None:
-        return self.texts.get(path)
+    def typed(self, path: str) -> tuple[TypedBinding, ...] | None:
+        """The names `path` declares with a type, as its extraction found them."""
+        structure = self.structures.get(path)
+        return structure.typed if structure is not None else None
 
     def names(self) -> frozenset[str]:
         """Every identifier in the code and tests: what a page may name."""
         found: set[str] = set()
-        for text in (*self.texts.values(), *self.test_texts):
+        for structure in self.structures.values():
+            found |= structure.identifiers
+        for text in self.test_texts:
             found.update(_IDENT.findall(text))
         # A 400 KB "identifier" (the inside of a long string) names nothing on a page.
         return frozenset(name for name in found if len(name) <= MAX_NAME_CHARS)
 
 
 def read_repository(
-    snapshot: Snapshot, records: Sequence[Record], previous: Sequence[Record] = ()
-) -> Repository:
-    repo = Repository()
-    for file in snapshot.files:
-        try:
-            repo.texts[file.path] = Path(file.absolute).read_text(encoding="utf-8",
-                                                                  errors="replace")
-        except OSError:
-            continue
+    snapshot: Snapshot, records: Sequence[Record], previous: Sequence[Record] = (),
+    structures: Mapping[str, FileStructure] | None = None,
+) -> Repository:  # fmt: skip
+    """The repository's facts from its files' `structures` (path -> the structure its
+    extraction emitted; a file without one has no outline, typed names or identifiers)."""
+    repo = Repository(structures=structures or {})
     keys: dict[str, list[str]] = defaultdict(list)
     for record in (*records, *previous):
         key = stable_literal(record)
@@ -76,8 +79,8 @@ def read_repository(
     with ThreadPoolExecutor(max_workers=1) as pool:
         history = pool.submit(message_history, snapshot.root, keys) if snapshot.commit else None
         repo.graph = CallGraph.build(
-            (f.path, f.language, repo.texts[f.path]) for f in snapshot.files
-            if f.path in repo.texts
+            (f.path, f.language, repo.structures[f.path]) for f in snapshot.files
+            if f.path in repo.structures
         )
         tests = test_files(snapshot)
         repo.test_texts = [text for _, _, text in tests]
@@ -147,7 +150,7 @@ def analyze_records(
         siblings = _siblings(record, by_function)
         known = record_facts(
             record, siblings,
-            read=repository.read if repository else None,
+            typed=repository.typed if repository else None,
             entry_points=entry_points,
             tests=repository.tests.get(record.id, ()) if repository else (),
             history=repository.history.get(record.id) if repository else None,
@@ -227,10 +230,11 @@ def previous_records(store: Store, snapshot: Snapshot) -> list[Record]:
 
 
 def analyze_snapshot(
-    snapshot: Snapshot, records: Sequence[Record], previous: Sequence[Record] = ()
-) -> tuple[list[Record], list[Record], frozenset[str]]:
+    snapshot: Snapshot, records: Sequence[Record], previous: Sequence[Record] = (),
+    structures: Mapping[str, FileStructure] | None = None,
+) -> tuple[list[Record], list[Record], frozenset[str]]:  # fmt: skip
     """(the snapshot's records analyzed, the previous records kept as removed, every
-    identifier of the repository's code)."""
-    repository = read_repository(snapshot, records, previous)
+    identifier of the repository's code), from the files' extracted `structures`."""
+    repository = read_repository(snapshot, records, previous, structures)
     analyzed = analyze_records(records, repository)
     return analyzed, kept_removed(previous, analyzed, repository), repository.names()

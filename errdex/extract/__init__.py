@@ -19,6 +19,8 @@ from typing import Any, Protocol
 from tree_sitter import Node, Parser, Tree
 
 from errdex.errors import ConfigError
+from errdex.extract.shared import is_literal
+from errdex.extract.structure import FileStructure
 from errdex.languages import spec_for
 from errdex.models import (
     Construction,
@@ -116,6 +118,7 @@ class SourceLines:
     def __init__(self, source: bytes) -> None:
         self._source = source
         self._lines: list[str] | None = None
+        self._cut: dict[int, str] = {}  # line index -> the line as snippets show it
 
     def snippet(self, line: int, end_line: int | None = None) -> Snippet:
         """The lines around a site, each cut to SNIPPET_LINE_CHARS and all of them to
@@ -124,10 +127,15 @@ class SourceLines:
             self._lines = self._source.decode("utf-8", "replace").split("\n")
         start = max(1, line - SNIPPET_BEFORE)
         end = min(len(self._lines), (end_line or line) + SNIPPET_AFTER)
-        code = "\n".join(
-            cut(text.rstrip("\r"), SNIPPET_LINE_CHARS) for text in self._lines[start - 1 : end]
-        )
+        code = "\n".join(self._line(i) for i in range(start - 1, end))
         return Snippet(start_line=start, code=cut(code, SNIPPET_CHARS))
+
+    def _line(self, index: int) -> str:
+        shown = self._cut.get(index)
+        if shown is None:
+            assert self._lines is not None
+            shown = self._cut[index] = cut(self._lines[index].rstrip("\r"), SNIPPET_LINE_CHARS)
+        return shown
 
 
 def nesting_problem(language: Language, source: bytes) -> str | None:
@@ -196,19 +204,17 @@ def parse_within(parser: Parser, source: bytes, seconds: float = PARSE_SECONDS) 
 def check_depth(root: Node) -> None:
     """Raise OverBudget if the tree is deeper than MAX_TREE_DEPTH (a chain of 20,000
     `.b()` calls has no deep brackets but a tree 40,000 deep, and the query's work grows
-    with depth times nodes). One walk, stopped as soon as the limit is passed."""
-    cursor = root.walk()
-    depth = 0
-    while True:
-        if cursor.goto_first_child():
-            depth += 1
-            if depth > MAX_TREE_DEPTH:
-                raise OverBudget(TOO_DEEP)
-            continue
-        while not cursor.goto_next_sibling():
-            if not cursor.goto_parent():
-                return
-            depth -= 1
+    with depth times nodes). A subtree of n nodes is at most n deep, so only the few
+    subtrees big enough to pass the limit are walked: in real code, the files' top
+    items, not their 2 million nodes."""
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_TREE_DEPTH:
+            raise OverBudget(TOO_DEEP)
+        for child in node.children:
+            if depth + 1 + child.descendant_count > MAX_TREE_DEPTH:
+                stack.append((child, depth + 1))
 
 
 def parse_rules(entries: Iterable[Mapping[str, Any]], origin: str) -> list[Rule]:
@@ -422,7 +428,7 @@ def _defined_site(built: Construction, definition: MessageDefinition) -> Site:
         # knows their names.
         (fields[int(name)] if name.isdigit() and int(name) < len(fields) else name, value)
         for name, value in built.field_values
-        if _is_literal(value)
+        if is_literal(value)
     )
     by_path = spec_for(definition.language).can("variants_named_by_path")
     return _site_at(
@@ -435,13 +441,6 @@ def _defined_site(built: Construction, definition: MessageDefinition) -> Site:
         variant=definition.name,
         variant_fields=fields,
     )
-
-
-def _is_literal(expression: str) -> bool:
-    text = expression.strip()
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
-        return True
-    return text.replace("_", "").replace(".", "", 1).lstrip("-").isdigit()
 
 
 # -- bounding what one file gives -------------------------------------------------------
@@ -461,7 +460,16 @@ def bounded(extraction: FileExtraction, max_items: int) -> tuple[FileExtraction,
             _bounded_construction(c) for c in extraction.constructions[:max_items]
         ),
         dynamic_sites=extraction.dynamic_sites,
+        structure=_bounded_structure(extraction.structure, 2 * max_items),
     ), dropped
+
+
+def _bounded_structure(structure: FileStructure | None, max_paths: int) -> FileStructure | None:
+    """At most `max_paths` condition paths (one per site or construction kept); their
+    steps and texts are bounded where they are made (errdex.extract.structure)."""
+    if structure is None or len(structure.paths) <= max_paths:
+        return structure
+    return replace(structure, paths=structure.paths[:max_paths])
 
 
 def _opt(text: str | None, limit: int) -> str | None:

@@ -78,6 +78,7 @@ class LanguageSpec:
     test_names: tuple[str, ...]  # regexes over a file name: a test file, not the library's
     generated_names: tuple[str, ...]  # regexes over a path's end: generated, not written
     comment: str  # the line-comment marker, for written code and for stripping comments
+    comment_nodes: frozenset[str]  # the grammar's comment node types (kept out of guards)
     lexer: str  # the pygments lexer name for the web page's code
     grammar: Callable[[], object]  # the tree-sitter language capsule
     query_names: tuple[str, ...]  # the queries its queries.scm must hold
@@ -90,6 +91,7 @@ class LanguageSpec:
     bool_ops: tuple[tuple[str, str], ...]  # (op, regex) for `or` and `and`, loosest first
     compare: str  # regex of the comparison operators a condition splits on
     negation: str  # regex of a prefix that negates a condition (`not `, `!`)
+    negated: str  # how the extractor writes a negated condition: `!({})`, `not ({})`
     negation_yields_to_compare: bool  # `!a == b` compares; only `!a` negates
     char_literal: str | None  # regex of a one-character literal at a `'`; None: `'` quotes
     case_arm: str | None  # regex (value, pattern) of a guard written as a `case` arm

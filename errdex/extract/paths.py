@@ -1,0 +1,50 @@
+"""What the extractors share to build condition paths: the earlier checks of a block,
+each statement looked at once per file however many sites follow it (a file of 6,000
+raises in one block must not cost 6,000 x 200 looks)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tree_sitter import Node
+
+from errdex.extract.structure import MAX_STEPS, Step
+
+MAX_EARLIER = 100  # earlier statements of one block looked at for checks that exit
+
+
+class EarlierExits:
+    """The steps that earlier statements of a block add to a site's path (`check` turns
+    one statement into its step, or None), with every statement checked at most once."""
+
+    def __init__(self, check: Callable[[Node], Step | None], skip: frozenset[str]) -> None:
+        self._check = check
+        self._skip = skip
+        self._blocks: dict[int, tuple[dict[int, int], list[Node]]] = {}  # id -> statements
+        self._steps: dict[int, Step | None] = {}  # statement id -> its step, once looked at
+
+    def before(self, block: Node, child: Node) -> list[Step]:
+        """The steps of the statements before `child` in `block`, in source order (the
+        nearest MAX_STEPS of the last MAX_EARLIER statements)."""
+        entry = self._blocks.get(block.id)
+        if entry is None:
+            statements = [c for c in block.named_children if c.type not in self._skip]
+            entry = ({c.id: i for i, c in enumerate(statements)}, statements)
+            self._blocks[block.id] = entry
+        index_of, statements = entry
+        at = index_of.get(child.id)
+        if at is None:
+            return []
+        found: list[Step] = []
+        for i in range(at - 1, max(at - MAX_EARLIER, 0) - 1, -1):
+            statement = statements[i]
+            if statement.id in self._steps:
+                step = self._steps[statement.id]
+            else:
+                step = self._steps[statement.id] = self._check(statement)
+            if step is not None:
+                found.append(step)
+                if len(found) >= MAX_STEPS:
+                    break
+        found.reverse()
+        return found

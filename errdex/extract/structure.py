@@ -1,0 +1,109 @@
+"""The structure an extraction emits besides its sites, so analysis reads it instead of
+re-reading or re-parsing a file: per site the whole path of conditions that leads to it
+(as a tree), per function its parameters and assignments, and per file its outline
+(definitions and calls), the typed bindings it declares and the identifiers it uses.
+
+Frozen dataclasses of strings, ints and tuples only: extraction runs in worker
+processes and every value here crosses to the parent by pickle. Nothing here reads a
+file or knows a language; the extractors fill it and `errdex.analyze` reads it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Condition kinds (`Condition.kind`).
+TEST = "test"  # a leaf: an expression that is true here (`text`)
+NOT = "not"  # the negation of its one part
+MATCHES = "matches"  # `subject` matches the pattern `text` (a `match` arm, `if let`)
+ANY = "any"  # at least one of its parts
+ALL = "all"  # every one of its parts (an arm reached after the arms before it failed)
+
+# Step kinds (`Step.kind`): why control reaches the site through this point.
+IF = "if"  # inside an `if`/`elif`/`else if` branch (condition as written)
+ELSE = "else"  # inside an `else` (the condition is the negation of the branches before)
+ARM = "arm"  # inside a `match`/`case` arm
+LET_ELSE = "let_else"  # in the `else` of `let PATTERN = value else`
+EXCEPT = "except"  # inside an `except` clause
+RULE = "rule"  # the rule's own failing condition (`!(c)` for `assert!(c)`, `not (c)`)
+LOOP = "while"  # inside a `while` loop's body
+EARLY_EXIT = "early_exit"  # an earlier check of the function that returns or raises
+# unless this holds (`if c { return Err(..) }`, `if c: raise`, `ensure!(c, ..)`, `assert c`)
+TRY = "try"  # an earlier `x?` of the function: `x` succeeded
+MAX_STEPS = 32  # steps kept per site (the innermost): a path is bounded whatever the code
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A condition as a tree, with source comments already stripped from its text."""
+
+    kind: str  # TEST, NOT, MATCHES or ANY
+    text: str = ""  # TEST: the expression; MATCHES: the pattern
+    subject: str = ""  # MATCHES: the value matched
+    parts: tuple[Condition, ...] = ()  # NOT: one part; ANY: its alternatives
+
+
+@dataclass(frozen=True)
+class Step:
+    """One enclosing construct on the way from the function's start to a site."""
+
+    kind: str  # IF, ELSE, ARM, LET_ELSE, EXCEPT or RULE
+    condition: Condition
+    line: int  # where the construct starts
+
+
+@dataclass(frozen=True)
+class SitePath:
+    """The whole path of conditions to the site (or construction) spanning `line` to
+    `end_line`: outermost step first, the innermost (the site's guard) last."""
+
+    line: int
+    end_line: int
+    steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True)
+class OutlineDef:
+    """A function or method definition of the file, as the call graph sees it."""
+
+    name: str
+    owner: str | None  # the impl, trait or class that holds it
+    line: int
+    public: bool
+
+
+@dataclass(frozen=True)
+class OutlineCall:
+    """A call written inside the definition `caller` (an index into the file's defs)."""
+
+    name: str
+    caller: int
+    qualifier: str  # the owner written before the name (`Owner::name(`), or ""
+
+
+@dataclass(frozen=True)
+class TypedBinding:
+    """A name declared with a type (`cfg: &Config`, `cfg: Config`), ending on `line`."""
+
+    name: str
+    type_name: str
+    line: int
+
+
+@dataclass(frozen=True)
+class FileStructure:
+    """Everything about one file that analysis needs besides its sites."""
+
+    path: str = ""  # posix, relative to the snapshot root
+    paths: tuple[SitePath, ...] = ()
+    defs: tuple[OutlineDef, ...] = ()
+    calls: tuple[OutlineCall, ...] = ()
+    typed: tuple[TypedBinding, ...] = ()
+    identifiers: frozenset[str] = frozenset()
+
+    def path_at(self, line: int, end_line: int) -> SitePath | None:
+        """The condition path of the site spanning `line`..`end_line`, if recorded."""
+        for path in self.paths:
+            if path.line == line and path.end_line == end_line:
+                return path
+        return None

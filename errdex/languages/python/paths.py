@@ -1,0 +1,132 @@
+"""The whole path of conditions to a Python site, as a tree (errdex.extract.structure):
+every enclosing `if`/`elif`/`else` (an `elif` or `else` after the branches before it
+failed), `while`, `except`, `case`, and the earlier checks of the same function that
+leave it before the site (`if c: raise ...`, `if c: return`, `assert c`).
+
+The site's guard string (`conditions.Conditions.guard_of`) stays the innermost step, as
+it was written before; this path is the structure analysis can read besides it.
+"""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from errdex.extract import GUARD_CHARS, cut
+from errdex.extract.paths import EarlierExits
+from errdex.extract.structure import (
+    ARM,
+    EARLY_EXIT,
+    ELSE,
+    EXCEPT,
+    IF,
+    LOOP,
+    MATCHES,
+    MAX_STEPS,
+    NOT,
+    RULE,
+    TEST,
+    Condition,
+    SitePath,
+    Step,
+)
+from errdex.languages.python.conditions import Conditions
+from errdex.languages.python.strings import _NOT_CODE, _compact
+
+_STOP = frozenset({"function_definition", "lambda", "class_definition"})
+_EXITS = frozenset({"raise_statement", "return_statement"})
+
+
+def _test(text: str) -> Condition:
+    return Condition(TEST, cut(text, GUARD_CHARS))
+
+
+def _not(condition: Condition) -> Condition:
+    return Condition(NOT, parts=(condition,))
+
+
+class Paths(Conditions):
+    earlier: EarlierExits | None = None  # made on first use, one per file
+
+    def record_path(self, node: Node, own: str | None = None) -> None:
+        """Keep the path to the site (or construction) at `node`; `own` is the failing
+        condition of the rule itself (`not (c)` for `assert c`), the last step."""
+        line, end_line = node.start_point[0] + 1, node.end_point[0] + 1
+        steps = self.steps_to(node)
+        if own:
+            steps.append(Step(RULE, _test(own), line))
+        self.paths.append(SitePath(line, end_line, tuple(steps[-MAX_STEPS:])))
+
+    def steps_to(self, node: Node) -> list[Step]:
+        """The conditions that lead to `node`, outermost first."""
+        groups: list[list[Step]] = []
+        child, cur = node, node.parent
+        while cur is not None and cur.type not in _STOP:
+            group = self._earlier_exits(cur, child) if cur.type in ("block", "module") else []
+            group.extend(self._steps_at(cur, child))
+            if group:
+                groups.append(group)
+            child, cur = cur, cur.parent
+        return [step for group in reversed(groups) for step in group]
+
+    def _tree(self, node: Node) -> Condition | None:
+        condition = node.child_by_field_name("condition")
+        return _test(_compact(self.code(condition))) if condition is not None else None
+
+    def _steps_at(self, cur: Node, child: Node) -> list[Step]:
+        kind, line = cur.type, cur.start_point[0] + 1
+        if kind in ("if_statement", "elif_clause", "while_statement"):
+            body = cur.child_by_field_name("body" if kind == "while_statement" else "consequence")
+            tree = self._tree(cur)
+            if child != body or tree is None:
+                return []
+            return [*self._branches_before(cur), Step(LOOP if kind == "while_statement" else IF,
+                                                      tree, line)]  # fmt: skip
+        if kind == "else_clause":
+            owner = cur.parent
+            if owner is None or owner.type != "if_statement":
+                return []
+            return self._branches_before(cur)
+        if kind == "except_clause":
+            return [Step(EXCEPT, _test(self._except_text(cur)), line)]
+        if kind == "case_clause":
+            return [Step(ARM, Condition(MATCHES, cut(self._case_text(cur), GUARD_CHARS)), line)]
+        return []
+
+    def _branches_before(self, clause: Node) -> list[Step]:
+        """For an `elif` or `else`: the `if` and every `elif` before it, each failed."""
+        owner = clause.parent
+        if clause.type == "if_statement" or owner is None or owner.type != "if_statement":
+            return []
+        steps: list[Step] = []
+        for branch in [owner, *owner.children]:
+            if branch == clause:
+                break
+            if branch is owner or branch.type == "elif_clause":
+                tree = self._tree(branch)
+                if tree is not None:
+                    steps.append(Step(ELSE, _not(tree), branch.start_point[0] + 1))
+        return steps
+
+    def _earlier_exits(self, block: Node, child: Node) -> list[Step]:
+        """The checks written before `child` in `block` that leave the function unless
+        they hold, in source order."""
+        if self.earlier is None:
+            self.earlier = EarlierExits(self._exit_check, _NOT_CODE)
+        return self.earlier.before(block, child)
+
+    def _exit_check(self, statement: Node) -> Step | None:
+        line = statement.start_point[0] + 1
+        if statement.type == "assert_statement" and statement.named_children:
+            return Step(EARLY_EXIT, _test(_compact(self.code(statement.named_children[0]))), line)
+        if statement.type == "if_statement" and self._exits(statement):
+            tree = self._tree(statement)
+            return Step(EARLY_EXIT, _not(tree), line) if tree is not None else None
+        return None
+
+    def _exits(self, statement: Node) -> bool:
+        """An `if` with no other branch whose body ends by raising or returning."""
+        if statement.child_by_field_name("alternative") is not None:
+            return False
+        body = statement.child_by_field_name("consequence")
+        code = [c for c in body.named_children if c.type not in _NOT_CODE] if body else []
+        return bool(code) and code[-1].type in _EXITS

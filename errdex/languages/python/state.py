@@ -1,0 +1,69 @@
+"""One Python file being extracted: its source, its call rules, what was found so far,
+and the text helpers every part of the extractor uses (`state.PythonFile`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from errdex.extract import Rule, SourceLines
+from errdex.extract.code import node_code
+from errdex.extract.structure import SitePath
+from errdex.languages.python import SPEC
+from errdex.languages.python.strings import module_name
+from errdex.models import (
+    Construction,
+    MessageDefinition,
+    Site,
+)
+
+# Every comment of the language starts with this byte (`//`, `/*`; `#`).
+_MARKER = SPEC.comment[:1].encode()
+
+
+
+@dataclass
+class _Args:
+    positional: list[Node]
+    keywords: dict[str, Node]
+    has_splat: bool
+
+
+class PythonFile:
+    """Everything about one file being extracted."""
+
+    def __init__(self, path: str, source: bytes, rules: Sequence[Rule]) -> None:
+        self.path = path
+        self.source = source
+        self.rules = [r for r in rules if r.form == "call"]
+        self.module = module_name(path)
+        self.lines = SourceLines(source)
+        self._assignments: dict[int, dict[str, list[Node]]] = {}
+        self.sites: list[Site] = []
+        self.definitions: list[MessageDefinition] = []
+        self.constructions: list[Construction] = []
+        self.paths: list[SitePath] = []  # of sites and constructions
+        self.dynamic = 0
+        self.handled: set[int] = set()
+        # exception classes defined in this file: name -> __init__ parameters
+        self.exception_classes: dict[str, tuple[str, ...]] = {}
+        self.defined: dict[str, MessageDefinition] = {}
+        # The function (or class body, or module) whose locals messages are resolved in;
+        # set by each handler (a node's parents are slow to walk from deep inside).
+        self.scope: Node | None = None
+        self.init_scope: Node | None = None
+
+    # --- text helpers -------------------------------------------------------------
+
+    def text(self, node: Node) -> str:
+        return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    def code(self, node: Node) -> str:
+        """`node`'s source without the comments written inside it (`# type: ignore` in a
+        condition split over lines is not part of the condition)."""
+        return node_code(self.source, node, SPEC.comment_nodes, _MARKER)
+
+    def between(self, start: int, end: int) -> str:
+        return self.source[start:end].decode("utf-8", "replace")

@@ -1,0 +1,194 @@
+"""The whole path of conditions to a Rust site, as a tree (errdex.extract.structure):
+every enclosing `if`/`else if`/`else`, `match` arm (with the arms before it), `let ...
+else`, `while`, and the earlier checks of the same function that return before the site
+(`if c { return Err(..) }`, `if c { bail!(..) }`, `ensure!(c, ..)`, `let x = f()?;`).
+
+The site's guard string (`conditions.Conditions.context`) stays the innermost step, as
+it was written before; this path is the structure analysis can read besides it.
+"""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from errdex.extract import GUARD_CHARS, cut
+from errdex.extract.paths import EarlierExits
+from errdex.extract.structure import (
+    ALL,
+    ARM,
+    EARLY_EXIT,
+    ELSE,
+    IF,
+    LET_ELSE,
+    LOOP,
+    MATCHES,
+    MAX_STEPS,
+    NOT,
+    RULE,
+    TEST,
+    TRY,
+    Condition,
+    SitePath,
+    Step,
+)
+from errdex.languages.rust.conditions import _CATCH_ALL, _GUARD_STOP
+from errdex.languages.rust.messages import Messages
+from errdex.languages.rust.state import _COMMENTS
+
+_EXITS = frozenset({"return_expression"})
+
+
+def _test(text: str) -> Condition:
+    return Condition(TEST, cut(text, GUARD_CHARS))
+
+
+def _matches(subject: str, pattern: str) -> Condition:
+    return Condition(MATCHES, cut(pattern, GUARD_CHARS), cut(subject, GUARD_CHARS))
+
+
+def _not(condition: Condition) -> Condition:
+    return Condition(NOT, parts=(condition,))
+
+
+class Paths(Messages):
+    earlier: EarlierExits | None = None  # made on first use, one per file
+
+    def record_path(self, node: Node, line: int, end_line: int, own: str | None = None) -> None:
+        """Keep the path to the site (or construction) at `node` spanning `line` to
+        `end_line`; `own` is the failing condition of the rule itself (`!(c)` for
+        `assert!(c)`), the last step."""
+        path = self.path_of(node)
+        steps = path.steps + ((Step(RULE, _test(own), line),) if own else ())
+        self.paths.append(SitePath(line, end_line, steps[-MAX_STEPS:]))
+
+    def path_of(self, node: Node) -> SitePath:
+        """The conditions that lead to `node`, outermost first."""
+        groups: list[list[Step]] = []
+        child, cur = node, node.parent
+        while cur is not None and cur.type not in _GUARD_STOP:
+            group = self._earlier_exits(cur, child) if cur.type == "block" else []
+            step = self._step_at(cur, child)
+            if step is not None:
+                group.append(step)
+            if group:
+                groups.append(group)
+            child, cur = cur, cur.parent
+        steps = [step for group in reversed(groups) for step in group]
+        return SitePath(node.start_point.row + 1, node.end_point.row + 1,
+                        tuple(steps[-MAX_STEPS:]))  # fmt: skip
+
+    def _condition_tree(self, cond: Node) -> Condition:
+        if cond.type == "let_condition":
+            pattern = cond.child_by_field_name("pattern")
+            value = cond.child_by_field_name("value")
+            if pattern is not None and value is not None:
+                return _matches(self.code(value), self.code(pattern))
+        return _test(self.code(cond))
+
+    def _step_at(self, cur: Node, child: Node) -> Step | None:
+        kind, line = cur.type, cur.start_point.row + 1
+        if kind in ("if_expression", "while_expression"):
+            cond = cur.child_by_field_name("condition")
+            if cond is None:
+                return None
+            if child == cur.child_by_field_name("consequence" if kind == "if_expression"
+                                                else "body"):  # fmt: skip
+                return Step(IF if kind == "if_expression" else LOOP,
+                            self._condition_tree(cond), line)  # fmt: skip
+            if child == cur.child_by_field_name("alternative"):
+                return Step(ELSE, _not(self._condition_tree(cond)), line)
+            return None
+        if kind == "let_declaration" and child == cur.child_by_field_name("alternative"):
+            pattern = cur.child_by_field_name("pattern")
+            value = cur.child_by_field_name("value")
+            if pattern is not None and value is not None:
+                return Step(LET_ELSE, _not(_matches(self.code(value), self.code(pattern))), line)
+            return None
+        if kind == "match_arm" and child == cur.child_by_field_name("value"):
+            return self._arm_step(cur)
+        return None
+
+    def _arm_step(self, arm: Node) -> Step | None:
+        """The arm's pattern, after every unguarded arm before it failed to match."""
+        block = arm.parent
+        match = block.parent if block is not None else None
+        if block is None or match is None or match.type != "match_expression":
+            return None
+        value = match.child_by_field_name("value")
+        pattern = arm.child_by_field_name("pattern")
+        if value is None or pattern is None:
+            return None
+        subject = self.code(value)
+        parts: list[Condition] = []
+        for other in block.named_children:
+            if other == arm:
+                break
+            other_pattern = other.child_by_field_name("pattern")
+            if other.type != "match_arm" or other_pattern is None:
+                continue
+            if other_pattern.child_by_field_name("condition") is None:
+                parts.append(_not(_matches(subject, self.code(other_pattern))))
+        own = self.code(pattern)
+        if not _CATCH_ALL.match(own):
+            parts.append(_matches(subject, own))
+        if not parts:
+            return None
+        condition = parts[0] if len(parts) == 1 else Condition(ALL, parts=tuple(parts))
+        return Step(ARM, condition, arm.start_point.row + 1)
+
+    def _earlier_exits(self, block: Node, child: Node) -> list[Step]:
+        """The checks written before `child` in `block` that leave the function unless
+        they hold, in source order."""
+        if self.earlier is None:
+            self.earlier = EarlierExits(self._exit_check, _COMMENTS)
+        return self.earlier.before(block, child)
+
+    def _exit_check(self, statement: Node) -> Step | None:
+        node = statement
+        if node.type == "expression_statement" and node.named_child_count:
+            node = node.named_children[0]
+        line = node.start_point.row + 1
+        if node.type == "if_expression" and node.child_by_field_name("alternative") is None:
+            cond, body = node.child_by_field_name("condition"), node.child_by_field_name(
+                "consequence")
+            if cond is not None and body is not None and self._exits(body):
+                return Step(EARLY_EXIT, _not(self._condition_tree(cond)), line)
+            return None
+        if node.type == "macro_invocation":
+            macro = node.child_by_field_name("macro")
+            rule = self.rules.macros.get(self._last_segment(macro)) if macro else None
+            tree = next((c for c in node.children if c.type == "token_tree"), None)
+            if rule is None or rule.guard_arg is None or tree is None:
+                return None
+            args = self.tt_args(tree)
+            if rule.guard_arg < len(args):
+                return Step(EARLY_EXIT, _test(self.span_code(args[rule.guard_arg])), line)
+            return None
+        if node.type == "let_declaration":
+            value = node.child_by_field_name("value")
+            pattern = node.child_by_field_name("pattern")
+            if value is None:
+                return None
+            if node.child_by_field_name("alternative") is not None and pattern is not None:
+                return Step(EARLY_EXIT, _matches(self.code(value), self.code(pattern)), line)
+            node = value
+        if node.type == "try_expression" and node.named_child_count:
+            return Step(TRY, _test(self.code(node.named_children[0])), line)
+        return None
+
+    def _exits(self, body: Node) -> bool:
+        """Whether a block ends by leaving the function: `return ..`, or a rule macro
+        that fails (`bail!`, `panic!`)."""
+        statements = [c for c in body.named_children if c.type not in _COMMENTS]
+        if not statements:
+            return False
+        last = statements[-1]
+        if last.type == "expression_statement" and last.named_child_count:
+            last = last.named_children[0]
+        if last.type in _EXITS:
+            return True
+        if last.type == "macro_invocation":
+            macro = last.child_by_field_name("macro")
+            rule = self.rules.macros.get(self._last_segment(macro)) if macro else None
+            return rule is not None and rule.guard_arg is None and rule.guard_op is None
+        return False
