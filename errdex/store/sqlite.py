@@ -159,7 +159,8 @@ class SQLiteStore(Backend):
         if create:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.executescript(SCHEMA)
-            self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            if version != SCHEMA_VERSION:  # setting it again is a write: servers reload
+                self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         elif version == 0:
             raise StoreError(f"{self.path} is not an errdex database")
 
