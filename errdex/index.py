@@ -30,6 +30,7 @@ from errdex.extract import (
     nesting_problem,
     resolve_constructions,
 )
+from errdex.extract.compose import attach_definitions, definitions_by_name, resolve_constants
 from errdex.extract.outline import with_outline
 from errdex.models import (
     FileExtraction,
@@ -316,7 +317,8 @@ def index_snapshot(
     failed = len(snapshot.files) - len(extractions)
     sites = [site for extraction in extractions for site in extraction.sites]
     sites.extend(resolve_constructions(extractions))
-    records = build_records(snapshot, sites)
+    sites = resolve_constants(sites, definitions_by_name(extractions))
+    records = attach_definitions(build_records(snapshot, sites), extractions, snapshot)
     if progress:
         progress("analyzing records", 0, len(records), f"{len(sites)} sites")
     previous = previous_records(store, snapshot)

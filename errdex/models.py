@@ -123,6 +123,9 @@ class MessageDefinition:
     fields: tuple[str, ...]  # declared field names in order ("0", "1" for tuple variants)
     path: str
     line: int
+    # What is raised when it isn't the definition itself: a helper function that builds
+    # and raises an exception from its argument (`self.fail(msg)` raising TemplateError).
+    exception: str | None = None
 
 
 @dataclass(frozen=True)
@@ -144,6 +147,9 @@ class Construction:
     # not borrow another file's definition of the same name.
     resolvable: bool = True
     message_given: bool = False  # the call passes a literal message (a Site exists too)
+    # Fields or arguments passed as formatted text (`format!(..)`, a literal, an f-string):
+    # field -> that text's template, inlined into the type's own (errdex.extract.compose).
+    payloads: tuple[tuple[str, Template], ...] = ()
 
 
 @dataclass(frozen=True)

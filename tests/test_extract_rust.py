@@ -353,8 +353,13 @@ enum E {
     definitions = _extract_one(source, rules).definitions
     assert [(d.owner, d.name, d.template.text, d.fields) for d in definitions] == [
         (None, "HeaderError", "bad header: {reason}", ("reason",)),
+        # A transparent variant passes another error's text through: its one hole.
+        ("E", "Io", "{source}", ("0",)),
+        # Printing one field: text passed for it is the message (errdex.extract.compose).
+        ("E", "Wrapped", "{message}", ("0",)),
         ("E", "Joined", "joined text {text}", ("0",)),
     ]
+    assert definitions[1].template.placeholders[0].expression == "std::io::Error"
 
 
 def test_broken_and_odd_input_never_raises(rules: list[Rule]) -> None:
@@ -436,8 +441,11 @@ def test_candle_error_enum_resolves(rules: list[Rule]) -> None:
     extractions = [e for _, e in extracted]
     names = {d.name for e in extractions for d in e.definitions}
     assert {"ShapeMismatchBinaryOp", "UnexpectedDType", "DimOutOfRange"} <= names
-    assert "Msg" not in names  # `#[error("{0}")]` has no text of its own
+    # `#[error("{0}")]` has no text of its own: only constructions passing text give sites.
+    assert all(d.template.literal_chars == 0 for e in extractions for d in e.definitions
+               if d.name == "Msg")
     resolved = resolve_constructions(extractions)
+    assert all(s.template.literal_chars for s in resolved if s.variant == "Msg")
     shape = [s for s in resolved if s.variant == "ShapeMismatchBinaryOp"]
     assert shape
     assert all(s.exception == "Error::ShapeMismatchBinaryOp" for s in shape)

@@ -127,7 +127,7 @@ def test_valid_answers_stored_invented_names_rejected_failures_fall_back(
     assert invented["summary"] == INVENTED["summary"]  # every name in it exists
     assert invented["solutions"] != INVENTED["solutions"]  # the facts writer's instead
     assert invented["solutions"][0] == (
-        "Make sure that `kv_repeat` is 1 before calling `Attention::check`.")
+        "Call `Model::forward` with arguments for which `kv_repeat` is 1.")
     assert invented["notes"] == [
         "llm: solutions: names not in the code (`auto`, `with_kv_repeat_auto`); "
         "facts writer used",

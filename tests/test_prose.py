@@ -208,6 +208,8 @@ def test_no_invented_names(record: Record) -> None:
     # The type guard is the one name the code defines: a known name plus a fixed affix.
     lowered = {k.lower() for k in known}
     defined = {n for n in unknown if re.sub(r"^is_|_ok$|_error$", "", n) in lowered}
+    # The caller's value of a known type: `streaming_multihead_attention` for the receiver.
+    defined |= {n for n in unknown if "".join(p.capitalize() for p in n.split("_")) in known}
     assert not unknown - defined, unknown - defined
 
 
@@ -222,6 +224,7 @@ def test_guarded_rust_bail_reads_like_the_seed() -> None:
     assert e.example_fix.after.startswith("cfg.kv_repeat = 1;")
     assert e.defensive.strategy == "validation"
     assert e.defensive.validate.startswith("if cfg.kv_repeat != 1 {\n    return Err(")
+    assert "streaming_multihead_attention.forward(xs, mask)?;" in e.defensive.validate
     assert "kv_repeat == 1" in e.defensive.type_guard
     assert '.contains("only kv-repeat = 1 is supported")' in e.defensive.try_catch
     assert "anything other than 1" in e.trigger
@@ -233,8 +236,8 @@ def test_python_isinstance_raise() -> None:
     assert "raises `TypeError`" in e.what_it_means
     assert "`count` is a parameter of `pack`" in e.what_it_means
     assert "`{arg0}` from `type(count).__name__`" in e.what_it_means
-    assert e.example_fix.before.startswith('Packer(...).pack(count="1")')
-    assert e.example_fix.after.startswith("Packer(...).pack(count=1)")
+    assert e.example_fix.before.startswith('packer.pack(count="1")')
+    assert e.example_fix.after.startswith("packer.pack(count=1)")
     assert e.defensive.strategy == "type check"
     assert "return isinstance(count, int)" in e.defensive.type_guard
     assert "except TypeError as e:" in e.defensive.try_catch
@@ -246,7 +249,7 @@ def test_unguarded_panic_is_honest() -> None:
     assert e.summary == "`CudaBackend::dispatch` does not implement this case"
     assert "must" not in e.summary
     assert "has not been implemented" in e.what_it_means and "panics" in e.what_it_means
-    assert any(s.startswith("Avoid this case") for s in e.solutions)
+    assert any("fixing a value will not make this path work" in s for s in e.solutions)
     assert e.defensive.strategy == "catch and translate"
     assert "std::panic::catch_unwind" in e.defensive.try_catch
     assert "unimplemented branch" in e.trigger
@@ -256,8 +259,11 @@ def test_error_enum_names_the_variant_and_its_fields() -> None:
     e = write_explanation(ENUM)
     assert "returns the error `Error::ShapeMismatchBinaryOp`" in e.what_it_means
     assert "It carries `lhs`, `rhs`, `op`." in e.what_it_means
-    assert "Err(e @ Error::ShapeMismatchBinaryOp { .. })" in e.defensive.try_catch
-    assert e.summary.startswith("`self` and `rhs` must have the same shape")
+    # matched by its text: the variant may come back boxed in a backtrace wrapper
+    assert "Err(e) if e.to_string().contains(" in e.defensive.try_catch
+    assert "`Error::ShapeMismatchBinaryOp`, possibly wrapped" in e.defensive.try_catch
+    # `fn add` has no `pub`: not known to be what the user calls, so no requirement on it
+    assert e.summary.startswith("Calling `Tensor::add` fails a check")
 
 
 def test_multi_site_record_mentions_every_place() -> None:
@@ -265,24 +271,44 @@ def test_multi_site_record_mentions_every_place() -> None:
     assert "raised at 2 places" in e.what_it_means
     assert "src/conv.rs:20" in e.what_it_means and "src/conv.rs:40" in e.what_it_means
     assert "`conv2d` (src/conv.rs:40)" in e.trigger
-    assert e.summary.endswith("(and 1 other place)")
+    # the two sites check different conditions: the summary states neither as "the" rule
+    assert e.summary.startswith("This message is raised at 2 places in 2 functions, each "
+                                "under its own condition")
 
 
-def test_siblings_before_and_after_are_named() -> None:
-    snippet = (
-        'fn f(q: &T, k: &T) {\n    if a != b { bail!("first") }\n    if c < 0 { bail!("third") }'
-    )
-    first = make_record("first", "a != b", line=2, snippet=snippet)
-    this = make_record("second", "x.is_empty()", line=3, snippet=snippet)
-    third = make_record("third", "c < 0", line=4, snippet=snippet)
-    e = write_explanation(this, [first, third])
+SIBLING_SNIPPET = """\
+pub fn f(a: usize, b: usize, x: &[u8], c: i64) -> Result<()> {
+    if a != b { bail!("first") }
+    if x.len() > 4 {
+        bail!("too long")
+    } else if x.is_empty() {
+        bail!("second")
+    }
+    if c < 0 { bail!("third") }
+    Ok(())
+}"""
+
+
+def _sibling(message: str, guard: str, line: int) -> Record:
+    return make_record(message, guard, line=line, snippet=SIBLING_SNIPPET)
+
+
+def test_siblings_before_and_after_are_only_those_on_the_path() -> None:
+    first, other_arm = _sibling("first", "a != b", 2), _sibling("too long", "x.len() > 4", 4)
+    this, third = _sibling("second", "x.is_empty()", 6), _sibling("third", "c < 0", 8)
+    e = write_explanation(this, [first, other_arm, third])
     assert 'already checked: `a` must equal `b` ("first")' in e.what_it_means
+    # the `if x.len() > 4` arm excludes this one: it is not "already checked" on this path
+    assert "too long" not in e.what_it_means and "too long" not in " ".join(e.solutions)
     assert any('goes on to check: `c` must be at least 0 ("third")' in s for s in e.solutions)
+    long = write_explanation(other_arm, [first, this, third])
+    assert "second" not in long.what_it_means
 
 
 def test_expect_warn_and_exception_class_phrasing() -> None:
     expect = write_explanation(EXPECT)
-    assert expect.summary == "`std::fs::File::open(path)` was None or an Err inside `load`"
+    assert expect.summary == (
+        "Calling `load` failed: `std::fs::File::open(path)`, inside it, was None or an Err")
     warn = write_explanation(WARN)
     assert "emits this warning and carries on" in warn.what_it_means
     assert "warnings.catch_warnings()" in warn.defensive.try_catch

@@ -89,6 +89,13 @@ def record_words(record: dict[str, Any]) -> frozenset[str]:
     return frozenset(w for text in texts for w in _IDENT.findall(text))
 
 
+def _values_of_types(used: set[str], known: frozenset[str]) -> set[str]:
+    """Names a snippet uses for the caller's value of a known type: `tensor` for a
+    `Tensor`, `var_builder` for a `VarBuilder` (the receiver of a user's method call)."""
+    return {name for name in used if name.islower()
+            and "".join(part.capitalize() for part in name.split("_")) in known}
+
+
 def unknown_names(
     record: dict[str, Any], vocabulary: frozenset[str],
     explanation: Explanation | dict[str, Any] | None = None,
@@ -103,6 +110,7 @@ def unknown_names(
     for section, text, is_code in sections(explanation):
         if is_code:
             used, defined = _code_names(text, language)
+            defined |= _values_of_types(used - known - defined, known)
         else:
             used, defined = _prose_names(text), set()
         for name in sorted(used - known - defined):

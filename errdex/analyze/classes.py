@@ -8,7 +8,6 @@ loads and applies them. It reads nothing but the record.
 
 from __future__ import annotations
 
-import math
 import re
 import tomllib
 from dataclasses import dataclass
@@ -101,56 +100,15 @@ def _fits(rule: ClassRule, record: Record, message: str, exceptions: set[str]) -
 
 
 def classify(record: Record) -> FailureClass | None:
-    """The highest-priority class whose rules fit the record; else the class whose title
-    and background share the most (rarest) words with the record's message, guard and
-    error type; None only when no word is shared at all."""
+    """The highest-priority class whose rules fit the record; None when no rule fits.
+    No class is guessed from words the message happens to share with a class's
+    description: a wrong family on a page misleads more than none."""
     message = _message_text(record)
     exceptions = _exception_names(record)
     for rule in rules():
         if _fits(rule, record, message, exceptions):
             return FailureClass(slug=rule.slug, title=rule.title)
-    return _nearest_class(record, message, exceptions)
-
-
-_WORD = re.compile(r"[a-z][a-z]{2,}")
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
-_COMMON = frozenset("the and are for from with when that this not can its into has have "
-                    "was were usually come comes happen happens error errors".split())
-
-
-def _stem(word: str) -> str:
-    return word[:-1] if word.endswith("s") and len(word) > 4 else word
-
-
-def _words(text: str) -> set[str]:
-    return {_stem(w) for w in _WORD.findall(text.lower()) if w not in _COMMON}
-
-
-@cache
-def _class_index() -> tuple[tuple[tuple[ClassRule, frozenset[str]], ...], dict[str, float]]:
-    docs = [(rule, frozenset(_words(f"{rule.title} {rule.title} {rule.background}")))
-            for rule in rules()]  # fmt: skip
-    df: dict[str, int] = {}
-    for _, words in docs:
-        for w in words:
-            df[w] = df.get(w, 0) + 1
-    idf = {w: math.log((1 + len(docs)) / (1 + n)) + 0.1 for w, n in df.items()}
-    return tuple(docs), idf
-
-
-def _nearest_class(record: Record, message: str, exceptions: set[str]) -> FailureClass | None:
-    guards = " ".join(site.guard or "" for site in record.sites)
-    names = " ".join(_CAMEL.sub(" ", e) for e in exceptions)
-    mine = _words(f"{message} {guards} {names}".replace("_", " "))
-    docs, idf = _class_index()
-    best, score = None, 0.0
-    for rule, words in docs:
-        s = sum(idf[w] for w in mine & words) / math.sqrt(len(words) or 1)
-        if s > score:
-            best, score = rule, s
-    if best is None:
-        return None
-    return FailureClass(slug=best.slug, title=best.title, by="similar text")
+    return None
 
 
 def background(slug: str) -> str | None:

@@ -2,6 +2,13 @@
 message and the last commit that changed a line carrying it, and for messages that are
 gone, the commit that removed them.
 
+History is followed per file: a record's history is that of its message in the files of
+its own sites (when they are given), so a copy of the message in another file (an example
+that was later moved, a sibling crate) never lends it dates, changes or a removal. A tag
+is named as the first release only when an older tag exists or the commit is the root of
+history: the oldest tag of a checkout whose earlier releases were never tagged says
+nothing about when a message was first released.
+
 Bounded in cost: ONE `git log -p -U0` pass over the snapshot's source files, every added
 and removed line scanned once by an Aho-Corasick automaton of the messages' longest
 literal runs, and one `git name-rev` call for the tags; a time budget stops the pass on
@@ -35,12 +42,19 @@ class _Seen:
     added_at: int = -1  # sequence number of the last commit that added a line with it
     removed_at: int = -1
     removed: tuple[str, str] | None = None
+    introduced_at: int = -1
+    changed_at: int = -1
 
 
-def _scan(session: git.Git, keys: Sequence[str], budget: float) -> dict[str, _Seen]:
+_DIFF = re.compile(rb'^diff --git "?a/.*?"? "?b/(.*?)"?$')
+
+
+def _scan(session: git.Git, keys: Sequence[str], budget: float) -> dict[tuple[str, str], _Seen]:
+    """(literal, path) -> what the history shows of that literal in that file."""
     keys = list(dict.fromkeys(keys))
     automaton = ahocorasick_rs.AhoCorasick(keys)
-    seen: dict[str, _Seen] = {}
+    seen: dict[tuple[str, str], _Seen] = {}
+    path = ""
     deadline = time.monotonic() + budget
     # No textconv, external diff or signature check even if asked for: raw diffs only.
     with session.popen("log", "--reverse", "--no-renames", "--no-color", "--no-textconv",
@@ -58,16 +72,20 @@ def _scan(session: git.Git, keys: Sequence[str], budget: float) -> dict[str, _Se
                     proc.kill()
                     break
                 continue
+            if first == b"d" and raw.startswith(b"diff --git "):
+                m = _DIFF.match(raw.rstrip(b"\r\n"))
+                path = m.group(1).decode("utf-8", "replace") if m else ""
+                continue
             if first not in (b"+", b"-") or raw[:4] in (b"+++ ", b"--- "):
                 continue
             line = raw[1:].decode("utf-8", "replace")
             for index, _, _ in automaton.find_matches_as_indexes(line, overlapping=True):
                 key = keys[index]
-                state = seen.setdefault(key, _Seen())
+                state = seen.setdefault((key, path), _Seen())
                 op = first.decode()
                 if op == "+" and state.introduced is None:
-                    state.introduced = commit
-                state.changed = commit
+                    state.introduced, state.introduced_at = commit, number
+                state.changed, state.changed_at = commit, number
                 if op == "+":
                     state.added_at = number
                 else:
@@ -75,8 +93,35 @@ def _scan(session: git.Git, keys: Sequence[str], budget: float) -> dict[str, _Se
     return seen
 
 
+MAX_TAG_CHECKS = 300  # distinct tags asked whether an older tag exists; the rest are dropped
+
+
+def _first_tags(session: git.Git, tags: set[str]) -> set[str]:
+    """The tags with no older tag behind them (or not checked): naming one of them as a
+    message's first release would assume the checkout's oldest tag is its first release."""
+    out = set()
+    for number, tag in enumerate(sorted(tags)):
+        if number >= MAX_TAG_CHECKS:
+            out.add(tag)
+            continue
+        try:
+            session.run("describe", "--tags", "--abbrev=0", f"{tag}^")
+        except SourceError:
+            out.add(tag)
+    return out
+
+
+def _roots(session: git.Git) -> set[str]:
+    try:
+        done = session.run("rev-list", "--max-parents=0", "HEAD")
+    except SourceError:
+        return set()
+    return set(done.decode("ascii", "replace").split())
+
+
 def _tags(session: git.Git, commits: Sequence[str]) -> dict[str, str]:
-    """commit -> the tag nearest above it (the first release that contains it)."""
+    """commit -> the tag nearest above it (the first release that contains it), only
+    where that is known: an older tag exists, or the commit is a root of the history."""
     out: dict[str, str] = {}
     unique = sorted(set(commits))
     for start in range(0, len(unique), 500):
@@ -90,28 +135,66 @@ def _tags(session: git.Git, commits: Sequence[str]) -> dict[str, str]:
             tag = re.sub(r"[~^].*$", "", name.strip())
             if tag and tag != "undefined":
                 out[sha] = tag
+    first = _first_tags(session, set(out.values()))
+    if first:
+        roots = _roots(session)
+        out = {sha: tag for sha, tag in out.items() if tag not in first or sha in roots}
     return out
 
 
+def _combine(states: Sequence[_Seen]) -> _Seen | None:
+    """One file's history, or several files' together: introduced first, changed last,
+    removed only when it is gone from every one of them."""
+    found = [s for s in states if s.introduced is not None]
+    if not found:
+        return None
+    first = min(found, key=lambda s: s.introduced_at)
+    last = max(found, key=lambda s: s.changed_at)
+    gone = [s for s in found if s.removed_at > s.added_at]
+    removed = max(gone, key=lambda s: s.removed_at) if len(gone) == len(found) else None
+    return _Seen(introduced=first.introduced, changed=last.changed,
+                 added_at=max(s.added_at for s in found),
+                 removed_at=removed.removed_at if removed else -1,
+                 removed=removed.removed if removed else None,
+                 introduced_at=first.introduced_at, changed_at=last.changed_at)  # fmt: skip
+
+
 def message_history(
-    root: str, keys: Mapping[str, Sequence[str]], budget: float = BUDGET_SECONDS
+    root: str,
+    keys: Mapping[str, Sequence[str]],
+    budget: float = BUDGET_SECONDS,
+    paths: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, History]:
     """For each id, its message's history. `keys` maps a literal run of a message to the
-    ids that carry it; ids whose literal was removed and not added back get
-    `removed_commit`. Empty when `root` is not the top of a git checkout with a commit."""
+    ids that carry it; `paths` maps an id to the files of its sites, whose history alone
+    is its own (an id without paths gets the literal's history over every file). Ids
+    whose literal was removed and not added back get `removed_commit`. Empty when `root`
+    is not the top of a git checkout with a commit."""
     checkout = git.find_checkout(Path(root)) if keys and Path(root).is_dir() else None
     if checkout is None or checkout.head is None:
         return {}
     try:
         with checkout.session() as session:
             seen = _scan(session, list(keys), budget)
-            tags = _tags(session, [s.introduced[0] for s in seen.values() if s.introduced])
+            by_key: dict[str, dict[str, _Seen]] = {}
+            for (key, path), state in seen.items():
+                by_key.setdefault(key, {})[path] = state
+            states: dict[tuple[str, str], _Seen] = {}
+            for key, ids in keys.items():
+                for record_id in ids:
+                    files = by_key.get(key, {})
+                    wanted = (paths or {}).get(record_id)
+                    picked = [files[p] for p in dict.fromkeys(wanted) if p in files] \
+                        if wanted else list(files.values())
+                    combined = _combine(picked)
+                    if combined is not None:
+                        states[(key, record_id)] = combined
+            tags = _tags(session, [s.introduced[0] for s in states.values() if s.introduced])
     except (OSError, SourceError):
         return {}
     out: dict[str, History] = {}
-    for key, ids in keys.items():
-        state = seen.get(key)
-        if state is None or state.introduced is None:
+    for (_key, record_id), state in states.items():
+        if state.introduced is None or record_id in out:
             continue
         removed = state.removed if state.removed_at > state.added_at else None
         history = History(
@@ -123,6 +206,5 @@ def message_history(
             removed_commit=removed[0] if removed else None,
             removed_date=removed[1] if removed else None,
         )
-        for record_id in ids:
-            out[record_id] = history
+        out[record_id] = history
     return out

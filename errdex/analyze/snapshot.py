@@ -71,13 +71,16 @@ def read_repository(
     extraction emitted; a file without one has no outline, typed names or identifiers)."""
     repo = Repository(structures=structures or {})
     keys: dict[str, list[str]] = defaultdict(list)
+    paths: dict[str, list[str]] = {}  # a record's history is that of its own files
     for record in (*records, *previous):
         key = stable_literal(record)
         if len(key) >= MIN_HISTORY_KEY and record.id not in keys[key]:
             keys[key].append(record.id)
+        paths.setdefault(record.id, list(dict.fromkeys(s.path for s in record.sites)))
     # git does most of the history's work in its own process: let it run meanwhile.
     with ThreadPoolExecutor(max_workers=1) as pool:
-        history = pool.submit(message_history, snapshot.root, keys) if snapshot.commit else None
+        history = (pool.submit(message_history, snapshot.root, keys, paths=paths)
+                   if snapshot.commit else None)
         repo.graph = CallGraph.build(
             (f.path, f.language, repo.structures[f.path]) for f in snapshot.files
             if f.path in repo.structures

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from tree_sitter import Node, Parser, Tree
 
 from errdex.errors import ConfigError
+from errdex.extract.compose import compose
 from errdex.extract.shared import is_literal
 from errdex.extract.structure import FileStructure
 from errdex.languages import spec_for
@@ -389,7 +390,9 @@ def resolve_constructions(extractions: Sequence[FileExtraction]) -> list[Site]:
             ]
             if candidates:
                 best = max(candidates, key=lambda d: _common_prefix_len(d.path, built.path))
-                sites.append(_defined_site(built, best))
+                site = _defined_site(built, best)
+                if site.template.literal_chars or best.template.literal_chars:
+                    sites.append(site)
             elif built.raised and not built.message_given:
                 sites.append(_typed_site(built, name))
     return sites
@@ -434,9 +437,11 @@ def _defined_site(built: Construction, definition: MessageDefinition) -> Site:
     return _site_at(
         built,
         kind=SiteKind.ERROR_ENUM if by_path else SiteKind.RAISE,
-        exception=f"{definition.owner}::{definition.name}"
-        if by_path and definition.owner else definition.name,
-        template=definition.template,
+        exception=definition.exception or (f"{definition.owner}::{definition.name}"
+                                           if by_path and definition.owner else definition.name),
+        # Text passed for a field is inlined: both parts were bounded, their join is too.
+        template=bounded_template(compose(definition.template, built.payloads, fields,
+                                          inline_literals=definition.exception is not None)),
         bound=bound,
         variant=definition.name,
         variant_fields=fields,
@@ -530,6 +535,7 @@ def _bounded_definition(definition: MessageDefinition) -> MessageDefinition:
         template=bounded_template(definition.template),
         fields=tuple(cut(f, NAME_CHARS) for f in definition.fields[:MAX_PLACEHOLDERS]),
         path=cut(definition.path, NAME_CHARS * 5),
+        exception=_opt(definition.exception, NAME_CHARS),
     )
 
 
@@ -542,4 +548,6 @@ def _bounded_construction(built: Construction) -> Construction:
         guard=_opt(built.guard, GUARD_CHARS),
         snippet=_snippet(built.snippet),
         field_values=_pairs(built.field_values),
+        payloads=tuple((cut(name, NAME_CHARS), bounded_template(text))
+                       for name, text in built.payloads[:MAX_PLACEHOLDERS]),
     )

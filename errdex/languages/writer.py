@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from errdex.models import Site
     from errdex.write.pagefacts import PageFacts
 
 # The comparisons every language writes the same way; a writer's `ops` starts from these.
@@ -66,4 +67,58 @@ class CodeWriter(Protocol):
 
     def try_catch(self, f: PageFacts, call: str, literal: str, advice: str) -> str:
         """`call` with this error caught and translated to `advice`."""
+        ...
+
+    # --- reading the site's snippet (errdex.write.reading) ---
+
+    def is_comment(self, line: str) -> bool:
+        """Whether the line is a comment line (doc comments included)."""
+        ...
+
+    def comment_text(self, line: str) -> str:
+        """A comment line without its marker."""
+        ...
+
+    def opens_check(self, line: str) -> bool:
+        """Whether the line holds a whole check: its condition and the raise together."""
+        ...
+
+    def exclusive_branch(self, line: str) -> bool:
+        """Whether the line starts a branch that excludes the one before it (an `else`,
+        an `elif`, another arm of a `match`)."""
+        ...
+
+    def defines(self, line: str, name: str) -> bool:
+        """Whether the line starts the definition of function `name`."""
+        ...
+
+    def parameter_names(self, params: str) -> list[str]:
+        """The names in a parameter list as written (`self` for the receiver)."""
+        ...
+
+    def public_by_name(self, site: Site) -> bool | None:
+        """Whether the site's function is public by its name alone; None: not by name."""
+        ...
+
+    def public_header(self, header: str) -> bool | None:
+        """Whether a function with this header is callable by a user; None: not known."""
+        ...
+
+    def doc_of(self, lines: list[str], index: int) -> str | None:
+        """The doc comment of the function defined at `lines[index]`, joined."""
+        ...
+
+    def exception_class(self, name: str | None) -> str | None:
+        """`name` when it is an error type a caller can match; None when it is a helper
+        that builds the error (`self._invalid`, `source.error`)."""
+        ...
+
+    def arguments(self, params: list[str], values: dict[str, str]) -> list[str] | None:
+        """The arguments of a user's call of a function with `params`, `values` given for
+        some (None: write them as unknown)."""
+        ...
+
+    def user_call(self, function: str, args: list[str] | None, is_method: bool | None) -> str:
+        """A user's call of `function` (qualified as errdex names it) with `args`
+        (None: not known); `is_method` None: not known whether it takes a receiver."""
         ...

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from errdex.analyze import facts
 from errdex.analyze.facts import Need, Origin
 from errdex.languages import spec_for
-from errdex.models import Language, Record, RecordFacts, Site, SiteFacts, SiteKind
+from errdex.models import Language, Record, RecordFacts, Site, SiteFacts, SiteKind, TestRef
+from errdex.write import reading
 
 # What the code does when the error fires, by kind ("{exc}" is the exception type).
 _ACTION = {
@@ -101,6 +102,31 @@ class PageFacts:
     after: tuple[Record, ...]
     known: RecordFacts | None = None  # the record's facts: typed origins, tests, history
     site_facts: SiteFacts | None = None  # those of the primary site
+    # What the user touches: the public functions that reach the site (the site's own
+    # function when it is public), nearest first; empty when none is known.
+    users: tuple[str, ...] = ()
+    public: bool | None = None  # the site's function is callable by users (None: unknown)
+    user_terms: bool = False  # the requirement reads only the public function's parameters
+    params: tuple[str, ...] | None = None  # the site's function's parameters, when shown
+    comment: str | None = None  # the comment just above the check, as written
+    doc: str | None = None  # the first sentence of the function's doc comment
+    invariant: bool = False  # the code says this should never happen (a bug if it does)
+    debug_only: bool = False  # `debug_assert!`: checked in debug builds only
+    exc_class: str | None = None  # the error type a caller can match (not a helper)
+
+    @property
+    def entry(self) -> str:
+        """The function(s) the user called, in backticks: "`Tensor::reshape`" or
+        "`A`, `B` or `C`"; the raising function when no public one is known."""
+        if not self.users:
+            return self.where
+        names = [f"`{u}`" for u in self.users[:3]]
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+    @property
+    def internal(self) -> bool:
+        """The site's function is not one the user calls (or not known to be)."""
+        return not self.public
 
     def source_of(self, name: str) -> str | None:
         """The typed origin of a guarded name ("Config.kv_repeat"), if one was found."""
@@ -130,6 +156,10 @@ def gather(
     for pattern, kind in _NATURES:
         if re.search(pattern, line) or re.search(pattern, record.exception or ""):
             nature = kind if not guard else nature
+    if not guard and nature == "always":  # `x.ok_or_else(|| Error::Msg(..))`: x was None
+        unwrapped = facts.receiver(site, "ok_or_else") or facts.receiver(site, "ok_or")
+        if unwrapped:
+            nature, recv = "expect", unwrapped
     if site.kind in (SiteKind.EXPECT, SiteKind.CONTEXT):
         method = "expect" if site.kind is SiteKind.EXPECT else "context"
         recv = facts.receiver(site, method) or facts.receiver(site, "with_context")
@@ -137,18 +167,112 @@ def gather(
     where = f"`{site.function}`" if site.function else f"module `{site.path}`"
     position = (site.path, site.line)
     local = [s for s in siblings if s.id != record.id and shares_function(s, site)]
-    before = tuple(s for s in local if (s.sites[0].path, s.sites[0].line) < position)
-    after = tuple(s for s in local if (s.sites[0].path, s.sites[0].line) > position)
+    # Only checks the snippet shows on this very path: not another arm, not an else.
+    before = tuple(s for s in local if (at := _line_in(s, site)) is not None
+                   and at < site.line and reading.on_same_path(site, at, site.line))
+    after = tuple(s for s in local if (at := _line_in(s, site)) is not None
+                  and at > site.line and reading.on_same_path(site, site.line, at,
+                                                                always=False))
+    site_facts = next((sf for sf in known.sites if (sf.path, sf.line) == position), None) \
+        if known else None  # fmt: skip
+    public = reading.is_public(site)
+    users: tuple[str, ...] = ()
+    if public and site.function:  # a constructor is called as its class
+        users = (re.sub(r"\.__init__$", "", site.function),)
+    elif site_facts is not None:
+        users = _nearest_users(site, [e.function for e in site_facts.entry_points])
+    params = reading.parameters(site)
+    comment = reading.comment_above(site)
+    doc = reading.doc_comment(site)
+    text = " ".join(t for t in (comment, doc if nature == "always" else None) if t)
+    invariant = nature == "unreachable" or bool(_INVARIANT.search(text.lower()))
+    # A record is an invariant only when every site is one: a message shared with checks a
+    # user can fail (another function's `dtype mismatch`) is not a bug report.
+    invariant = invariant and all(
+        _INVARIANT.search((reading.comment_above(other) or "").lower()) for other in sites
+        if other is not site)  # fmt: skip
+    own = ({o.name for o in origins if o.how == "parameter"} | set(params or ())) - {"self"}
+    own |= {o.name for o in origins if o.how == "field" and users_value(o)}
+    roots = {n.split(".")[0] for n in names}
+    # A check on the receiver's own methods (`self.elem_count() == 0`) is on the value the
+    # user calls the method on.
+    on_receiver = bool(guard) and not roots and "self" in (params or ()) and bool(
+        re.search(r"\bself\.\w+\s*\(", guard or ""))
+    config = {o.name for o in origins if o.how == "field" and users_value(o)}
+    user_terms = bool(need is not None and (
+        (public and ((roots and roots <= own) or on_receiver))
+        or (roots and roots <= config and users)))  # a config field the user set  # fmt: skip
+    w = spec_for(lang).writer()
     return PageFacts(
         record, site, lang, where, guard, need,
         facts.describe(need, lang) if need else None,
         facts.describe(need, lang, mood="is") if need else None, names,
         origins,
         facts.stable_literal(record), nature, recv,
-        before, after, known,
-        next((sf for sf in known.sites if (sf.path, sf.line) == position), None)
-        if known else None,
+        before, after, known, site_facts, users=users, public=public,
+        user_terms=user_terms, params=tuple(params) if params is not None else None,
+        comment=comment, doc=doc, invariant=invariant,
+        debug_only=bool(re.search(r"\bdebug_assert", line)),
+        exc_class=w.exception_class(record.exception or site.exception),
     )  # fmt: skip
+
+
+# What a comment or doc says when a check guards an invariant, not the caller's input.
+_INVARIANT = re.compile(
+    r"\b(bug|should (never|not) (happen|be reached|fail)|should be covered|(cannot|can't|"
+    r"can never) (happen|fail|be reached)|impossible|unreachable|invariant)\b"
+)
+
+
+def _nearest_users(site: Site, functions: Sequence[str]) -> tuple[str, ...]:
+    """The entry points a page names: those of the site's own type first (a method of
+    another type that calls `Self::name` calls its own, not this one), a program's `main`
+    only when nothing else reaches the site."""
+    found = list(dict.fromkeys(functions))
+    owner = re.split(r"::|\.", site.function or "")[:-1]
+    if owner:
+        mine = [u for u in found if re.split(r"::|\.", u)[:-1][-1:] == owner[-1:]]
+        found = mine or found
+    named = [u for u in found if re.split(r"::|\.", u)[-1] != "main"]
+    return tuple(named or found)
+
+
+def users_value(origin: Origin) -> bool:
+    """A field copied from a value the caller built (`cfg.kv_repeat`), not from the
+    object's own state or a computation."""
+    root = origin.expression.split(".")[0]
+    return bool(re.fullmatch(r"[A-Za-z_]\w*(\.\w+)+", origin.expression)) and root not in (
+        "self", "Self")
+
+
+def _line_in(other: Record, site: Site) -> int | None:
+    """The line `other` raises at in the site's function (its nearest such site)."""
+    lines = [s.line for s in other.sites if s.path == site.path and s.function == site.function]
+    return min(lines, key=lambda n: abs(n - site.line), default=None)
+
+
+MIN_TEST_LITERAL = 12  # a shorter message ("Expected {x}") is quoted by unrelated tests
+
+
+def verified_tests(f: PageFacts) -> tuple[TestRef, ...]:
+    """The tests that expect exactly this message: an expectation (not a mere mention)
+    whose line quotes every literal part of the template in order."""
+    if f.known is None or f.record.template.literal_chars < MIN_TEST_LITERAL:
+        return ()
+    parts = [p.strip() for p in f.record.template.literals if p.strip()]
+    out = []
+    for test in f.known.tests:
+        if test.kind == "mentions":
+            continue
+        text, at = re.sub(r"\\(?=[^A-Za-z0-9])", "", test.text), 0
+        for part in parts:
+            at = text.find(part, at)
+            if at < 0:
+                break
+            at += len(part)
+        else:
+            out.append(test)
+    return tuple(out)
 
 
 def shares_function(other: Record, site: Site) -> bool:
@@ -184,10 +308,16 @@ def action(f: PageFacts) -> str:
     return text.replace("{exc}", exc or "")
 
 
-def sibling_needs(records: Sequence[Record], limit: int = 3) -> list[str]:
+def sibling_needs(records: Sequence[Record], limit: int = 3,
+                  site: Site | None = None) -> list[str]:
+    """Each sibling's requirement, read at its site in `site`'s function (a record's first
+    site may be in another function, with another condition)."""
     out = []
     for other in records[:limit]:
         s = other.sites[0]
+        if site is not None:
+            here = [x for x in other.sites if x.path == site.path and x.function == site.function]
+            s = min(here, key=lambda x: abs(x.line - site.line), default=s)
         req = facts.requirement(s.guard, s.language) if s.guard else None
         message = message_text(other)
         quoted = json.dumps(message, ensure_ascii=False)

@@ -25,6 +25,8 @@ from errdex.write.pagefacts import (
     loc,
     sibling_needs,
     single_leaf,
+    users_value,
+    verified_tests,
     violation_of,
 )
 from errdex.write.snippets import example_fix, strategy, try_catch, type_guard, validate
@@ -32,24 +34,59 @@ from errdex.write.snippets import example_fix, strategy, try_catch, type_guard, 
 # --- the sections --------------------------------------------------------------
 
 
+def _tail(f: PageFacts) -> str:
+    sites = f.record.sites
+    if len(sites) < 2:
+        return ""
+    functions = len({(s.path, s.function) for s in sites})
+    where = f" in {functions} functions" if functions > 1 else ""
+    return f" (one of {len(sites)} places{where} that raise it)"
+
+
+def _unsupported(f: PageFacts) -> bool:
+    text = f"{f.record.template.message} {f.guard or ''}".lower()
+    return f.nature == "unimplemented" or bool(re.search(_UNSUPPORTED, text))
+
+
+_UNSUPPORTED = r"not (yet )?(supported|implemented)|unsupported|does not support|unimplemented"
+
+
 def _summary(f: PageFacts) -> str:
-    others = len({(s.path, s.function) for s in f.record.sites}) - 1
-    tail = f" (and {others} other place{'s' if others > 1 else ''})" if others > 0 else ""
-    if f.req:
-        return f"{f.req} when calling {f.where}{tail}"
+    tail = _tail(f)
+    sites = f.record.sites
+    if len(sites) > 1 and len({s.guard for s in sites}) > 1 and not f.invariant:
+        # One site's requirement is false at another: say only what they share.
+        functions = len({(s.path, s.function) for s in sites})
+        return (f"This message is raised at {len(sites)} places in {functions} "
+                f"function{'s' if functions > 1 else ''}, each under its own condition; "
+                f"the first is reached from {f.entry} (see what it means for every place)")
+    if f.invariant:
+        return (f"{f.entry} hit a check its code treats as an internal invariant: no argument "
+                f"of yours is meant to reach it; it points to a bug in {f.record.repo}{tail}")
+    if f.debug_only and f.req and f.user_terms:
+        return f"{f.req} when calling {f.entry} (checked in debug builds only){tail}"
+    if f.req and f.user_terms:
+        return f"{f.req} when calling {f.entry}{tail}"
+    if f.nature == "unimplemented" or (f.guard is None and _unsupported(f)):
+        return f"{f.entry} does not implement this case{tail}"
+    if f.guard and _unsupported(f):
+        return f"{f.entry} does not support the case your inputs select{tail}"
     if f.guard:
-        return f"{f.where} fails when `{f.guard}` holds{tail}"
+        debug = " (checked in debug builds only)" if f.debug_only else ""
+        return (f"Calling {f.entry} fails a check inside it{debug}; the message shows the "
+                f"values it checked{tail}")
     return {
-        "unimplemented": f"{f.where} does not implement this case{tail}",
-        "unreachable": f"{f.where} reached a branch its code marks as unreachable{tail}",
-        "expect": f"`{f.receiver}` was None or an Err inside {f.where}{tail}"
-        if f.receiver
-        else f"A value {f.where} expects to be present was missing{tail}",
-        "context": f"An operation inside {f.where} failed and was wrapped with this message{tail}",
+        "unreachable": f"{f.entry} reached a branch its code marks as unreachable{tail}",
+        "expect": (f"`{f.receiver}` was None or an Err inside {f.where}{tail}" if not f.internal
+                   else f"Calling {f.entry} failed: `{f.receiver}`, inside it, was None or an "
+                   f"Err{tail}") if f.receiver
+        else f"A value {f.entry} expects to be present was missing{tail}",
+        "context": f"An operation inside {f.entry} failed and was wrapped with this "
+        f"message{tail}",
         "handler": f"{f.where} raises this after catching "
         + (f"`{f.receiver}`" if f.receiver else "an exception")
         + tail,
-    }.get(f.nature, f"{f.where} always {_verb(f)} on this path when it is reached{tail}")
+    }.get(f.nature, f"{f.entry} always {_verb(f)} on this path when it is reached{tail}")
 
 
 def _verb(f: PageFacts) -> str:
@@ -61,10 +98,10 @@ def _origin_sentence(f: PageFacts, origin: Origin) -> str:
     name = f"`{origin.name}`"
     if origin.how == "parameter":
         typed = f" (type `{origin.expression}`)" if origin.expression else ""
-        return (
-            f"{name} is a parameter of `{fn_name(f)}`{typed}, so it comes straight from the "
-            "caller."
-        )
+        if f.public:
+            return f"{name} is a parameter of `{fn_name(f)}`{typed}: the value you pass."
+        return (f"{name} is a parameter of `{fn_name(f)}`{typed}, which the library calls "
+                "with values it computes from yours.")
     verb = "is copied from" if origin.how == "field" else "is computed as"
     source = f.source_of(origin.name)
     typed = ""
@@ -78,6 +115,28 @@ def _origin_sentence(f: PageFacts, origin: Origin) -> str:
     )
 
 
+def _quoted(text: str) -> str:
+    """The code's own words in quotes; an unpaired backtick would garble the prose around
+    them, so it is dropped."""
+    text = text.replace('"', "'").replace("``", "`")  # reST literals read as Markdown's
+    if text.count("`") % 2:
+        text = text.replace("`", "")
+    return f"\u201c{text}\u201d"  # typographic quotes: a `"` of the guard can't pair with them
+
+
+def _why_sentences(f: PageFacts) -> list[str]:
+    """The code's own words on why the check exists, marked as such."""
+    out = []
+    if f.comment:
+        out.append(f"The code's comment just above the check says: {_quoted(f.comment)}.")
+    if f.doc:
+        out.append(f"The doc comment of `{fn_name(f)}` says: {_quoted(f.doc)}.")
+    if f.debug_only:
+        out.append("This is a `debug_assert`: it is checked in debug builds only; a release "
+                   "build skips it and goes on with the unchecked value.")
+    return out
+
+
 def _known_sentences(f: PageFacts) -> list[str]:
     """What only the repository tells: value kinds, entry points, tests, history."""
     out: list[str] = []
@@ -87,14 +146,15 @@ def _known_sentences(f: PageFacts) -> list[str]:
         if values:
             out.append("The check compares " + ", ".join(
                 f"the {o.source} (`{o.expression}`)" for o in values[:3]) + ".")  # fmt: skip
-        if sf.entry_points:
+        if sf.entry_points and not f.public:
             names = [f"`{e.function}`" for e in sf.entry_points[:4]]
             listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
             out.append(f"You get here from {listed}.")
-    if known is not None and known.tests:
-        test = known.tests[0]
-        more = f" (and {len(known.tests) - 1} more)" if len(known.tests) > 1 else ""
-        out.append(f"The repository's tests trigger it at {test.path}:{test.line}{more}.")
+    tests = verified_tests(f)
+    if tests:
+        test = tests[0]
+        more = f" (and {len(tests) - 1} more)" if len(tests) > 1 else ""
+        out.append(f"The repository's tests expect it at {test.path}:{test.line}{more}.")
     if known is not None and known.history is not None:
         out.append(history_sentence(known.history))
     return [s for s in out if s]
@@ -118,14 +178,16 @@ def history_sentence(history: History) -> str:
 
 def _what_it_means(f: PageFacts) -> str:
     out: list[str] = []
+    helper = f" (internal: you reach it from {f.entry})" if f.internal and f.users else ""
     if f.nature == "guarded":
-        out.append(f"{f.where} checks `{f.guard}` and {action(f)}.")
+        out.append(f"{f.where}{helper} checks `{f.guard}` and {action(f)}.")
     elif f.nature == "unimplemented":
-        out.append(f"{f.where} reaches a case that has not been implemented and {action(f)}.")
+        out.append(f"{f.where}{helper} reaches a case that has not been implemented and "
+                   f"{action(f)}.")
     elif f.nature == "unreachable":
         out.append(
-            f"{f.where} reaches a branch its authors considered impossible and "
-            f"{action(f)}; getting here points to an input or state it did not expect."
+            f"{f.where}{helper} reaches a branch its authors considered impossible and "
+            f"{action(f)}; getting here points to a bug or an input it did not expect."
         )
     elif f.nature == "handler":
         caught = f"`{f.receiver}`" if f.receiver else "an exception"
@@ -135,15 +197,31 @@ def _what_it_means(f: PageFacts) -> str:
         )
     elif f.nature in ("expect", "context") and f.receiver:
         what = "is None or an Err" if f.nature == "expect" else "fails"
-        out.append(f"{f.where} calls `{f.receiver}`; when that {what}, it {action(f)}.")
+        out.append(f"{f.where}{helper} calls `{f.receiver}`; when that {what}, it "
+                   f"{action(f)}.")
     else:
         out.append(
-            f"{f.where} {action(f)} whenever this line is reached; no condition in "
+            f"{f.where}{helper} {action(f)} whenever this line is reached; no condition in "
             "front of it decides, so the path that leads here is the cause."
         )
-    if f.req:
+    if f.req and f.user_terms:
         violation = violation_of(f)
         out.append(f"To pass, {f.req}" + (f"; it fails when {violation}." if violation else "."))
+    elif f.req:
+        mine = sorted({n.split(".")[0] for n in f.names} & set(f.params or ()) - {"self"})
+        if mine:
+            listed = ", ".join(f"`{n}`" for n in mine)
+            out.append(f"Of the values it checks, {listed} {'is' if len(mine) == 1 else 'are'} "
+                       f"the argument{'s' if len(mine) > 1 else ''} of `{fn_name(f)}`; the "
+                       "others are held or computed inside the library.")
+        else:
+            out.append(f"The check reads values held or computed inside `{fn_name(f)}`; the "
+                       "code at this site does not show which of your arguments they come "
+                       "from.")
+    if f.invariant:
+        out.append("The code treats this as an invariant: no input is meant to reach it, so "
+                   "there is nothing to change in your call.")
+    out += _why_sentences(f)
     out += [_origin_sentence(f, o) for o in f.origins]
     out += _known_sentences(f)
     out += _variant_sentences(f)
@@ -155,11 +233,11 @@ def _what_it_means(f: PageFacts) -> str:
             else f"`{{{h.name}}}` from `{h.expression}`"
             for h in holes
         )
-        out.append(f"The message fills in {listed}, so the text you got shows the actual values.")
+        out.append(f"The message fills in {listed} when it is raised.")
     if f.before:
         out.append(
-            f"Before this, `{fn_name(f)}` has already checked: "
-            + "; ".join(sibling_needs(f.before))
+            f"On the way here, `{fn_name(f)}` has already checked: "
+            + "; ".join(sibling_needs(f.before, site=f.site))
             + "."
         )
     sites = f.record.sites
@@ -186,73 +264,66 @@ def _variant_sentences(f: PageFacts) -> list[str]:
     return [f"`{owner}` is {spec.variant_noun}.{carried}"]
 
 
-_MESSAGE_TIPS = (
-    (r"not supported|unsupported|only .* supported|does not support",
-     "Other values are not supported by {fn}; using one would mean extending the code at {loc}."),
-    (r"not (yet )?implemented|unimplemented|todo", "If you need this case, it has to be "
-     "implemented in {fn} ({loc}); check whether a newer release of {repo} has it."),
-)  # fmt: skip
-
-
 def _solutions(f: PageFacts) -> tuple[str, ...]:
     out: list[str] = []
-    fmt = {"fn": f.where, "loc": loc(f.site), "repo": f.record.repo}
-    if f.req:
-        out.append(f"Make sure that {f.holds} before calling {f.where}.")
+    repo, here = f.record.repo, loc(f.site)
+    if f.invariant:
+        out.append(f"Nothing to change on your side: the code treats this as a bug. Report it "
+                   f"to {repo} with the full message, the inputs of your call to {f.entry} "
+                   f"and the location {here}.")
+    elif f.req and f.user_terms:
+        out.append(f"Call {f.entry} with arguments for which {f.holds}.")
         leaf = single_leaf(f)
         for origin in f.origins:
             if origin.how == "parameter":
                 out.append(f"Check the `{origin.name}` argument you pass to `{fn_name(f)}`.")
-            elif leaf is not None and facts.clean(leaf.subject, f.lang) == origin.name:
+            elif (origin.how == "field" and leaf is not None and users_value(origin)
+                  and facts.clean(leaf.subject, f.lang) == origin.name):
                 moved = facts.Need("leaf", facts.Leaf(origin.expression, leaf.rel, leaf.obj))
                 out.append(
                     f"Fix the value at its source: `{origin.name}` is copied from "
                     f"`{origin.expression}`, so make sure that "
                     f"{facts.describe(moved, f.lang, mood='is')}."
                 )
-            else:
-                out.append(
-                    f"Fix it where it is set: `{origin.name}` comes from `{origin.expression}`."
-                )
         out += _rel_tips(f)
-    elif f.guard:
-        out.append(f"Find which of your inputs makes `{f.guard}` true in {f.where} and change it.")
+    elif f.req and f.origins and all(o.how == "field" and users_value(o) for o in f.origins):
+        for origin in f.origins:
+            out.append(f"`{origin.name}` is copied from `{origin.expression}`: set that value "
+                       f"so that {f.holds}.")
+    elif _unsupported(f):
+        out.append(f"{f.entry} does not handle this case at this commit: fixing a value will "
+                   "not make this path work. Do what the message says, or take a path the "
+                   "code supports (the message names the case: a device, a data type, an "
+                   "option or a build feature).")
+        out.append(f"If you need this case, check whether a newer release of {repo} has it, "
+                   "or ask for it there.")
     elif f.nature == "unreachable":
         out.append(
             f"Treat it as a bug: reproduce it with the smallest input and report it to "
-            f"{f.record.repo} with the full message and {loc(f.site)}."
-        )
-        out.append(
-            f"Check the values you pass to {f.where}; an unexpected one upstream leads here."
+            f"{repo} with the full message and {here}."
         )
     elif f.nature in ("expect", "context", "handler"):
         what = f"`{f.receiver}`" if f.receiver else "the operation it wraps"
         what = f"the code that raises {what}" if f.nature == "handler" else what
-        out.append(f"Make {what} succeed: give {f.where} the input, file or state it relies on.")
+        out.append(f"Make {what} succeed: give {f.entry} the input, file or state it relies "
+                   "on.")
         if f.nature in ("context", "handler"):
             out.append(
                 "Print the whole error chain (the cause follows this message) to see "
                 "what actually failed."
             )
-    elif f.nature != "unimplemented":
-        out.append(
-            f"Avoid the path that reaches {loc(f.site)} in {f.where}: read the code "
-            "above that line to see which branch leads there."
-        )
+    elif f.guard:
+        out.append(f"Change the inputs you give {f.entry}: the check in `{fn_name(f)}` "
+                   f"({here}) rejects values computed from them; the message shows which.")
     else:
-        out.append(f"Avoid this case: {f.where} does not handle it at {loc(f.site)}.")
-    text = f"{f.record.template.message} {f.guard or ''}".lower()
-    out += [tip.format(**fmt) for pattern, tip in _MESSAGE_TIPS if re.search(pattern, text)]
-    holes = [f"`{h.expression}`" for h in f.record.template.placeholders if h.expression]
-    if holes:
         out.append(
-            f"Read the values the message prints ({', '.join(holes)}) to see what the "
-            "code actually received."
+            f"Avoid the path that reaches {here}: {f.entry} raises it whenever that line is "
+            "reached."
         )
-    if f.after:
+    if f.after and f.user_terms:
         out.append(
             f"Once this passes, `{fn_name(f)}` goes on to check: "
-            + "; ".join(sibling_needs(f.after))
+            + "; ".join(sibling_needs(f.after, site=f.site))
             + "."
         )
     return tuple(dict.fromkeys(out))
@@ -269,8 +340,7 @@ def _rel_tips(f: PageFacts) -> list[str]:
         "is produced.",
         "+isinstance": f"Convert {s} before passing it, or fix the code that produces it.",
         "is_not": f"Pass a real value for {s}, or make sure the step that sets it ran first.",
-        "in": f"Use a key that {o} contains; list its keys to see what is available.",
-        "ge": f"Validate {s} against the bound where it is computed.",
+        "in": None if facts.is_literal(leaf.obj) else f"Use a value that {o} contains.",
         "+exists": f"Check that {s} exists and is spelled right; a relative path resolves from "
         "the working directory.",
     }  # fmt: skip
@@ -278,68 +348,69 @@ def _rel_tips(f: PageFacts) -> list[str]:
     return [tip] if tip else []
 
 
-
 def _prevention(f: PageFacts) -> tuple[str, ...]:
     out: list[str] = []
-    if f.req:
+    if f.invariant:
+        out.append(f"Keep {f.record.repo} up to date: a bug behind an invariant is fixed "
+                   "upstream, not in your code.")
+    elif f.req and f.user_terms:
         out.append(
-            f"Check that {f.holds} where the inputs of {f.where} are built, not just "
+            f"Check that {f.holds} where the inputs of {f.entry} are built, not just "
             "before the call."
         )
-    for origin in f.origins:
-        if origin.how != "parameter":
+        leaf = single_leaf(f)
+        if leaf is not None and leaf.rel in ("+isinstance", "is_not") and spec_for(
+            f.lang
+        ).can("optional_type_checking"):
             out.append(
-                f"Validate `{origin.expression}` where it is loaded or constructed, so a "
-                "bad value fails early with a clear message."
+                f"Annotate {facts.show(leaf.subject, f.lang)} in your own code and run a "
+                "type checker (mypy or pyright) over the callers."
             )
-    leaf = single_leaf(f)
-    if leaf is not None and leaf.rel in ("+isinstance", "is_not") and spec_for(f.lang).can(
-        "optional_type_checking"
-    ):
-        out.append(
-            f"Annotate {facts.show(leaf.subject, f.lang)} in your own code and run a "
-            "type checker (mypy or pyright) over the callers."
-        )
-    if f.before or f.after:
-        needs = sibling_needs([*f.before, *f.after], limit=4)
-        out.append(
-            f"Check all of `{fn_name(f)}`'s requirements together: " + "; ".join(needs) + "."
-        )
+        if f.before or f.after:
+            needs = sibling_needs([*f.before, *f.after], limit=4, site=f.site)
+            out.append(
+                f"Check all of `{fn_name(f)}`'s requirements together: " + "; ".join(needs) + "."
+            )
     if f.site.kind is SiteKind.WARN:
         out.append("Turn warnings into errors in your test suite so this one is noticed.")
-    if f.nature == "unimplemented":
+    if f.nature == "unimplemented" or (_unsupported(f) and not f.invariant):
         when = f.record.version or (f.record.commit or "")[:10] or "this version"
-        out.append(f"Track {f.record.repo} releases: the case is unimplemented in {when}.")
+        out.append(f"Track {f.record.repo} releases: the case is not handled in {when}.")
     out.append(
-        f"Add a test that calls {f.where} with the inputs you use in production, so a "
+        f"Add a test that calls {f.entry} with the inputs you use in production, so a "
         "change that triggers this shows up in CI."
     )
     return tuple(out)
 
 
 def _trigger(f: PageFacts) -> str:
-    if f.guard:
+    if f.guard and f.user_terms:
         violation = violation_of(f)
-        text = f"Calling {f.where} when `{f.guard}` holds" + (f", i.e. {violation}" if violation
-                                                              else "") + "."  # fmt: skip
+        text = f"Calling {f.entry} when " + (violation or f"`{f.guard}` holds") + "."
+    elif f.invariant:
+        text = f"A bug: a call to {f.entry} reached {loc(f.site)}, which the code treats as " \
+            "impossible."
+    elif f.guard:
+        text = f"Calling {f.entry} with arguments that make the check at {loc(f.site)} fail."
     elif f.nature == "handler":
         caught = f"`{f.receiver}`" if f.receiver else "an exception"
         text = f"{caught} raised inside the try block of {f.where} ({loc(f.site)})."
     elif f.nature in ("expect", "context") and f.receiver:
         failing = "returns None or an Err" if f.nature == "expect" else "fails"
-        text = f"`{f.receiver}` {failing} inside {f.where} ({loc(f.site)})."
+        text = f"Calling {f.entry}, when `{f.receiver}` {failing} inside it ({loc(f.site)})."
     elif f.nature == "unimplemented":
         text = (
-            f"Calling {f.where} with inputs that reach the unimplemented branch at {loc(f.site)}."
+            f"Calling {f.entry} with inputs that reach the unimplemented branch at {loc(f.site)}."
         )
     else:
-        text = f"Execution reaching {loc(f.site)} inside {f.where}."
+        text = f"Calling {f.entry} on a path that reaches {loc(f.site)}."
     others = [s for s in f.record.sites if s is not f.site]
     if others:
         listed = ", ".join(f"`{s.function or s.path}` ({loc(s)})" for s in others[:4])
         text += f" It can also come from {listed}" + (" and more." if len(others) > 4 else ".")
-    if f.known is not None and f.known.tests:
-        test = f.known.tests[0]
+    tests = verified_tests(f)
+    if tests:
+        test = tests[0]
         text += f" A working example is the test at {test.path}:{test.line}: `{test.text}`."
     return text
 
@@ -347,23 +418,18 @@ def _trigger(f: PageFacts) -> str:
 def _situations(f: PageFacts) -> tuple[str, ...]:
     out: list[str] = []
     violation = violation_of(f)
-    for origin in f.origins:
+    for origin in f.origins if f.user_terms else ():
         if origin.how == "parameter":
             what = f" when {violation}" if violation else " that fails the check"
             out.append(f"Passing `{origin.name}` to `{fn_name(f)}`{what}")
         elif (source := f.source_of(origin.name)) and "." in source and " " not in source:
             owner, field = source.split(".", 1)
             out.append(f"A `{owner}` built with a `{field}` value this check rejects")
-        else:
-            out.append(
-                f"A configuration or constructor input that sets `{origin.expression}` "
-                "to a value this check rejects"
-            )
     text = " ".join([f.record.template.message, f.guard or "", f.record.exception or ""]).lower()
     out += [phrase for pattern, phrase in SITUATIONS if re.search(pattern, text)]
     if not out:
-        out.append(f"Calling {f.where} with inputs for which `{f.guard}` holds" if f.guard
-                   else f"Any call that reaches {loc(f.site)}")  # fmt: skip
+        out.append(f"Calling {f.entry} with inputs that fail the check at {loc(f.site)}"
+                   if f.guard else f"Any call that reaches {loc(f.site)}")  # fmt: skip
     return tuple(out[:4])
 
 

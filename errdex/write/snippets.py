@@ -79,42 +79,93 @@ def _samples(leaf: facts.Leaf) -> tuple[str, str] | None:
     return None if pair is None else (str(pair[0]), str(pair[1]))
 
 
+def _receiver(f: PageFacts) -> str | None:
+    """The variable a user's method call is made on, when the call is a method call."""
+    call = user_call(f)
+    m = re.match(r"([a-z_]\w*)\.\w+\(", call)
+    return m.group(1) if m else None
+
+
+def user_call(f: PageFacts, values: dict[str, str] | None = None) -> str:
+    """The call a user writes to reach the site: the public function itself with its
+    parameters (`values` replacing some), or the nearest public entry point; the raising
+    function only when no public one is known."""
+    w, values = _writer(f), values or {}
+    fn = f.site.function
+    if fn and fn.endswith(".__init__"):  # a constructor: the user calls the class
+        return w.user_call(fn[: -len(".__init__")], w.arguments(
+            [p for p in f.params or () if p not in ("self", "cls")], values)
+            if f.params is not None else None, False)
+    if f.public and fn:
+        params = list(f.params) if f.params is not None else None
+        is_method = params is not None and bool(params) and params[0] in ("self", "cls")
+        args = None
+        if params is not None:
+            rest = [p for p in params if p not in ("self", "cls")]
+            args = w.arguments(rest, values)
+        return w.user_call(fn, args, is_method)
+    if f.users:
+        return w.user_call(f.users[0], None, None)
+    return w.call(f)
+
+
+def _stmt(f: PageFacts, call: str) -> str:
+    return _writer(f).statement(f, call)
+
+
 def example_fix(f: PageFacts) -> ExampleFix:
     w = _writer(f)
     note, end, inline = w.comment, w.statement_end, w.inline_comment
-    stmt = w.statement(f, w.call(f))
+    stmt = _stmt(f, user_call(f))
     message = quote(message_text(f.record))
+    failing = f"{stmt}{inline} fails: {message}"
+    if f.invariant:
+        return ExampleFix(
+            before=failing,
+            after=f"{note} nothing to change in this call: the code treats this as a bug;\n"
+            f"{note} report it to {f.record.repo} with the message and this call's inputs",
+        )
     leaf, pair = single_leaf(f), None
     if leaf is not None:
         pair = _samples(leaf)
-    if leaf is not None and pair is not None:
+    good = f"{f.req}".replace("`", "")
+    if leaf is not None and pair is not None and f.user_terms:
         subject = facts.clean(leaf.subject, f.lang)
-        target = next((o for o in f.origins if o.how != "parameter" and w.copies_fields), None)
-        param = any(o.how == "parameter" for o in f.origins)
-        call = w.call(f)
-        if param and w.keyword_arguments and f"{subject}=..." in call:
-            good = f"{f.req}".replace("`", "")
-            before = call.replace(f"{subject}=...", f"{subject}={pair[0]}")
-            after = call.replace(f"{subject}=...", f"{subject}={pair[1]}")
-            return ExampleFix(f"{before}{inline} fails: {message}", f"{after}{inline} {good}")
-        if target and re.fullmatch(r"[\w.]+", target.expression):
-            lhs = target.expression
-        elif w.binding or param:
-            lhs = w.binding + subject
-        else:
-            lhs = subject
-        if re.fullmatch(r"(let )?[\w.]+", lhs):
-            good = f"{f.req}".replace("`", "")
+        if subject in (f.params or ()):
+            bad_call, good_call = user_call(f, {subject: pair[0]}), user_call(f, {subject: pair[1]})
+            if bad_call != good_call:
+                return ExampleFix(f"{_stmt(f, bad_call)}{inline} fails: {message}",
+                                  f"{_stmt(f, good_call)}{inline} {good}")
+    if leaf is not None and pair is not None and w.copies_fields:
+        subject = facts.clean(leaf.subject, f.lang)
+        target = next((o for o in f.origins if o.how == "field" and o.name == subject
+                       and re.fullmatch(r"[A-Za-z_]\w*(\.\w+)+", o.expression)
+                       and o.expression.split(".")[0] not in ("self", "Self")), None)
+        if target is not None:  # a field copied from the caller's config: set it there
             return ExampleFix(
-                before=f"{lhs} = {pair[0]}{end}\n{stmt}{inline} fails: {message}",
-                after=f"{lhs} = {pair[1]}{end}{inline} {good}\n{stmt}",
+                before=f"{target.expression} = {pair[0]}{end}\n{failing}",
+                after=f"{target.expression} = {pair[1]}{end}{inline} {good}\n{stmt}",
             )
-    if f.guard:
-        positive = w.caller_code(f, _positive(f))
+    if f.guard and f.user_terms:
+        holds = f"{f.holds}".replace("`", "")
         return ExampleFix(
-            before=f"{stmt}{inline} `{w.caller_code(f, f.guard)}` holds: {message}",
-            after=f"{note} only call once the inputs are fixed so that this holds\n"
-            f"{w.if_block(positive, stmt)}",
+            before=failing,
+            after=f"{note} call it with arguments for which {holds}\n{stmt}",
+        )
+    if f.nature == "unimplemented" or (f.guard is not None and _unsupported(f)) or (
+        f.guard is None and _unsupported(f)
+    ):
+        return ExampleFix(
+            before=failing,
+            after=f"{note} this case is not handled at this commit: do what the message says,\n"
+            f"{note} or use a case the code supports (a device, a data type, an option or a "
+            "build feature)",
+        )
+    if f.guard:
+        return ExampleFix(
+            before=failing,
+            after=f"{note} change the inputs of this call: a check inside it ({loc(f.site)}) "
+            f"rejects\n{note} values computed from them; the message shows which values\n{stmt}",
         )
     if f.nature in ("expect", "context") and f.receiver:
         return ExampleFix(
@@ -124,8 +175,18 @@ def example_fix(f: PageFacts) -> ExampleFix:
     return ExampleFix(
         before=f"{stmt}{inline} reaches {loc(f.site)}: {message}",
         after=f"{note} no argument makes {loc(f.site)} pass: take a path that avoids it\n"
-        f"{note} (see the solutions above), then\n{stmt}",
+        f"{note} (see the solutions above)",
     )
+
+
+_UNSUPPORTED = re.compile(
+    r"not (yet )?(supported|implemented)|unsupported|does not support|unimplemented"
+)
+
+
+def _unsupported(f: PageFacts) -> bool:
+    text = f"{f.record.template.message} {f.guard or ''}".lower()
+    return f.nature == "unimplemented" or bool(_UNSUPPORTED.search(text))
 
 
 def strategy(f: PageFacts) -> str:
@@ -135,16 +196,31 @@ def strategy(f: PageFacts) -> str:
     return "validation" if f.req else "catch and translate"
 
 
+def _in_caller_terms(f: PageFacts, code: str) -> str:
+    code = _writer(f).caller_code(f, code)  # fields copied from the caller's config first
+    receiver = _receiver(f)
+    if receiver:
+        code = re.sub(r"\bself\b", receiver, code)
+    return code
+
+
 def validate(f: PageFacts) -> str:
     w = _writer(f)
-    stmt = w.statement(f, w.call(f))
-    if f.req and f.guard:
-        guard, plain = w.caller_code(f, f.guard), quote(f.req.replace("`", ""))
+    stmt = _stmt(f, user_call(f))
+    if f.req and f.guard and f.user_terms:
+        guard, plain = _in_caller_terms(f, f.guard), quote(f.req.replace("`", ""))
         return w.validate(f, guard, plain, stmt)
     note = w.comment
-    return (f"{note} {f.where.replace('`', '')} fails here without a condition the caller can "
-            f"check first;\n{note} validate what leads to {loc(f.site)}, or catch the error "
-            f"(see try/catch).\n{stmt}")  # fmt: skip
+    if f.invariant:
+        return (f"{note} nothing to validate before the call: the code treats this as a "
+                f"bug;\n{note} catch the error to report it (see try/catch).\n{stmt}")
+    if not f.guard:
+        return (f"{note} nothing to check before this call: {fn_name(f)} raises this whenever "
+                f"{loc(f.site)} is reached;\n{note} catch the error instead (see try/catch).\n"
+                f"{stmt}")
+    return (f"{note} no check before this call can see the values the check reads: they are\n"
+            f"{note} computed inside {fn_name(f)} ({loc(f.site)}); catch the error instead "
+            f"(see try/catch).\n{stmt}")
 
 
 def _stem(f: PageFacts) -> str:
@@ -157,17 +233,17 @@ def _stem(f: PageFacts) -> str:
 
 def type_guard(f: PageFacts) -> str:
     w, stem = _writer(f), _stem(f)
-    if f.req and f.guard:
-        positive = w.predicate_body(_positive(f))
+    if f.req and f.guard and f.user_terms:
+        positive = w.predicate_body(_in_caller_terms(f, _positive(f)))
         code = facts._STRING.sub('""', positive)
-        roots = {n.split(".")[0] for n in f.names}
+        roots = {n.split(".")[0] for n in f.names} | {_receiver(f) or "self"}
         params = [r for r in dict.fromkeys(re.findall(r"(?<![\w.:])[A-Za-z_]\w*", code))
-                  if r in roots or (r == "self" and "self." in code)]  # fmt: skip
+                  if r in roots]  # fmt: skip
         return w.predicate(f, stem, positive, params)
     return w.error_test(f, stem, quote(f.literal or message_text(f.record)))
 
 
 def try_catch(f: PageFacts) -> str:
     literal = quote(f.literal or message_text(f.record))
-    advice = (f.req or f"see {loc(f.site)}").replace("`", "")
-    return _writer(f).try_catch(f, _writer(f).call(f), literal, advice)
+    advice = (f.req if f.user_terms and f.req else f"see {loc(f.site)}").replace("`", "")
+    return _writer(f).try_catch(f, user_call(f), literal, advice)

@@ -161,6 +161,10 @@ class ExceptionClasses(Messages):
             positional = positional[1:]
         else:
             return None
+        named = [p for p in positional
+                 if p.type == "identifier" and self.text(p) in _MESSAGE_KEYWORDS]
+        if len(positional) > 1 and len(named) == 1 and not args.has_splat:
+            positional = named  # `super().__init__(pool, url, message)`: a base that prints it
         if len(positional) > 1 or args.has_splat:
             return None  # Exception(a, b) prints its args tuple, not a message
         if not positional and not any(k in args.keywords for k in _MESSAGE_KEYWORDS):

@@ -6,7 +6,8 @@ another Python version), once per file. Nothing from the indexed tree is importe
 The extractor is split by concern: `strings` (escapes, one-line text, templates), `state`
 (the file being read), `conditions` (function, guard), `scopes` (locals, parameters),
 `messages` (a message expression's text), `exceptions` (classes that build their
-message); this module finds the sites and runs the query.
+message), `raising` (helpers that raise their argument) and `tables` (message tables read
+by a raising helper); this module finds the sites and runs the query.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from errdex.extract.queries import build_query
 from errdex.extract.shared import find_call_rule, rule_guard
 from errdex.extract.structure import FileStructure
 from errdex.extract.templates import Piece
-from errdex.languages.python import SPEC
+from errdex.languages.python import SPEC, raising, tables
 from errdex.languages.python.exceptions import (
     _BUILTIN_EXCEPTIONS,
     _EXCEPTION_NAME,
@@ -305,8 +306,12 @@ class PythonExtractor:
         handlers = {"class": state.on_class, "raise": state.on_raise,
                     "assert": state.on_assert, "call": state.on_call}  # fmt: skip
         for kind in _KINDS:
-            for node in sorted(found[kind], key=lambda n: (n.start_byte, n.end_byte)):
+            found[kind].sort(key=lambda n: (n.start_byte, n.end_byte))
+            for node in found[kind]:
                 handlers[kind](node)
+        # Messages written away from the raise: helpers raising their argument, tables.
+        raising.extend(state, found["raise"], found["call"])
+        tables.extend(state, tree.root_node, found["call"])
         sites = sorted(state.sites, key=lambda s: (s.line, s.end_line, s.kind.value))
         constructions = sorted(state.constructions, key=lambda c: (c.line, c.type_path))
         return FileExtraction(

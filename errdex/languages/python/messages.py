@@ -1,8 +1,11 @@
 """A Python message expression reduced to literal text and holes: string literals,
-f-strings, `%` and `.format` formatting, concatenation, `str()`/`repr()`/gettext, and a
-local name resolved to the value assigned before the site."""
+f-strings, `%` and `.format` formatting, concatenation, `" ".join` of a list,
+`str()`/`repr()`/gettext/ngettext, and a local name resolved to the value assigned
+before the site."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from tree_sitter import Node
 
@@ -15,6 +18,7 @@ from errdex.languages.python.strings import _compact, _decode_escapes, _has_lite
 _MAX_DEPTH = 12
 _MESSAGE_KEYWORDS = ("msg", "message")
 _GETTEXT = frozenset({"_", "gettext", "ugettext", "gettext_lazy", "ugettext_lazy", "N_"})
+_NGETTEXT = frozenset({"ngettext", "ungettext", "ngettext_lazy"})
 
 
 class Messages(Scopes):
@@ -141,6 +145,8 @@ class Messages(Scopes):
             if method is None or obj is None:
                 return None
             name = self.text(method)
+            if name == "join":
+                return self._joined(obj, args.positional, depth)
             if name in ("format", "format_map"):
                 fmt = self.pieces(obj, depth + 1, attrs)
                 if not fmt or not all(isinstance(p, str) for p in fmt):
@@ -151,6 +157,8 @@ class Messages(Scopes):
                     return self._brace_format(text, _Args([], {}, True), mapping)
                 return self._brace_format(text, args, None)
             return None
+        if function.type == "identifier" and self.text(function) in _NGETTEXT and args.positional:
+            return self.pieces(args.positional[0], depth + 1, attrs)  # the singular text
         if function.type != "identifier" or args.keywords or len(args.positional) != 1:
             return None
         name = self.text(function)
@@ -165,6 +173,28 @@ class Messages(Scopes):
         if name == "repr":
             return [Hole(_compact(self.text(only)), "!r")]
         return None
+
+    def _joined(self, separator: Node, items: Sequence[Node], depth: int) -> list[Piece] | None:
+        """`" ".join(parts)` of a list literal written just above (`parts = [f"..."]`,
+        maybe appended to later): the list's texts joined; None when it isn't that."""
+        if separator.type != "string" or len(items) != 1:
+            return None
+        target = items[0]
+        if target.type == "identifier":
+            assignment = self._assignment_before(self.text(target), target)
+            right = assignment.child_by_field_name("right") if assignment is not None else None
+            if right is None or assignment is None or assignment.type != "assignment":
+                return None
+            target = right
+        if target.type != "list":
+            return None
+        sep = self.pieces(separator, depth + 1)
+        out: list[Piece] = []
+        for i, item in enumerate(target.named_children):
+            if i:
+                out.extend(sep)
+            out.extend(self.pieces(item, depth + 1))
+        return out or None
 
     def arguments(self, argument_list: Node) -> _Args:
         positional: list[Node] = []

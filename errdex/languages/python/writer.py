@@ -6,12 +6,101 @@ from __future__ import annotations
 
 import re
 
+from errdex.analyze import facts
 from errdex.languages.writer import COMPARISONS
-from errdex.models import SiteKind
+from errdex.models import Language, Site, SiteKind
 from errdex.write.pagefacts import PageFacts, quote
 
+_CHECK = re.compile(r"\s*(?:(?:el)?if\b.*:\s*(?:raise|warnings\.warn)\b|assert\b)")
+_DOC_QUOTES = ('"""', "'''")
 
-class PythonWriter:
+
+def _private(part: str) -> bool:
+    return part.startswith("_") and not (part.startswith("__") and part.endswith("__"))
+
+
+class _Reading:
+    """How Python code is read from a snippet (see errdex.write.reading)."""
+
+    def is_comment(self, line: str) -> bool:
+        return line.lstrip().startswith("#")
+
+    def comment_text(self, line: str) -> str:
+        return re.sub(r"^\s*#+\s?", "", line).strip()
+
+    def opens_check(self, line: str) -> bool:
+        return _CHECK.match(line) is not None
+
+    def exclusive_branch(self, line: str) -> bool:
+        return re.match(r"\s*(elif|else|except|finally|case)\b", line) is not None
+
+    def defines(self, line: str, name: str) -> bool:
+        return re.match(rf"\s*(?:async\s+)?def\s+{re.escape(name)}\s*\(", line) is not None
+
+    def parameter_names(self, params: str) -> list[str]:
+        out = []
+        for part in facts.split_top(params, ",", Language.PYTHON):
+            name = re.split(r"[:=]", part.strip(), maxsplit=1)[0].strip().lstrip("*")
+            if name and name != "/" and re.fullmatch(r"[A-Za-z_]\w*", name):
+                out.append(name)
+        return out
+
+    def public_by_name(self, site: Site) -> bool | None:
+        module = re.sub(r"(/__init__)?\.py$", "", site.path).split("/")
+        parts = [*module, *(site.function or "").split(".")]
+        return not any(_private(p) for p in parts if p)
+
+    def public_header(self, header: str) -> bool | None:
+        return None
+
+    def doc_of(self, lines: list[str], index: int) -> str | None:
+        i = index
+        while i < len(lines) and not lines[i].rstrip().endswith(":"):
+            i += 1  # a header over several lines
+        body = [line.strip() for line in lines[i + 1 : i + 12]]
+        opening = body[0].lstrip("rbu") if body else ""
+        quote = next((q for q in _DOC_QUOTES if opening.startswith(q)), None)
+        if quote is None:
+            return None
+        text = opening[3:]
+        if quote in text:
+            return text.split(quote, 1)[0].strip() or None
+        for line in body[1:]:
+            if quote in line:
+                text += " " + line.split(quote, 1)[0]
+                break
+            if not line or line.startswith(">>>"):
+                break  # the summary paragraph ends at the first blank line or example
+            text += " " + line
+        return " ".join(text.split()) or None
+
+    def exception_class(self, name: str | None) -> str | None:
+        if not name:
+            return None
+        last = name.split(".")[-1]
+        return name if last[:1].isupper() else None  # `self._invalid`, `source.error`
+
+    def arguments(self, params: list[str], values: dict[str, str]) -> list[str] | None:
+        named = [f"{p}={values[p]}" for p in params if p in values]
+        return named or None  # the other arguments are the caller's own: left as `...`
+
+    def user_call(self, function: str, args: list[str] | None, is_method: bool | None) -> str:
+        parts = function.split(".")
+        if is_method is None:  # an entry point: a method when its owner is a class
+            is_method = len(parts) > 1 and parts[-2][:1].isupper()
+        listed = "..." if args is None else ", ".join(args)
+        if is_method and len(parts) > 1:
+            owner = parts[-2]
+            if parts[-1] == "__init__":
+                return f"{owner}({listed})"
+            value = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", owner).lower()
+            if "".join(p.capitalize() for p in value.split("_")) != owner:
+                return f"{owner}(...).{parts[-1]}({listed})"  # `FTP_TLS`: no plain name for it
+            return f"{value}.{parts[-1]}({listed})"
+        return f"{parts[-1]}({listed})"
+
+
+class PythonWriter(_Reading):
     ops = COMPARISONS | {"is": "is", "is_not": "is not", "in": "in", "not_in": "not in"}
     comment = "#"
     inline_comment = "  #"
@@ -47,7 +136,7 @@ class PythonWriter:
         return f"if {condition}:\n    {body}"
 
     def validate(self, f: PageFacts, guard: str, plain: str, stmt: str) -> str:
-        own = f.record.exception if not (f.site.variant or f.site.kind is SiteKind.WARN) else None
+        own = f.exc_class if not (f.site.variant or f.site.kind is SiteKind.WARN) else None
         exc = own or "ValueError"
         return f"if {guard}:\n    raise {exc}({plain})\n{stmt}"
 
@@ -58,13 +147,13 @@ class PythonWriter:
         return f"def {stem}_ok({', '.join(params)}) -> bool:\n    return {positive}"
 
     def error_test(self, f: PageFacts, stem: str, literal: str) -> str:
-        exc = f.record.exception or "Exception"
+        exc = f.exc_class or "Exception"
         return (f"def is_{stem}_error(e: BaseException) -> bool:\n"
                 f"    return isinstance(e, {exc}) and {literal} in str(e)")  # fmt: skip
 
     def try_catch(self, f: PageFacts, call: str, literal: str, advice: str) -> str:
-        exc = f.record.exception or ("AssertionError" if f.site.kind is SiteKind.ASSERT
-                                     else "Exception")  # fmt: skip
+        exc = f.exc_class or ("AssertionError" if f.site.kind is SiteKind.ASSERT
+                              else "Exception")  # fmt: skip
         if f.site.kind is SiteKind.WARN:
             return (f"import warnings\nwith warnings.catch_warnings():\n"
                     f"    warnings.simplefilter(\"error\")\n    try:\n        {call}\n"

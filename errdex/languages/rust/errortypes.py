@@ -5,10 +5,12 @@ enum variants and structs become `MessageDefinition`s, and every `Path::Variant 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from tree_sitter import Node
 
 from errdex.extract.templates import build_template
+from errdex.languages.rust import composed
 from errdex.languages.rust.conditions import Conditions
 from errdex.languages.rust.literals import parse_format
 from errdex.languages.rust.paths import Paths
@@ -105,6 +107,8 @@ class ErrorTypes(Paths, Conditions):
                         continue
                     if isinstance(found, tuple):
                         self.define(found, child, owner)
+                    else:  # `transparent`, `{0}`: maybe another error passed through
+                        composed.passed_through(self, child, owner, self.text(attr))
                     break
                 pending = []
             elif child.type not in _COMMENTS:
@@ -139,7 +143,10 @@ class ErrorTypes(Paths, Conditions):
             )
         )
 
-    def construction(self, node: Node, path_node: Node, values: list[tuple[str, str]]) -> None:
+    def construction(
+        self, node: Node, path_node: Node, values: list[tuple[str, str]],
+        payloads: tuple[tuple[str, Template], ...] = (),
+    ) -> None:
         type_path = _normalize_path(self.text(path_node))
         last = type_path.rsplit("::", 1)[-1]
         if not _CAMEL.match(last):
@@ -161,6 +168,7 @@ class ErrorTypes(Paths, Conditions):
                 guard=ctx.guard,
                 snippet=self.lines.snippet(line),
                 field_values=tuple(values),
+                payloads=payloads,
             )
         )
         self.record_path(node, line, node.end_point.row + 1)
@@ -171,15 +179,17 @@ class ErrorTypes(Paths, Conditions):
         if name is None or body is None:
             return
         values: list[tuple[str, str]] = []
+        given: list[tuple[str, Sequence[Node]]] = []
         for child in body.named_children:
             if child.type == "field_initializer":
                 key = child.child_by_field_name("field")
                 value = child.child_by_field_name("value")
                 if key is not None and value is not None:
                     values.append((self.text(key), self.oneline(value)))
+                    given.append((self.text(key), [value]))
             elif child.type == "shorthand_field_initializer":
                 values.append((self.text(child), self.text(child)))
-        self.construction(node, name, values)
+        self.construction(node, name, values, composed.payloads(self, given))
 
     def unit_path(self, node: Node, name: Node) -> None:
         parent = node.parent

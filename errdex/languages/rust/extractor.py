@@ -24,7 +24,7 @@ from errdex.extract import PARSE_SECONDS, Rule, check_depth, parse_within
 from errdex.extract.shared import find_call_rule, is_literal, rule_guard
 from errdex.extract.structure import FileStructure
 from errdex.extract.templates import build_template
-from errdex.languages.rust import SPEC
+from errdex.languages.rust import SPEC, composed
 from errdex.languages.rust.errortypes import _CAMEL, ErrorTypes
 from errdex.languages.rust.literals import literal_value, parse_format, unescape
 from errdex.languages.rust.messages import _FORMAT_MACROS
@@ -59,7 +59,7 @@ class _File(ErrorTypes):
         guard: str | None,
         ctx: _Context,
     ) -> None:
-        if template.literal_chars == 0:
+        if template.literal_chars == 0 and not composed.names_constant(template):
             self.dynamic += 1
             return
         line = line_node.start_point.row + 1
@@ -197,8 +197,10 @@ class _File(ErrorTypes):
         arguments = call.child_by_field_name("arguments")
         if arguments is None:
             return
-        values = [(str(i), self.span_line(arg)) for i, arg in enumerate(self.call_args(arguments))]
-        self.construction(call, function, values)
+        args = self.call_args(arguments)
+        values = [(str(i), self.span_line(arg)) for i, arg in enumerate(args)]
+        given = [(str(i), arg) for i, arg in enumerate(args)]
+        self.construction(call, function, values, composed.payloads(self, given))
 
 
 class RustExtractor:
@@ -228,11 +230,13 @@ class RustExtractor:
             else:
                 found.append((kind, node, names[0]))
         state.excluded.sort()
+        # errdex.languages.rust.composed's sections after the others, each in match order.
+        found.sort(key=lambda f: f[0] in composed.HANDLERS)
         for kind, node, name in found:
             if state.excluded and state.is_excluded(node):
                 continue
             try:
-                _HANDLERS[kind](state, node, name)
+                (_HANDLERS.get(kind) or composed.HANDLERS[kind])(state, node, name)
             except (RecursionError, ValueError, IndexError, KeyError, AttributeError, TypeError):
                 continue  # one odd construct must not cost the whole file
         return FileExtraction(

@@ -30,3 +30,15 @@
 
 ;; query: item
 (struct_item name: (_) @name) @node
+
+;; query: display
+(impl_item trait: (_) @name body: (declaration_list)) @node
+
+;; query: constructor
+((call_expression function: (scoped_identifier path: (_) name: (identifier) @name) arguments: (arguments)) @node (#match? @name "^[a-z]"))
+
+;; query: macro_body
+(macro_invocation macro: (_) @name (token_tree) @node)
+
+;; query: constant
+[(const_item name: (identifier) @name value: (_) @node) (static_item name: (identifier) @name value: (_) @node)]

@@ -13,6 +13,7 @@ from tree_sitter import Query
 from errdex.extract import Rule
 from errdex.extract.queries import build_query, quoted
 from errdex.languages.rust import SPEC
+from errdex.languages.rust.composed import SECTIONS as _COMPOSED
 
 TS_LANGUAGE = TSLanguage(SPEC.grammar())
 _QUERIES = SPEC.queries()
@@ -62,6 +63,6 @@ def _rule_set(rules: tuple[Rule, ...]) -> _RuleSet:
     alternatives = "|".join(name + "$" for name in sorted(calls) if _IDENTIFIER.match(name))
     regex = "^([A-Z]" + ("|" + alternatives if alternatives else "") + ")"
     wanted.append(("scoped", {"regex": regex}))
-    wanted += [(kind, {}) for kind in ("struct", "unit", "enum", "item")]
+    wanted += [(kind, {}) for kind in ("struct", "unit", "enum", "item", *_COMPOSED)]
     query, kinds = build_query(TS_LANGUAGE, _QUERIES, wanted)
     return _RuleSet(macros=macros, methods=methods, calls=calls, query=query, kinds=kinds)

@@ -8,11 +8,98 @@ import re
 
 from errdex.analyze import facts
 from errdex.languages.writer import COMPARISONS
-from errdex.models import SiteKind
+from errdex.models import Language, Site, SiteKind
 from errdex.write.pagefacts import PageFacts, quote
 
+_RAISES = r"(?:bail!|Err\(|panic!|unreachable!|todo!|unimplemented!|return\s+Err)"
+_CHECK = re.compile(
+    rf"\s*(?:}}\s*else\s+)?if\b.*\{{.*{_RAISES}|\s*(?:[\w:]+::)?(?:debug_)?assert(?:_eq|_ne)?!"
+    rf"|\s*(?:[\w:]+::)?ensure!|.*=>\s*(?:\{{\s*)?(?:[\w:]+::)?{_RAISES}"
+)
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
 
-class RustWriter:
+
+class _Reading:
+    """How Rust code is read from a snippet (see errdex.write.reading)."""
+
+    def is_comment(self, line: str) -> bool:
+        return line.lstrip().startswith("//")
+
+    def comment_text(self, line: str) -> str:
+        return re.sub(r"^\s*//[/!]?\s?", "", line).strip()
+
+    def opens_check(self, line: str) -> bool:
+        return _CHECK.match(line) is not None
+
+    def exclusive_branch(self, line: str) -> bool:
+        text = _STRINGS.sub('""', line).strip()
+        return text.startswith(("} else", "else")) or "=>" in text
+
+    def defines(self, line: str, name: str) -> bool:
+        return re.search(rf"\bfn\s+{re.escape(name)}\s*[<(]", line) is not None
+
+    def parameter_names(self, params: str) -> list[str]:
+        out = []
+        for part in facts.split_top(params, ",", Language.RUST):
+            part = part.strip()
+            if not part:
+                continue
+            if re.fullmatch(r"&?\s*(?:'\w+\s+)?(?:mut\s+)?self(?:\s*:.*)?", part):
+                out.append("self")
+                continue
+            m = re.match(r"(?:mut\s+)?([A-Za-z_]\w*)\s*:", part)
+            out.append(m.group(1) if m else "_")
+        return out
+
+    def public_by_name(self, site: Site) -> bool | None:
+        return None
+
+    def public_header(self, header: str) -> bool | None:
+        if re.match(r"\s*pub\s*\(", header):
+            return False  # pub(crate), pub(super): not for users
+        if re.match(r"\s*pub\b", header):
+            return True
+        if not header[:1].isspace() and "self" not in header:
+            return False  # a free function of the module without `pub`
+        return None  # a method without `pub` may still be public through a trait
+
+    def doc_of(self, lines: list[str], index: int) -> str | None:
+        found: list[str] = []
+        i = index - 1
+        while i >= 0 and lines[i].lstrip().startswith("#["):
+            i -= 1
+        while i >= 0 and lines[i].lstrip().startswith("///"):
+            found.append(lines[i].lstrip()[3:].strip())
+            i -= 1
+        if i < 0:
+            return None  # the doc starts above the snippet: its first words are not shown
+        prose: list[str] = []
+        for line in reversed(found):
+            if line.startswith("```") or (not line and prose):
+                break  # the summary paragraph ends at a blank line or an example
+            prose.append(line)
+        return " ".join(prose).strip() or None
+
+    def exception_class(self, name: str | None) -> str | None:
+        return name
+
+    def arguments(self, params: list[str], values: dict[str, str]) -> list[str] | None:
+        return [values.get(p, p) for p in params]
+
+    def user_call(self, function: str, args: list[str] | None, is_method: bool | None) -> str:
+        parts = function.split("::")
+        listed = "..." if args is None else ", ".join(args)
+        if is_method and len(parts) > 1:
+            owner = re.sub(r"<.*", "", parts[-2])
+            value = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_",
+                           owner).lower() or "value"
+            if "".join(p.capitalize() for p in value.split("_")) != owner:
+                return f"{function}({listed})"  # no plain name for its value: call it by path
+            return f"{value}.{parts[-1]}({listed})"
+        return f"{function}({listed})"
+
+
+class RustWriter(_Reading):
     ops = COMPARISONS
     comment = "//"
     inline_comment = " //"
@@ -39,7 +126,7 @@ class RustWriter:
         for origin in f.origins:  # a Rust struct field is copied once
             if origin.how == "field" and re.fullmatch(r"[\w.]+", origin.expression):
                 code = re.sub(rf"\bself\.{re.escape(origin.name)}\b", origin.expression, code)
-        return facts.strip_self(code)
+        return code  # what is left of `self` is the receiver: the writer names it
 
     def if_block(self, condition: str, body: str) -> str:
         return f"if {condition} {{\n    {body}\n}}"
@@ -52,7 +139,16 @@ class RustWriter:
 
     def predicate(self, f: PageFacts, stem: str, positive: str, params: list[str]) -> str:
         params = [p for p in params if p != "self"]
-        typed = ", ".join(f"{p}: {facts.declared_type(f.site, p) or '...'}" for p in params)
+        owner = (f.site.function or "").split("::")
+        own = re.sub(r"<.*", "", owner[-2]) if len(owner) > 1 else None
+        receiver = re.sub(r"(?<!^)(?=[A-Z])", "_", own).lower() if own else None
+
+        def typed_one(p: str) -> str:
+            if p == receiver and own:
+                return f"{p}: &{own}"
+            return f"{p}: {facts.declared_type(f.site, p) or '...'}"
+
+        typed = ", ".join(typed_one(p) for p in params)
         if re.search(r"\bself\.", positive):
             typed = ", ".join(["&self", typed]) if typed else "&self"
         return f"fn {stem}_ok({typed}) -> bool {{\n    {positive}\n}}"
@@ -67,13 +163,14 @@ class RustWriter:
                     f"    Err(p) if p.downcast_ref::<String>().is_some_and(|s| s.contains("
                     f"{literal})) => {{\n        panic!({quote(advice + ': {:?}')}, p)\n    }}\n"
                     f"    Err(p) => std::panic::resume_unwind(p),\n}}")  # fmt: skip
+        # By its text, not its variant: the library may return the variant boxed in another
+        # (a backtrace or context wrapper), where a pattern on the variant would not match.
+        note = ""
         if f.site.kind is SiteKind.ERROR_ENUM and f.site.exception:
-            fields = f.site.variant_fields
-            shape = "" if not fields else " { .. }" if not fields[0].isdigit() else "(..)"
-            arm = f"Err(e @ {f.site.exception}{shape})"
-        else:
-            arm = f"Err(e) if e.to_string().contains({literal})"
-        return (f"match {call} {{\n    Ok(v) => v,\n    {arm} => {{\n"
+            note = (f"// the error is `{f.site.exception}`, possibly wrapped (backtrace, "
+                    "context): match its text\n")
+        arm = f"Err(e) if e.to_string().contains({literal})"
+        return (f"{note}match {call} {{\n    Ok(v) => v,\n    {arm} => {{\n"
                 f"        return Err(format!(\"{_format_literal(advice)}: {{e}}\").into());\n"
                 f"    }}\n    Err(e) => return Err(e.into()),\n}}")  # fmt: skip
 

@@ -1,0 +1,347 @@
+"""Pages a user can act on (issue 20), read from real repositories written here and indexed
+commit by commit: the summary names the public function the user called, the example fix
+changes that call's argument (never the raising helper's locals), the code's own comment
+is quoted, invariants and debug-only checks say so, and every cross-reference is verified
+(history at the site's own path, tests that expect exactly this message, siblings on the
+same path, the exception class a caller can catch, no failure class guessed from words)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from errdex.contract import record_to_dict
+from errdex.index import index_snapshot
+from errdex.source.resolve import SourceOptions, resolve
+from errdex.store import SQLiteStore
+from tests.analysis_repos import commit, git, init
+
+LIB_V1 = """\
+pub struct Grid {
+    cells: Vec<u8>,
+}
+
+impl Grid {
+    /// Pad the grid with `n` copies of its border. Padding an empty grid is meaningless.
+    pub fn pad(&self, dim: usize, n: usize) -> Result<Grid> {
+        if dim > 1 {
+            bail!("pad: dim must be 0 or 1, got {dim}")
+        }
+        // a zero-width pad would return the grid itself: reject it so callers notice
+        if n == 0 {
+            bail!("pad: the pad width must be positive")
+        }
+        if self.cells.is_empty() {
+            bail!("pad: this grid has no cells to copy")
+        } else if n > 64 {
+            bail!("pad: at most 64 cells of padding")
+        }
+        Ok(widen(&self.cells, n)?)
+    }
+
+    pub fn check(&self) -> Result<()> {
+        if self.cells.len() > 4096 {
+            bail!("check: the grid is too large to pad")
+        }
+        Ok(())
+    }
+
+    pub fn rows(&self, count: usize) -> Result<usize> {
+        debug_assert!(count < 1000, "rows: count {count} is too large");
+        Ok(split(count)?)
+    }
+}
+
+fn split(parts: usize) -> Result<usize> {
+    // parts is checked by every caller already; zero here is a bug in this crate
+    if parts == 0 {
+        bail!("split: zero parts reached the splitter")
+    }
+    Ok(parts)
+}
+
+pub struct Node {
+    g: Option<Grid>,
+}
+
+impl Node {
+    pub fn graph(&self) -> Result<&Grid> {
+        self.g.as_ref().ok_or_else(|| Error::Msg("node does not contain a graph".to_string()))
+    }
+}
+
+pub struct Plain;
+pub struct Packed;
+
+impl Plain {
+    pub fn dot(&self, n: usize) -> Result<usize> {
+        Self::unopt(n)
+    }
+    fn unopt(n: usize) -> Result<usize> {
+        Ok(n)
+    }
+}
+
+impl Packed {
+    pub fn dot(&self, n: usize) -> Result<usize> {
+        Self::unopt(n)
+    }
+    fn unopt(n: usize) -> Result<usize> {
+        if n % 4 != 0 {
+            bail!("packed dot needs a multiple of four, got {n}")
+        }
+        Ok(n)
+    }
+}
+
+fn widen(cells: &[u8], width: usize) -> Result<Grid> {
+    if width % 2 == 1 {
+        bail!("widen: odd widths cannot be centred")
+    }
+    Ok(Grid { cells: cells.to_vec() })
+}
+"""
+EXAMPLE = """\
+fn main() -> Result<()> {
+    let rate = read_rate()?;
+    if rate != 16000 {
+        bail!("the demo expects a sampling rate of 16000 Hz")
+    }
+    Ok(())
+}
+"""
+PY_LIB = '''\
+"""A tiny config parser."""
+
+
+class ConfigError(ValueError):
+    pass
+
+
+class Reader:
+    def __init__(self, text):
+        self.text = text
+
+    def _error(self, msg):
+        return ConfigError(msg)
+
+    def section(self, name, retries=3):
+        """Read one section by name."""
+        if not isinstance(retries, int):
+            raise TypeError("retries must be an int")
+        if name not in self.text:
+            raise self._error(f"no section named {name!r}")
+        return self.text[name]
+
+
+class Cursor:
+    def __init__(self, limit):
+        if limit <= 0:
+            raise ValueError("the cursor limit must be positive")
+        self.limit = limit
+
+    def seek(self, pos):
+        if pos < 0 or pos > self.limit:
+            raise ValueError("the cursor position is out of range")
+        return pos
+
+
+def _token(kind):
+    if kind != "word":
+        raise ConfigError(f"Expected {kind}")
+'''
+PY_TEST = '''\
+import pytest
+from cfgread import Reader
+
+
+def test_retries():
+    with pytest.raises(TypeError, match="retries must be an int"):
+        Reader({}).section("a", retries="3")
+
+
+def test_other():
+    with pytest.raises(ValueError, match="Expected"):
+        Reader({}).section("Expected section")
+'''
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for path, text in files.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+
+
+def _index(root: Path, repo: str) -> dict[str, dict[str, Any]]:
+    (snapshot,) = resolve(str(root), SourceOptions(repo=repo))
+    with SQLiteStore(root.parent / f"{repo.replace('/', '_')}.sqlite") as store:
+        index_snapshot(snapshot, store, workers=1)
+        return {row.message: record_to_dict(store.record(row.id)) for row in store.records(repo)}
+
+
+@pytest.fixture(scope="module")
+def rust(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    root = tmp_path_factory.mktemp("pages-rust") / "repo"
+    init(root)
+    _write(root, {"Cargo.toml": '[package]\nname = "grid"\nversion = "0.1.0"\n',
+                  "src/lib.rs": LIB_V1, "examples/demo/main.rs": EXAMPLE})
+    shas = [commit(root, "grid and a demo", "2024-01-01T12:00:00+00:00")]
+    # The demo moves into the wasm worker: the same message at a new path.
+    _write(root, {"wasm/worker.rs": EXAMPLE})
+    shas.append(commit(root, "wasm worker", "2024-02-01T12:00:00+00:00"))
+    (root / "examples/demo/main.rs").unlink()
+    shas.append(commit(root, "drop the old demo", "2024-03-01T12:00:00+00:00", tag="v0.5.0"))
+    return _index(root, "t/grid"), shas
+
+
+@pytest.fixture(scope="module")
+def python(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    root = tmp_path_factory.mktemp("pages-py") / "repo"
+    init(root)
+    _write(root, {"cfgread/__init__.py": PY_LIB, "tests/test_cfgread.py": PY_TEST})
+    commit(root, "reader", "2024-01-01T12:00:00+00:00", tag="v1.0")
+    return _index(root, "t/cfg")
+
+
+def _page(records: dict[str, dict[str, Any]], message: str) -> dict[str, Any]:
+    page: dict[str, Any] = records[message]["explanation"]
+    return page
+
+
+def _code(page: dict[str, Any]) -> str:
+    d = page["defensive"]
+    return "\n".join([page["example_fix"]["before"], page["example_fix"]["after"],
+                      d["validate"], d["type_guard"], d["try_catch"]])
+
+
+def test_fix_changes_the_public_call_s_argument(rust: Any) -> None:
+    page = _page(rust[0], "pad: the pad width must be positive")
+    assert page["summary"] == "`n` must not be 0 when calling `Grid::pad`"
+    assert page["example_fix"]["before"].startswith("grid.pad(dim, 0)?;")
+    assert page["example_fix"]["after"].startswith("grid.pad(dim, 1)?;")
+    assert "let n" not in _code(page)
+
+
+def test_a_method_returning_a_unit_result_is_called_on_its_value(rust: Any) -> None:
+    # `-> Result<()>`: the parameter list ends at its own `)`
+    page = _page(rust[0], "check: the grid is too large to pad")
+    assert page["example_fix"]["before"].startswith("grid.check()?;")
+
+
+def test_the_code_s_comment_and_doc_are_quoted_as_its_words(rust: Any) -> None:
+    page = _page(rust[0], "pad: the pad width must be positive")
+    assert ("The code's comment just above the check says: \u201ca zero-width pad would return "
+            "the grid itself: reject it so callers notice\u201d.") in page["what_it_means"]
+    assert ("The doc comment of `pad` says: \u201cPad the grid with `n` copies of its border."
+            "\u201d" in page["what_it_means"])
+
+
+def test_an_internal_helper_is_named_only_where_it_is_thrown(rust: Any) -> None:
+    page = _page(rust[0], "widen: odd widths cannot be centred")
+    assert "`Grid::pad`" in page["summary"] and "widen" not in page["summary"]
+    assert "widen" not in page["trigger"].split(" at ")[0]
+    assert "`widen` (internal: you reach it from `Grid::pad`)" in page["what_it_means"]
+    assert "widen(" not in page["example_fix"]["before"]
+    assert "grid.pad" not in page["example_fix"]["before"] or "Grid::pad" in page["summary"]
+    assert "let width" not in _code(page) and "width = " not in _code(page)
+    assert not any("where it is set" in s for s in page["solutions"])
+
+
+def test_an_entry_point_of_another_type_is_not_named(rust: Any) -> None:
+    # `Plain::dot` calls its own `Self::unopt`, not `Packed::unopt`
+    page = _page(rust[0], "packed dot needs a multiple of four, got {n}")
+    assert "`Packed::dot`" in page["summary"] and "Plain" not in page["summary"]
+
+
+def test_ok_or_else_is_a_missing_value_not_an_unconditional_error(rust: Any) -> None:
+    page = _page(rust[0], "node does not contain a graph")
+    assert "always" not in page["summary"]
+    assert "`self.g.as_ref()`" in page["summary"] and "None" in page["summary"]
+
+
+def test_an_invariant_says_there_is_nothing_to_change(rust: Any) -> None:
+    page = _page(rust[0], "split: zero parts reached the splitter")
+    assert "internal invariant" in page["summary"] and "bug" in page["summary"]
+    assert page["solutions"][0].startswith("Nothing to change on your side")
+    assert "nothing to change in this call" in page["example_fix"]["after"]
+
+
+def test_a_debug_assert_is_said_to_be_debug_only(rust: Any) -> None:
+    page = _page(rust[0], "rows: count {count} is too large")
+    assert "(checked in debug builds only)" in page["summary"]
+    assert "debug builds only; a release build skips it" in page["what_it_means"]
+
+
+def test_siblings_are_only_those_on_the_same_path(rust: Any) -> None:
+    page = _page(rust[0], "pad: at most 64 cells of padding")
+    means = page["what_it_means"]
+    assert "has already checked" in means and "pad width must be positive" in means
+    # the `if self.cells.is_empty()` arm excludes this `else if`: never "already checked"
+    assert "no cells to copy" not in means
+
+
+def test_history_is_that_of_the_site_s_own_path(rust: Any) -> None:
+    records, shas = rust
+    record = records["the demo expects a sampling rate of 16000 Hz"]
+    history = record["facts"]["history"]
+    # introduced at wasm/worker.rs by the second commit; the old demo's removal is not its own
+    assert history["introduced_commit"] == shas[1]
+    assert history["removed_commit"] is None
+    # v0.5.0 is the checkout's oldest tag: it says nothing about the first release
+    assert history["introduced_tag"] is None
+    text = record["explanation"]["what_it_means"]
+    assert f"introduced in commit {shas[1][:10]}" in text
+    assert "removed" not in text and "first released" not in text
+
+
+def test_first_release_is_named_when_an_older_tag_exists(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    init(root)
+    _write(root, {"src/lib.rs": "pub fn f() -> Result<()> { Ok(()) }\n"})
+    commit(root, "start", "2024-01-01T12:00:00+00:00", tag="v0.1.0")
+    _write(root, {"src/lib.rs": EXAMPLE})
+    second = commit(root, "rate check", "2024-02-01T12:00:00+00:00")
+    git(root, "tag", "v0.2.0")
+    history = _index(root, "t/tags")["the demo expects a sampling rate of 16000 Hz"]["facts"][
+        "history"]
+    assert (history["introduced_commit"], history["introduced_tag"]) == (second, "v0.2.0")
+
+
+def test_python_fix_and_test_are_the_user_s(python: Any) -> None:
+    page = _page(python, "retries must be an int")
+    assert page["summary"].startswith("`retries` must be an instance of `int` when calling")
+    assert page["example_fix"]["before"].startswith('reader.section(retries="1")')
+    assert page["example_fix"]["after"].startswith("reader.section(retries=1)")
+    assert "tests expect it at tests/test_cfgread.py:6" in page["what_it_means"]
+
+
+def test_a_constructor_is_called_as_its_class(python: Any) -> None:
+    page = _page(python, "the cursor limit must be positive")
+    assert page["summary"] == "`limit` must be greater than 0 when calling `cfgread.Cursor`"
+    assert page["example_fix"]["before"].startswith("Cursor(limit=0)")
+    assert page["example_fix"]["after"].startswith("Cursor(limit=1)")
+
+
+def test_a_check_mixing_an_argument_and_state_says_which_is_which(python: Any) -> None:
+    page = _page(python, "the cursor position is out of range")
+    assert ("Of the values it checks, `pos` is the argument of `seek`; the others are held or "
+            "computed inside the library.") in page["what_it_means"]
+    assert "computed inside `seek`, not passed by you" not in page["what_it_means"]
+
+
+def test_a_helper_is_not_caught_as_an_exception_class(python: Any) -> None:
+    page = _page(python, "no section named {name!r}")
+    assert "except Exception as e:" in page["defensive"]["try_catch"]
+    assert "self._error" not in page["defensive"]["try_catch"]
+    assert "raise self._error" not in page["defensive"]["validate"]
+
+
+def test_a_short_template_borrows_no_test_and_no_class(python: Any) -> None:
+    record = python["Expected {kind}"]
+    assert "tests expect it" not in record["explanation"]["what_it_means"]
+    assert "A working example" not in record["explanation"]["trigger"]
+    cls = record["failure_class"]
+    assert cls is None or cls["by"] == "rules"
