@@ -40,6 +40,7 @@ from errdex.models import (
     Placeholder,
     Record,
     RecordFacts,
+    RecordVersion,
     Related,
     Repository,
     SiblingCheck,
@@ -356,7 +357,8 @@ def record_from_dict(data: dict[str, Any]) -> Record:
 
 # The named contracts `/api/schema` publishes (each a `$defs` entry); the web pages' and
 # the service's response types are added by their modules through `contract_types`.
-CONTRACTS: tuple[type, ...] = (Record, ExplainResult, MatchResult, Listing, Repository)
+CONTRACTS: tuple[type, ...] = (Record, ExplainResult, MatchResult, Listing, Repository,
+                                RecordVersion)
 # Types reachable from the record that the schema must describe (by reference).
 _MODELS = (Placeholder, Snippet, Explanation, Related, FailureClass, Location, RecordFacts,
            SiteFacts, OriginFact, SiblingCheck, EntryPoint, TestRef, History, SiteKind)

@@ -321,7 +321,7 @@ def index_snapshot(
     records = attach_definitions(build_records(snapshot, sites), extractions, snapshot)
     if progress:
         progress("analyzing records", 0, len(records), f"{len(sites)} sites")
-    previous = previous_records(store, snapshot.repo)
+    previous = previous_records(store, snapshot)
     structures = {e.structure.path: e.structure for e in extractions if e.structure}
     records, removed, names = analyze_snapshot(snapshot, records, previous, structures)
     if progress:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from errdex.extract.structure import FileStructure
@@ -320,14 +320,37 @@ class Listing:
 
 @dataclass(frozen=True)
 class Repository:
-    """An indexed snapshot as the store lists it, with its record count."""
+    """An indexed snapshot (one version of a repository) as the store lists it, with its
+    record count: `ref` is what the snapshot is keyed by (its release version, else its
+    commit, else "" for a plain directory), `versions` the refs of every indexed version
+    of the repository, newest first."""
 
     repo: str
+    ref: str
     commit_sha: str | None
     commit_date: str | None
     version: str | None
     indexed_at: str
     records: int
+    versions: tuple[str, ...]
+
+
+RecordStatus = Literal["current", "removed", "absent"]
+
+
+@dataclass(frozen=True)
+class RecordVersion:
+    """A record in one indexed version of its repository: `status` says whether its
+    message is there ("current"), was removed before it ("removed") or is not there at
+    all ("absent"); `changed`, that its sites differ from the last version before that
+    had it current."""
+
+    ref: str
+    version: str | None
+    commit_sha: str | None
+    indexed_at: str
+    status: RecordStatus
+    changed: bool
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,12 @@ print or serve return the JSON contract (`errdex.contract`: `explain --json`, `s
 --json`, `scan --json`, the listing rows); the reads behind pages return the store's
 typed rows. It prints nothing and never writes to the store.
 
+Versions: a read without a version sees each repository's newest indexed version;
+`show`, `record` and `listing` take a `version` (a ref, a release version or a commit
+prefix: `errdex.store.base`), `record_versions` and `versions` say what is indexed, and
+`explain` reads the versions a text names (`errdex.match.versions`), except in the
+exception hook's KEYED mode, which stays with the newest.
+
 An `Explainer` serves one thread at a time (a lock guards the one SQLite connection and
 the caches). Its caches (the kept matcher, the map of site paths) follow the database:
 when a repository is indexed again, the next call sees the new records.
@@ -30,7 +36,8 @@ from errdex.errors import EmptyInputError, NotFoundError, StoreError, UsageError
 from errdex.explain import MAX_INPUT_CHARS, valid_text
 from errdex.match import Matcher, load_matcher
 from errdex.match.scan import ByteStream, report_to_dict, scan_stream
-from errdex.models import Listing, MatchEntry, Record, Repository
+from errdex.match.versions import prefer_named_versions
+from errdex.models import Listing, MatchEntry, Record, RecordVersion, Repository
 from errdex.store import SQLiteStore, Store
 from errdex.store.base import TextSearch
 
@@ -141,15 +148,27 @@ class Explainer:
         self._check_text(text)
         limit = _check_limit(limit, self.max_limit)
         with self._current():
-            return explain_text(self.store, self._matcher_for(text), text, limit)
+            # A text that names an indexed version of a library (a dist-info path, a
+            # pin, a bare v1.2.3) is read in that version (errdex.match.versions); the
+            # exception hook's bounded KEYED mode reads each repository's newest.
+            store = (self.store if self.mode is MatcherMode.KEYED
+                     else prefer_named_versions(self.store, text))
+            return explain_text(store, self._matcher_for(text, store), text, limit)
 
-    def show(self, record_id: str) -> dict[str, Any]:
-        """One record's JSON contract; NotFoundError for an unknown id."""
-        return contract.record_to_dict(self.record(record_id))
+    def show(self, record_id: str, version: str | None = None) -> dict[str, Any]:
+        """One record's JSON contract (in its repository's newest indexed version, or in
+        `version`); NotFoundError for an unknown id, or a version that lacks it."""
+        return contract.record_to_dict(self.record(record_id, version))
 
-    def record(self, record_id: str) -> Record:
+    def record(self, record_id: str, version: str | None = None) -> Record:
         with self._current():
-            return self.store.record(record_id.strip())
+            return self.store.record(record_id.strip(), version)
+
+    def record_versions(self, record_id: str) -> list[RecordVersion]:
+        """In which indexed versions of its repository the record's message is, oldest
+        first; NotFoundError for an unknown id."""
+        with self._current():
+            return self.store.record_versions(record_id.strip())
 
     def search(self, query: str, limit: int = 20) -> list[dict[str, Any]]:
         """Listing rows of the records whose message has every word of `query`, best
@@ -212,14 +231,21 @@ class Explainer:
         with self._current():
             return self.store.repos()
 
-    def listing(self, repo: str | None = None) -> list[Listing]:
-        """Listing rows of one repository (or all), by repository, path and line;
-        NotFoundError for a repository that is not indexed."""
+    def versions(self, repo: str | None = None) -> list[Repository]:
+        """Every indexed version (of `repo`), by repository, newest first."""
+        with self._current():
+            return self.store.snapshots(repo)
+
+    def listing(self, repo: str | None = None, version: str | None = None) -> list[Listing]:
+        """Listing rows of one repository (or all), by repository, path and line, in each
+        one's newest version or in `version` (without `repo`: every repository that has
+        that version); NotFoundError for a repository that is not indexed or has no such
+        version."""
         with self._current():
             if repo is not None and not self.store.has_repo(repo):
                 known = ", ".join(r.repo for r in self.store.repos()) or "none"
                 raise NotFoundError(f"repository {repo!r} is not indexed (indexed: {known})")
-            return self.store.records(repo)
+            return self.store.records(repo, version)
 
     def in_class(self, slug: str) -> list[Listing]:
         """Listing rows of every record of one failure class, across repositories."""
@@ -257,17 +283,16 @@ class Explainer:
                 self._matcher = None
             yield
 
-    def _matcher_for(self, text: str) -> Matcher:
+    def _matcher_for(self, text: str, store: Store) -> Matcher:
+        """The matcher for `text`: over `store`, the Explainer's own store or a view of it
+        reading the versions the text names (then no kept or given matcher applies: they
+        hold each repository's newest)."""
+        if store is not self.store:
+            return text_matcher(store, text)
         if self._given is not None:
             return self._given()
         if self.mode is MatcherMode.KEYED:
-            entries = self.store.match_candidates(text, limit=self.candidate_limit)
-            if entries is None:
-                raise NoKeyIndexError(f"{self.name} has no key index (written by an older "
-                                      "errdex): run `errdex index` again to explain errors "
-                                      "here")
-            self.entries_loaded += len(entries)
-            return Matcher(entries)
+            return self._keyed_matcher(text)
         matcher = self._matcher
         if matcher is None and self.mode is MatcherMode.PER_TEXT:
             matcher = matcher_for_text(self.store, text)
@@ -275,6 +300,16 @@ class Explainer:
                 self.entries_loaded += len(matcher.entries)
         # No key index in this database, or KEPT mode: every template, built once.
         return matcher if matcher is not None else self._whole_matcher()
+
+    def _keyed_matcher(self, text: str) -> Matcher:
+        """KEYED mode: only the templates the key index selects, at most
+        `candidate_limit`."""
+        entries = self.store.match_candidates(text, limit=self.candidate_limit)
+        if entries is None:
+            raise NoKeyIndexError(f"{self.name} has no key index (written by an older "
+                                  "errdex): run `errdex index` again to explain errors here")
+        self.entries_loaded += len(entries)
+        return Matcher(entries)
 
     def _whole_matcher(self) -> Matcher:
         """The matcher over every record, built at most once per database state (also in
@@ -360,6 +395,11 @@ def _hit(record: Record, paths: set[str], line: int | None) -> SiteHit:
         message=record.template.message,
         summary=record.explanation.summary if record.explanation else None, sites=sites,
     )
+
+
+def text_matcher(store: Store, text: str) -> Matcher:
+    """`matcher_for_text`, or the whole matcher for a database without a key index."""
+    return matcher_for_text(store, text) or load_matcher(store)
 
 
 def matcher_for_text(store: Store, text: str, near_limit: int = NEAR_LIMIT) -> Matcher | None:

@@ -22,7 +22,7 @@ from markupsafe import escape
 from errdex import contract
 from errdex.analyze.classes import CLASSES
 from errdex.index import index_snapshot
-from errdex.models import Listing, Repository
+from errdex.models import Listing, RecordVersion, Repository
 from errdex.sections import SECTIONS
 from errdex.serve.cli import main
 from errdex.serve.web.app import create_app
@@ -34,6 +34,7 @@ from tests.test_golden import REPOSITORIES
 # What each route returns, by its path as the app declares it.
 ROUTES: dict[str, Any] = {
     "/api/errors/{record_id}": ErrorPage,
+    "/api/errors/{record_id}/versions": list[RecordVersion],
     "/api/search": SearchPage,
     "/api/match": contract.ExplainResult,
     "/api/repos": list[Repository],
@@ -95,7 +96,8 @@ def test_the_published_schema_is_a_schema_of_every_contract(client: TestClient) 
     assert published == json.loads(json.dumps(contract.schema()))
     names = set(published["$defs"])
     assert {"Record", "Site", "Explanation", "ExplainResult", "ErrorPage", "SearchPage",
-            "RepoPage", "ClassPage", "Health", "Listing", "Repository", "SiteHit"} <= names
+            "RepoPage", "ClassPage", "Health", "Listing", "Repository", "SiteHit",
+            "RecordVersion"} <= names
     record = published["$defs"]["Record"]
     assert record["additionalProperties"] is False
     assert {"message", "template", "placeholders", "status", "definition"} <= set(
@@ -121,6 +123,10 @@ def test_every_api_response_holds_to_the_schema(client: TestClient,
     _valid(repos, list[Repository])
     for repo in repos:
         _valid(_get(client, f"/api/repos/{repo['repo']}"), RepoPage)
+        for ref in repo["versions"]:
+            page = _get(client, f"/api/repos/{repo['repo']}", version=ref)
+            _valid(page, RepoPage)
+            assert page["repo"]["ref"] == ref
     for slug, _, _ in CLASSES:
         _valid(_get(client, f"/api/classes/{slug}"), ClassPage)
     _valid(_get(client, "/api/health"), Health)
@@ -135,6 +141,20 @@ def test_every_api_response_holds_to_the_schema(client: TestClient,
         response = client.post("/api/match", json={"text": row.message, "limit": 3})
         assert response.status_code == 200
         _valid(response.json(), contract.ExplainResult)
+
+
+def test_every_version_of_a_record_holds_to_the_schema(client: TestClient,
+                                                       listing: list[Listing]) -> None:
+    several = 0
+    for row in listing:
+        versions = _get(client, f"/api/errors/{row.id}/versions")
+        _valid(versions, list[RecordVersion])
+        several += len(versions) > 1
+        for held in (v for v in versions if v["status"] != "absent"):
+            page = _get(client, f"/api/errors/{row.id}", version=held["ref"])
+            _valid(page, ErrorPage)
+            assert page["version"] == held["ref"] and page["versions"] == versions
+    assert several > 0  # the fixtures index some repository at two versions
 
 
 def test_a_pasted_message_is_a_match_page_in_the_contract(client: TestClient,
@@ -159,6 +179,19 @@ def test_show_explain_and_list_json_hold_to_the_schema(
     out = io.StringIO()
     assert main(["--db", str(db), "list", "--json"], out) == 0
     _valid(json.loads(out.getvalue()), list[Listing])
+    with SQLiteStore(db, create=False) as store:
+        versions = [(s.repo, s.ref) for s in store.snapshots()]
+    assert len(versions) > len({repo for repo, _ in versions})  # some repository has two
+    for repo, ref in versions:
+        out = io.StringIO()
+        assert main(["--db", str(db), "list", "--repo", repo, "--version", ref, "--json"],
+                    out) == 0
+        rows = json.loads(out.getvalue())
+        _valid(rows, list[Listing])
+        out = io.StringIO()
+        assert main(["--db", str(db), "show", rows[0]["id"], "--version", ref, "--json"],
+                    out) == 0
+        _valid(json.loads(out.getvalue()), contract.Record)
     capsys.readouterr()
 
 

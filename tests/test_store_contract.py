@@ -122,15 +122,134 @@ def test_replacing_a_snapshot_replaces_its_records(store: Store) -> None:
     _write(store, "o/r", first, vocabulary=frozenset({"old_name"}))
     kept = make_record("cannot open checkpoint file", line=12, path="src/io.rs")
     new = make_record("checkpoint is truncated at byte {n}", holes=(("n", "n"),))
-    _write(store, "o/r", [kept, new], version="2.0")
+    _write(store, "o/r", [kept, new])  # the same version again
     assert [row.id for row in store.records("o/r")] == [kept.id, new.id]
     assert store.records("o/r")[0].line == 12
-    assert store.repos()[0].records == 2 and store.repos()[0].version == "2.0"
+    assert store.repos()[0].records == 2 and store.repos()[0].versions == ("1.0",)
     with pytest.raises(NotFoundError):
         record_to_dict(store.record(first[0].id))
     assert store.vocabulary("o/r") == frozenset({"old_name"})  # none given: the old one kept
     assert {e.record_id for e in store.match_entries()} == {kept.id, new.id}
     assert store.search_text("shape mismatch") == []
+
+
+def _two_versions(store: Store) -> tuple[list[Record], Record, Record]:
+    """o/r at 1.0 (the library) and at 2.0 (one message moved, one new, the rest gone)."""
+    first = _library()
+    _write(store, "o/r", first, vocabulary=frozenset({"old_name"}))
+    kept = make_record("cannot open checkpoint file", line=12, path="src/io.rs")
+    new = make_record("checkpoint is truncated at byte {n}", holes=(("n", "n"),))
+    _write(store, "o/r", [kept, new], vocabulary=frozenset({"new_name"}), version="2.0")
+    return first, kept, new
+
+
+def test_two_versions_live_side_by_side(store: Store) -> None:
+    first, kept, new = _two_versions(store)
+    [repo] = store.repos()
+    assert (repo.ref, repo.version, repo.records, repo.versions) == (
+        "2.0", "2.0", 2, ("2.0", "1.0"))
+    assert [(s.ref, s.records) for s in store.snapshots("o/r")] == [("2.0", 2), ("1.0", 4)]
+    # without a version, the newest; with one, that version (a leading v is fine)
+    assert [row.id for row in store.records("o/r")] == [kept.id, new.id]
+    assert [row.id for row in store.records()] == [kept.id, new.id]
+    assert len(store.records("o/r", "1.0")) == 4 == len(store.records("o/r", "v1.0"))
+    assert store.record(kept.id).sites[0].line == 12
+    assert store.record(kept.id, "1.0").sites[0].line == 10
+    with pytest.raises(NotFoundError, match=r"in version '2\.0'"):
+        store.record(first[0].id, "2.0")
+    # a message only the older version has is still found by its id
+    assert store.record(first[0].id).template.message == first[0].template.message
+    with pytest.raises(NotFoundError, match=r"o/r has no indexed version '3\.0' "
+                       r"\(indexed: 2\.0, 1\.0\)"):
+        store.records("o/r", "3.0")
+    assert store.vocabulary("o/r") == frozenset({"new_name"})
+    assert store.vocabulary("o/r", "1.0") == frozenset({"old_name"})
+    # matching and text search see the newest snapshot only: one row per message
+    assert [e.record_id for e in store.match_entries()] == [kept.id, new.id]
+    assert store.search_text("shape mismatch") == []
+    assert [row.id for row in store.search_text("checkpoint file")] == [kept.id]
+    text = "Error: shape mismatch in matmul: [2, 3] vs [4, 5]"
+    assert store.match_candidates(text) == []
+    # in which versions each message exists, and where its sites changed
+    assert [(v.ref, v.status, v.changed) for v in store.record_versions(kept.id)] == [
+        ("1.0", "current", False), ("2.0", "current", True)]
+    assert [(v.ref, v.status) for v in store.record_versions(new.id)] == [
+        ("1.0", "absent"), ("2.0", "current")]
+    assert [v.status for v in store.record_versions(first[3].id)] == ["removed", "absent"]
+
+
+def test_a_view_with_chosen_versions_reads_those(store: Store) -> None:
+    first, kept, new = _two_versions(store)
+    old = store.with_versions({"o/r": "1.0"})
+    assert [e.record_id for e in old.match_entries()] == [r.id for r in old.records()]
+    assert len(old.records()) == 4 and old.repos()[0].ref == "1.0"
+    assert old.record(kept.id).sites[0].line == 10
+    assert old.record(new.id).template.message == new.template.message  # not in 1.0: newest
+    text = "Error: shape mismatch in matmul: [2, 3] vs [4, 5]"
+    candidates = old.match_candidates(text)
+    assert candidates is not None and first[0].id in {e.record_id for e in candidates}
+    with old:
+        pass  # closing a view leaves the store open
+    assert store.records("o/r")[0].id == kept.id
+    # a version the repository lacks falls back to the newest
+    assert [r.id for r in store.with_versions({"o/r": "9.9"}).records()] == [kept.id, new.id]
+
+
+def test_reindexing_one_version_leaves_the_other_intact(store: Store) -> None:
+    _, kept, new = _two_versions(store)
+    again = make_record("cannot open checkpoint file", line=99, path="src/io.rs")
+    _write(store, "o/r", [again], version="1.0")
+    # 1.0 keeps its place: 2.0, first indexed after it, is still the newest
+    assert store.repos()[0].versions == ("2.0", "1.0")
+    assert [(r.id, r.line) for r in store.records("o/r")] == [(kept.id, 12), (new.id, 1)]
+    assert [(r.id, r.line) for r in store.records("o/r", "1.0")] == [(again.id, 99)]
+    assert store.vocabulary("o/r", "1.0") == frozenset({"old_name"})
+    assert {e.record_id for e in store.match_entries()} == {kept.id, new.id}
+    store.update_record_data([dataclasses.replace(kept, failure_class=FailureClass(
+        "io", "I/O"))], version="1.0")
+    assert store.record(kept.id, "1.0").failure_class.slug == "io"
+    assert store.record(kept.id).failure_class is None  # 2.0 untouched
+
+
+def test_readers_during_a_write_see_the_old_snapshot_or_the_new(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite"
+    old = [make_record(f"old message number {i} failed", line=i + 1) for i in range(300)]
+    new = [make_record(f"new message number {i} failed", line=i + 1) for i in range(300)]
+    seen: list[tuple[int, int, int]] = []
+    with SQLiteStore(path) as writer, SQLiteStore(path, create=False) as reader:
+        _write(writer, "o/r", old)
+        _write(writer, "o/r", old[:5], version="2.0")
+
+        def look() -> int:
+            # Runs inside the writer's transaction, mid-statement, on another connection.
+            ids = {row.id for row in reader.records("o/r", "1.0")}
+            keyed = reader.with_versions({"o/r": "1.0"}).match_candidates(
+                "new message number 7 failed") or []
+            fresh = {e.record_id for e in keyed} & {r.id for r in new}
+            seen.append((len(ids & {r.id for r in old}), len(ids), len(fresh)))
+            return 0
+
+        writer._conn.set_progress_handler(look, 5_000)
+        _write(writer, "o/r", new, version="1.0")
+        writer._conn.set_progress_handler(None, 0)
+        assert len(seen) > 3 and set(seen) == {(300, 300, 0)}  # the old one, whole
+        after = {row.id for row in reader.records("o/r", "1.0")}
+        assert after == {r.id for r in new}  # then the new one, whole
+        assert len(reader.records("o/r", "2.0")) == 5
+
+
+def test_a_database_of_the_old_schema_is_refused_in_one_line(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE snapshots (repo TEXT PRIMARY KEY)")
+        conn.execute("PRAGMA user_version=1")
+    conn.close()
+    for create in (False, True):
+        with pytest.raises(StoreError, match=r"older errdex \(schema 1, one version per "
+                           r"repository\): index again into a new file$"):
+            SQLiteStore(path, create=create)
 
 
 def test_two_repositories_side_by_side(store: Store) -> None:

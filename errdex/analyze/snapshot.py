@@ -26,6 +26,7 @@ from errdex.analyze.testrefs import find_test_refs, test_files
 from errdex.extract.structure import FileStructure, TypedBinding
 from errdex.models import EntryPoint, History, Record, RecordFacts, Related, Site, Snapshot, TestRef
 from errdex.store import Store
+from errdex.store.base import previous_ref, snapshot_ref
 from errdex.write.prose import write_explanation
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -218,11 +219,17 @@ def kept_removed(
     return kept
 
 
-def previous_records(store: Store, repo: str) -> list[Record]:
-    """The records the store holds for `repo` now (before a new snapshot replaces them)."""
-    if not store.has_repo(repo):
+def previous_records(store: Store, snapshot: Snapshot) -> list[Record]:
+    """The records of the snapshot before `snapshot` among its repository's versions
+    (the latest other version indexed before it: `errdex.store.base`), which its records
+    are compared with to tell what was removed."""
+    if not store.has_repo(snapshot.repo):
         return []
-    return [store.record(row.id) for row in store.records(repo)]
+    before = previous_ref([row.ref for row in store.snapshots(snapshot.repo)],
+                          snapshot_ref(snapshot))
+    if before is None:
+        return []
+    return [store.record(row.id, before) for row in store.records(snapshot.repo, before)]
 
 
 def analyze_snapshot(

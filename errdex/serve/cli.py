@@ -95,9 +95,11 @@ def build_parser() -> argparse.ArgumentParser:
     show = commands.add_parser("show", help="show one error by id")
     show.add_argument("id")
     show.add_argument("--json", action="store_true", help="print the record as JSON")
+    show.add_argument("--version", help="the repository's version or commit (default: newest)")
 
     listing = commands.add_parser("list", help="list indexed errors")
     listing.add_argument("--repo", help="only this repository")
+    listing.add_argument("--version", help="this version or commit (default: each newest)")
     listing.add_argument("--json", action="store_true", help="print JSON")
 
     scan = commands.add_parser("scan", help="report every known error in a log")
@@ -235,7 +237,8 @@ def _explain(args: argparse.Namespace, out: TextIO) -> int:
         return _explain_batch(args, out)
     text = _read_text(args)
     # The on-disk key index loads only the templates the text can match; only a
-    # database without one (written by an older errdex) compiles every template.
+    # database without one (written by an older errdex) compiles every template. A text
+    # that names an indexed version of a library is read in that version.
     with _explainer(args) as explainer:
         result = explainer.explain(text, args.limit)
     _emit(result, out, args.json, terminal.explain_text)
@@ -290,17 +293,31 @@ def _explain_batch(args: argparse.Namespace, out: TextIO) -> int:
 
 def _show(args: argparse.Namespace, out: TextIO) -> int:
     with _explainer(args) as explainer:
-        record = explainer.show(args.id)
+        record = explainer.show(args.id, args.version)
+        versions = explainer.record_versions(args.id)
     _emit(record, out, args.json, terminal.record_text)
+    if not args.json and len(versions) > 1:
+        terminal.write(terminal.versions_line(versions), out)
     return 0
 
 
 def _list(args: argparse.Namespace, out: TextIO) -> int:
     with _explainer(args) as explainer:
         try:
-            rows = [contract.to_json(row) for row in explainer.listing(args.repo or None)]
-        except NotFoundError as exc:  # a repository the user named: bad usage
+            listed = explainer.listing(args.repo or None, args.version)
+        except NotFoundError as exc:  # a repository or version the user named: bad usage
             raise UsageError(exc.message) from None
+        snapshots = explainer.versions(args.repo or None)
+    rows = [contract.to_json(row) for row in listed]
+    if not args.json:
+        shown = {row.repo for row in listed}
+        by_repo: dict[str, list[str]] = {}
+        for snapshot in snapshots:  # each repository's newest first
+            by_repo.setdefault(snapshot.repo, []).append(snapshot.ref[:12])
+        for repo, refs in by_repo.items():
+            if len(refs) > 1 and (repo in shown or args.repo):
+                at = args.version or refs[0]
+                terminal.write(f"{repo}: versions {', '.join(refs)} (listed: {at})", out)
     _emit(rows, out, args.json, terminal.listing_text)
     return 0
 
@@ -398,7 +415,7 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
 # Arguments that are text, not paths: argv that is not UTF-8 reaches Python as surrogate
 # escapes, which can't be stored, looked up in SQLite or printed. Paths keep theirs, so
 # that a file with such a name still opens.
-TEXT_ARGS = ("text", "id", "repo", "commit")
+TEXT_ARGS = ("text", "id", "repo", "commit", "version")
 
 
 def _valid_text_args(args: argparse.Namespace) -> argparse.Namespace:

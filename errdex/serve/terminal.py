@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from errdex import sections
-from errdex.models import IndexSummary
+from errdex.models import IndexSummary, RecordVersion
 
 # C0 controls but tab and newline, DEL, C1 controls, the bidi embeddings, overrides and
 # isolates, the line/paragraph separators, and lone surrogates (invalid UTF-8 from argv).
@@ -245,3 +245,19 @@ def write(text: str, stream: TextIO = sys.stdout) -> None:
     """Print rendered text: every line errdex prints on stdout goes through here."""
     if text:
         stream.write(safe_styled(text) + "\n")
+
+
+def versions_line(versions: Sequence[RecordVersion]) -> str:
+    """In which indexed versions a record's message is, oldest first: `1.0, 2.0 (sites
+    changed); removed in 3.0; not in 0.9`."""
+    def label(v: RecordVersion) -> str:
+        return v.ref[:12] or "(working tree)"
+
+    held = [label(v) + (" (sites changed)" if v.changed else "")
+            for v in versions if v.status == "current"]
+    parts = [f"in versions: {', '.join(held) or 'none'}"]
+    for status, words in (("removed", "removed in"), ("absent", "not in")):
+        named = [label(v) for v in versions if v.status == status]
+        if named:
+            parts.append(f"{words} {', '.join(named)}")
+    return "; ".join(parts)

@@ -289,6 +289,16 @@ class Checkout:
             listed = git.run("ls-tree", "-r", "-z", "--name-only", "--full-tree", "HEAD")
         return [path for path in listed.split(b"\0") if path]
 
+    def tag_at_head(self, git: Git) -> str | None:
+        """The tag naming HEAD's commit (the highest version when several do), or None:
+        a checkout at a release is indexed as that version."""
+        try:
+            out = git.run("tag", "--points-at", "HEAD", "--sort=-version:refname")
+        except GitFailed:
+            return None
+        names = out.decode("utf-8", "replace").split()
+        return names[0] if names else None
+
     def commit_date(self, git: Git) -> str | None:
         out = git.run("log", "-1", "--no-show-signature", "--format=%cI", "HEAD")
         return out.decode("utf-8", "replace").strip() or None

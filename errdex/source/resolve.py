@@ -230,7 +230,7 @@ def _directory_snapshot(path: Path, options: SourceOptions) -> Snapshot:
     if not path.is_dir():
         raise SourceError(f"not a directory: {path}")
     root = path.resolve()
-    commit = commit_date = github = None
+    commit = commit_date = github = tag = None
     relatives: Iterable[str]
     walked: Counter[str] = Counter()
     checkout = git.find_checkout(root)
@@ -239,6 +239,7 @@ def _directory_snapshot(path: Path, options: SourceOptions) -> Snapshot:
         with checkout.session() as session:
             commit = checkout.head
             commit_date = checkout.commit_date(session)
+            tag = checkout.tag_at_head(session)
             github = _github_repo(checkout.origin_url(session) or "")
             tracked = [os.fsdecode(p) for p in checkout.tracked_files(session)]
         relatives = [p for p in tracked if not (set(PurePosixPath(p).parts) & SKIPPED_DIRS)]
@@ -248,7 +249,7 @@ def _directory_snapshot(path: Path, options: SourceOptions) -> Snapshot:
     commit = options.commit or commit
     files, skipped = collect_files(root, relatives, options.max_file_bytes, walked)
     url_repo = options.repo or github
-    return Snapshot(repo=repo, commit=commit, commit_date=commit_date, version=None,
+    return Snapshot(repo=repo, commit=commit, commit_date=commit_date, version=tag,
                     root=str(root), url_base=_github_base(url_repo, commit),
                     files=files, skipped=skipped)
 
@@ -419,11 +420,19 @@ def _stdlib_snapshot(options: SourceOptions) -> Snapshot:
                     files=files, skipped=skipped)
 
 
-def _distribution_snapshot(name: str, options: SourceOptions) -> Snapshot:
+def _distribution_snapshot(spec: str, options: SourceOptions) -> Snapshot:
+    """`py:NAME` or `py:NAME==VERSION`: the distribution installed in the environment, and
+    with a version, only when that is the version installed (errdex reads installed
+    files; it never installs one)."""
+    name, _, version = (part.strip() for part in spec.partition("=="))
+    if not name:
+        raise SourceError("py: needs a distribution name, e.g. py:packaging==24.0")
     paths = _environment_paths(options.python)
     if options.commit:
         raise SourceError(f"--commit does not apply to py:{name}: an installed distribution "
                           "is pinned by its version")
+    if "==" in spec and not version:
+        raise SourceError(f"py:{spec}: give the version after ==, e.g. py:{name}==1.0")
     wanted = re.sub(r"[-_.]+", "-", name).lower()
     found = [d for d in metadata.distributions(path=paths)
              if re.sub(r"[-_.]+", "-", d.metadata["Name"] or "").lower() == wanted]
@@ -431,6 +440,12 @@ def _distribution_snapshot(name: str, options: SourceOptions) -> Snapshot:
     if not found:
         raise SourceError(f"no installed distribution named {name!r} in {where}")
     dist = found[0]
+    if version:
+        dist = next((d for d in found if d.version == version), dist)
+        if dist.version != version:
+            raise SourceError(f"py:{name}=={version}: {where} has {name} {dist.version} "
+                              "installed, not " + version + " (install it there, or name "
+                              "another --python)")
     root = Path(str(dist.locate_file(""))).resolve()
     relatives = []
     for entry in dist.files or []:

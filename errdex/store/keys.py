@@ -9,13 +9,15 @@ rarest such word or pair (the exact path), plus its two rarest single words (so 
 from a nearby version, with one rare word changed, still finds it for approximate
 matching), plus its Rust variant name (Debug forms) and, for a message made at run time,
 its exception type. Words touching a hole are skipped: `{}ing failed` prints `loading
-failed`, where `ing` is no word. Rarity is counted within the repository being written,
-so a snapshot's keys are rebuilt in the same transaction as its records, never all keys.
+failed`, where `ing` is no word. Rarity is counted within the snapshot being written (one
+version of one repository), so a snapshot's keys are rebuilt in the same transaction as
+its records, never all keys; a key names (snapshot, record id), and a probe only follows
+the keys of the snapshots being read (each repository's newest, or a chosen version).
 
 The keys themselves (`text_keys`, `template_keys`, `record_keys`, `probe_order`) are plain
 functions, shared by every backend. The rest reads and writes only the `match_keys` and
 `match_index` tables (declared in `errdex.store.sqlite.SCHEMA`); the SQLite store calls
-`delete_repo` and `index_repo` from `replace_snapshot`. Choosing which templates to compile
+`delete_snapshot` and `index_snapshot` from `replace_snapshot`. Choosing which templates to compile
 for a text, and compiling them, is the service's (`errdex.service.matcher_for_text`): this
 module must not import the matcher.
 """
@@ -109,19 +111,17 @@ def _exception_named_in_output(language: str) -> bool:
     return language in languages_that("exception_named_in_output")
 
 
-def delete_repo(conn: sqlite3.Connection, repo: str) -> None:
-    """Drop a repository's keys; call before its records are deleted."""
-    conn.execute(
-        "DELETE FROM match_keys WHERE rid IN (SELECT id FROM records WHERE repo = ?)", (repo,)
-    )
-    conn.execute("DELETE FROM match_index WHERE repo = ?", (repo,))
+def delete_snapshot(conn: sqlite3.Connection, snapshot: int) -> None:
+    """Drop one snapshot's keys (its records are deleted by the caller)."""
+    conn.execute("DELETE FROM match_keys WHERE snapshot = ?", (snapshot,))
+    conn.execute("DELETE FROM match_index WHERE snapshot = ?", (snapshot,))
 
 
 def record_keys(
     records: Iterable[tuple[str, Template, str | None, str | None, str]],
 ) -> list[tuple[str, str]]:
     """(key, record id) for every (id, template, exception, variant, language) of one
-    repository: rarity is counted among these templates only."""
+    snapshot: rarity is counted among these templates only."""
     parsed = list(records)
     df: Counter[str] = Counter()
     for _, template, _, _, _ in parsed:
@@ -134,27 +134,28 @@ def record_keys(
     ]
 
 
-def index_repo(conn: sqlite3.Connection, repo: str) -> int:
-    """Key every record of `repo` (already written); returns the keys written."""
+def index_snapshot(conn: sqlite3.Connection, snapshot: int) -> int:
+    """Key every record of one snapshot (already written); returns the keys written."""
     rows = conn.execute(
-        "SELECT id, exception, language, match_data FROM records WHERE repo = ?", (repo,)
+        "SELECT id, exception, language, match_data FROM records WHERE snapshot = ?",
+        (snapshot,),
     ).fetchall()
     parsed = []
     for row in rows:
         data = json.loads(row[3])
         parsed.append((row[0], template_from_dict(data), row[1], data.get("variant"), row[2]))
     keyed = record_keys(parsed)
-    conn.executemany("INSERT OR IGNORE INTO match_keys (key, rid) VALUES (?, ?)", keyed)
-    conn.execute(
-        "INSERT OR REPLACE INTO match_index (repo, version) VALUES (?, ?)", (repo, INDEX_VERSION)
-    )
+    conn.executemany("INSERT OR IGNORE INTO match_keys (key, snapshot, rid) VALUES (?, ?, ?)",
+                     [(key, snapshot, rid) for key, rid in keyed])
+    conn.execute("INSERT OR REPLACE INTO match_index (snapshot, version) VALUES (?, ?)",
+                 (snapshot, INDEX_VERSION))
     return len(keyed)
 
 
 def is_complete(conn: sqlite3.Connection) -> bool:
-    """Every indexed repository has keys of this version (older databases have none)."""
+    """Every snapshot has keys of this version."""
     row = conn.execute(
-        "SELECT count(*) FROM snapshots s LEFT JOIN match_index m ON m.repo = s.repo "
+        "SELECT count(*) FROM snapshots s LEFT JOIN match_index m ON m.snapshot = s.id "
         "WHERE m.version IS NULL OR m.version != ?",
         (INDEX_VERSION,),
     ).fetchone()
@@ -162,10 +163,10 @@ def is_complete(conn: sqlite3.Connection) -> bool:
 
 
 def candidate_entries(
-    conn: sqlite3.Connection, text: str, near: bool = False, limit: int | None = None,
-    near_only: bool = False,
+    conn: sqlite3.Connection, text: str, snapshots: Sequence[int], near: bool = False,
+    limit: int | None = None, near_only: bool = False,
 ) -> list[MatchEntry] | None:
-    """The entries whose keys the text hits (with `near`, also the records that share
+    """The entries of `snapshots` whose keys the text hits (with `near`, also the records that share
     a rare word, for approximate matching; with `near_only`, only those), at most
     `limit` of them, or None when the index is missing or stale (the caller then
     compiles every template)."""
@@ -178,13 +179,14 @@ def candidate_entries(
     # million keys, and a temp table of them costs seconds to fill; this, a fraction.
     rows = conn.execute(
         "SELECT r.id, r.repo, r.exception, r.language, r.match_data, s.version "
-        "FROM records r LEFT JOIN snapshots s ON s.repo = r.repo WHERE r.id IN "
+        "FROM records r JOIN snapshots s ON s.id = r.snapshot WHERE (r.snapshot, r.id) IN "
         # CROSS JOIN fixes the order: the keys in the array's order, each probing the
         # index (never a scan); the limit is on key hits, so the probe stops early too.
-        "(SELECT k.rid FROM json_each(?) q CROSS JOIN match_keys k ON k.key = q.value "
-        "LIMIT ?) "
+        "(SELECT k.snapshot, k.rid FROM json_each(?) q CROSS JOIN match_keys k "
+        "ON k.key = q.value WHERE k.snapshot IN (SELECT value FROM json_each(?)) LIMIT ?) "
         "ORDER BY r.repo, r.path, r.line",
-        (json.dumps(list(keys), ensure_ascii=False), -1 if limit is None else limit),
+        (json.dumps(list(keys), ensure_ascii=False), json.dumps(list(snapshots)),
+         -1 if limit is None else limit),
     ).fetchall()
     return entries_from_rows(rows)
 

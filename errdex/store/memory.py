@@ -16,7 +16,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from errdex.contract import record_from_dict, record_to_dict, template_from_dict
-from errdex.models import IndexSummary, Listing, MatchEntry, Record, Repository, Snapshot
+from errdex.models import (
+    IndexSummary,
+    Listing,
+    MatchEntry,
+    Record,
+    RecordVersion,
+    Repository,
+    Snapshot,
+)
 from errdex.store import keys
 from errdex.store.base import (
     SEARCH_STEP_BUDGET,
@@ -24,7 +32,12 @@ from errdex.store.base import (
     TextSearch,
     mapped,
     not_found,
+    pick_version,
+    record_versions_of,
+    repo_rows,
     search_terms,
+    snapshot_ref,
+    unknown_version,
 )
 
 
@@ -39,16 +52,63 @@ class _Stored:
 
 
 class MemoryStore(Backend):
-    """A store that lives as long as the object. Writes replace whole snapshots, as in
-    SQLite; `data_version` changes with every write."""
+    """A store that lives as long as the object. Writes replace whole snapshots (one
+    version of a repository), as in SQLite; `data_version` changes with every write."""
 
     def __init__(self) -> None:
-        self._snapshots: dict[str, dict[str, Any]] = {}
-        self._records: dict[str, _Stored] = {}
-        self._keys: dict[str, set[str]] = {}  # key -> record ids
-        self._vocabulary: dict[str, frozenset[str]] = {}
+        self._snapshots: dict[int, dict[str, Any]] = {}  # id (index order) -> its row
+        self._records: dict[tuple[int, str], _Stored] = {}  # (snapshot, id) -> record
+        self._keys: dict[str, set[tuple[int, str]]] = {}  # key -> (snapshot, record id)
+        self._vocabulary: dict[int, frozenset[str]] = {}
         self._cache: dict[str, str] = {}
         self._version = 0
+        self._next = 1
+
+    # -- which snapshots a read sees ----------------------------------------------------
+
+    def _snapshot_rows(self, repo: str | None = None) -> list[dict[str, Any]]:
+        counts: dict[int, int] = {}
+        for sid, _ in self._records:
+            counts[sid] = counts.get(sid, 0) + 1
+        rows = [row | {"records": counts.get(sid, 0)}
+                for sid, row in self._snapshots.items() if repo is None or row["repo"] == repo]
+        return sorted(rows, key=lambda row: (row["repo"], -row["id"]))
+
+    def _snapshot_id(self, repo: str, version: str | None) -> int | None:
+        rows = self._snapshot_rows(repo)
+        if not rows:
+            return None
+        wanted = version if version is not None else self.pins.get(repo)
+        if wanted is None:
+            return int(rows[0]["id"])
+        row = pick_version(rows, wanted)
+        if row is None:
+            if version is None:
+                return int(rows[0]["id"])
+            raise unknown_version(repo, version, [r["ref"] for r in rows])
+        return int(row["id"])
+
+    def _chosen(self) -> list[int]:
+        by_repo: dict[str, list[dict[str, Any]]] = {}
+        for row in self._snapshot_rows():
+            by_repo.setdefault(row["repo"], []).append(row)
+        chosen = []
+        for repo, rows in by_repo.items():
+            pinned = pick_version(rows, self.pins[repo]) if repo in self.pins else None
+            chosen.append(int((pinned or rows[0])["id"]))
+        return chosen
+
+    def _record(self, record_id: str, version: str | None) -> _Stored:
+        """As SQLite's `_record_row`: that version, else the chosen snapshot, else the
+        newest snapshot holding the record."""
+        holders = sorted(sid for sid, rid in self._records if rid == record_id)
+        if not holders:
+            raise not_found(record_id)
+        repo = self._records[(holders[0], record_id)].listing["repo"]
+        kept = self._records.get((self._snapshot_id(repo, version) or 0, record_id))
+        if kept is None and version is not None:
+            raise not_found(record_id, version)
+        return kept or self._records[(holders[-1], record_id)]
 
     # -- writing ------------------------------------------------------------------------
 
@@ -60,9 +120,14 @@ class MemoryStore(Backend):
         records: Sequence[Record],
         vocabulary: frozenset[str] | None = None,
     ) -> None:
-        """A repository's records and keys swapped at once (the vocabulary too, when
+        """One version's records and keys swapped at once (the vocabulary too, when
         given; otherwise the one stored before is kept, as in SQLite)."""
-        stored: dict[str, _Stored] = {}
+        ref = snapshot_ref(snapshot)
+        sid = next((sid for sid, row in self._snapshots.items()
+                    if (row["repo"], row["ref"]) == (snapshot.repo, ref)), None)
+        if sid is None:
+            sid, self._next = self._next, self._next + 1
+        stored: dict[tuple[int, str], _Stored] = {}
         for record in records:
             data = record_to_dict(record)
             first = record.sites[0]
@@ -78,16 +143,15 @@ class MemoryStore(Backend):
                 "sites": [[s.path, s.line] for s in record.sites],
                 "variant": first.variant, "variant_fields": list(first.variant_fields),
             }
-            stored[record.id] = _Stored(listing, json.dumps(data, ensure_ascii=False),
-                                        match_data)
-        gone = {rid for rid, kept in self._records.items()
-                if kept.listing["repo"] == snapshot.repo}
-        for rid in gone:
-            del self._records[rid]
+            stored[(sid, record.id)] = _Stored(listing, json.dumps(data, ensure_ascii=False),
+                                               match_data)
+        gone = {key for key in self._records if key[0] == sid}
+        for key in gone:
+            del self._records[key]
         for holders in self._keys.values():
             holders -= gone
-        self._snapshots[snapshot.repo] = {
-            "repo": snapshot.repo, "commit_sha": snapshot.commit,
+        self._snapshots[sid] = {
+            "id": sid, "repo": snapshot.repo, "ref": ref, "commit_sha": snapshot.commit,
             "commit_date": snapshot.commit_date, "version": snapshot.version,
             "root": snapshot.root, "summary": json.dumps(asdict(summary)),
             "indexed_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -96,21 +160,23 @@ class MemoryStore(Backend):
         keyed = keys.record_keys(
             (rid, template_from_dict(kept.match_data), kept.listing["exception"],
              kept.match_data["variant"], kept.listing["language"])
-            for rid, kept in stored.items()
+            for (_, rid), kept in stored.items()
         )
-        for key, rid in keyed:
-            self._keys.setdefault(key, set()).add(rid)
+        for word, rid in keyed:
+            self._keys.setdefault(word, set()).add((sid, rid))
         if vocabulary is not None:
-            self._vocabulary[snapshot.repo] = frozenset(vocabulary)
+            self._vocabulary[sid] = frozenset(vocabulary)
         self._version += 1
 
     @mapped("write")
-    def update_record_data(self, records: Sequence[Record]) -> None:
+    def update_record_data(self, records: Sequence[Record],
+                           version: str | None = None) -> None:
         """Rewrite stored records' contract (their prose), keeping everything else."""
         for record in records:
-            if record.id in self._records:
-                self._records[record.id].data = json.dumps(record_to_dict(record),
-                                                           ensure_ascii=False)
+            key = (self._snapshot_id(record.repo, version) or 0, record.id)
+            if key in self._records:
+                self._records[key].data = json.dumps(record_to_dict(record),
+                                                      ensure_ascii=False)
         self._version += 1
 
     @mapped("write")
@@ -120,25 +186,41 @@ class MemoryStore(Backend):
 
     # -- reading ------------------------------------------------------------------------
 
-    def _listed(self) -> list[_Stored]:
-        """Every record, ordered by repository, path and line."""
-        return sorted(self._records.values(), key=lambda kept: (
-            kept.listing["repo"], kept.listing["path"], kept.listing["line"]))
+    def _listed(self, snapshots: Sequence[int] | None = None) -> list[_Stored]:
+        """The records of `snapshots` (default: the chosen ones), ordered by repository,
+        path and line."""
+        chosen = set(self._chosen() if snapshots is None else snapshots)
+        return sorted((kept for (sid, _), kept in self._records.items() if sid in chosen),
+                      key=lambda kept: (kept.listing["repo"], kept.listing["path"],
+                                        kept.listing["line"]))
 
     @mapped("read")
-    def record_json(self, record_id: str) -> str:
-        kept = self._records.get(record_id)
-        if kept is None:
-            raise not_found(record_id)
-        return kept.data
+    def record_json(self, record_id: str, version: str | None = None) -> str:
+        return self._record(record_id, version).data
 
-    def record(self, record_id: str) -> Record:
-        return record_from_dict(json.loads(self.record_json(record_id)))
+    def record(self, record_id: str, version: str | None = None) -> Record:
+        return record_from_dict(json.loads(self.record_json(record_id, version)))
 
     @mapped("read")
-    def records(self, repo: str | None = None) -> list[Listing]:
-        return [Listing(**kept.listing) for kept in self._listed()
-                if repo is None or kept.listing["repo"] == repo]
+    def record_versions(self, record_id: str) -> list[RecordVersion]:
+        kept = self._record(record_id, None)
+        held = {sid: (json.loads(stored.data).get("status") or "current",
+                      stored.match_data["sites"])
+                for (sid, rid), stored in self._records.items() if rid == record_id}
+        return record_versions_of(self._snapshot_rows(kept.listing["repo"]), held)
+
+    @mapped("read")
+    def records(self, repo: str | None = None,
+                version: str | None = None) -> list[Listing]:
+        if repo is not None:
+            chosen = self._snapshot_id(repo, version)
+            snapshots = [] if chosen is None else [chosen]
+        elif version is not None:
+            snapshots = [int(r["id"]) for r in self._snapshot_rows()
+                         if pick_version([r], version) is not None]
+        else:
+            snapshots = self._chosen()
+        return [Listing(**kept.listing) for kept in self._listed(snapshots)]
 
     @mapped("read")
     def records_in_class(self, slug: str) -> list[Listing]:
@@ -151,23 +233,19 @@ class MemoryStore(Backend):
 
     @mapped("read")
     def repos(self) -> list[Repository]:
-        counts: dict[str, int] = {}
-        for kept in self._records.values():
-            counts[kept.listing["repo"]] = counts.get(kept.listing["repo"], 0) + 1
-        return [
-            Repository(**{name: snapshot[name] for name in
-                          ("repo", "commit_sha", "commit_date", "version", "indexed_at")},
-                       records=counts.get(repo, 0))
-            for repo, snapshot in sorted(self._snapshots.items())
-        ]
+        return repo_rows(self._snapshot_rows(), self._chosen())
+
+    @mapped("read")
+    def snapshots(self, repo: str | None = None) -> list[Repository]:
+        return repo_rows(self._snapshot_rows(repo))
 
     @mapped("read")
     def has_repo(self, repo: str) -> bool:
-        return repo in self._snapshots
+        return any(row["repo"] == repo for row in self._snapshots.values())
 
     @mapped("read")
-    def vocabulary(self, repo: str) -> frozenset[str]:
-        return self._vocabulary.get(repo, frozenset())
+    def vocabulary(self, repo: str, version: str | None = None) -> frozenset[str]:
+        return self._vocabulary.get(self._snapshot_id(repo, version) or 0, frozenset())
 
     @mapped("read")
     def cache_get(self, key: str) -> str | None:
@@ -204,18 +282,24 @@ class MemoryStore(Backend):
 
     # -- matching -----------------------------------------------------------------------
 
-    def _entries(self, chosen: list[_Stored]) -> list[MatchEntry]:
+    def _entries(self, chosen: list[tuple[int, _Stored]]) -> list[MatchEntry]:
         """Entries built as the SQLite store builds them, from the same match data."""
         return keys.entries_from_rows(
             (kept.listing["id"], kept.listing["repo"], kept.listing["exception"],
              kept.listing["language"], json.dumps(kept.match_data),
-             self._snapshots[kept.listing["repo"]]["version"])
-            for kept in chosen
+             self._snapshots[sid]["version"])
+            for sid, kept in chosen
         )
+
+    def _listed_with_snapshot(self) -> list[tuple[int, _Stored]]:
+        chosen = set(self._chosen())
+        return sorted(((sid, kept) for (sid, _), kept in self._records.items() if sid in chosen),
+                      key=lambda pair: (pair[1].listing["repo"], pair[1].listing["path"],
+                                        pair[1].listing["line"]))
 
     @mapped("read")
     def match_entries(self) -> list[MatchEntry]:
-        return self._entries(self._listed())
+        return self._entries(self._listed_with_snapshot())
 
     @mapped("read")
     def match_candidates(
@@ -223,20 +307,24 @@ class MemoryStore(Backend):
         near_only: bool = False,
     ) -> list[MatchEntry] | None:
         """The same keys as SQLite's index, probed in the same order: at most `limit`
-        key hits, the records they name in listing order. Never None: this index is
-        always complete."""
+        key hits among the chosen snapshots, the records they name in listing order.
+        Never None: this index is always complete."""
+        chosen = set(self._chosen())
         probe = list(keys.text_keys(text, near, near_only))
         if limit is not None:
             probe = keys.probe_order(probe)
-        hit: set[str] = set()
+        hit: set[tuple[int, str]] = set()
         hits = 0
         for key in probe:
-            for rid in sorted(self._keys.get(key, ())):
+            for held in sorted(self._keys.get(key, ())):
+                if held[0] not in chosen:
+                    continue
                 if limit is not None and hits >= limit:
                     break
-                hit.add(rid)
+                hit.add(held)
                 hits += 1
-        return self._entries([kept for kept in self._listed() if kept.listing["id"] in hit])
+        return self._entries([(sid, kept) for sid, kept in self._listed_with_snapshot()
+                              if (sid, kept.listing["id"]) in hit])
 
 
 def _words(text: str) -> list[str]:

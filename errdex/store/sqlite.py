@@ -1,8 +1,15 @@
 """The default store: one SQLite file (WAL, FTS5 for text search).
 
-A snapshot of a repository is written in one transaction, replacing the previous one, so
-readers see the old records or the new ones, never half. Each record is kept as its JSON
-contract plus the few columns that listing, searching and matching need. Every public
+A snapshot is one version of a repository (keyed by repository and ref: see
+`errdex.store.base` for the rule, the order of versions and what "removed" means); writing
+it again replaces its records in one transaction, so readers see the old records or the
+new ones, never half, and the repository's other versions are left as they are. A
+snapshot's integer id is the order it was first indexed in (kept when it is re-indexed).
+Each record row (one per snapshot and record id) is kept as its JSON contract plus the few
+columns that listing, searching and matching need.
+
+A database of schema 1 (before versions side by side) is refused with one line (a
+StoreError: exit 1) that says to index again into a new file. Every public
 method goes through `errdex.store.base.mapped`, the one place sqlite3's exceptions become
 StoreError. This module must not import the matcher.
 """
@@ -17,10 +24,19 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from errdex.contract import record_from_dict, record_to_dict
 from errdex.errors import StoreError
-from errdex.models import IndexSummary, Listing, MatchEntry, Record, Repository, Snapshot
+from errdex.models import (
+    IndexSummary,
+    Listing,
+    MatchEntry,
+    Record,
+    RecordVersion,
+    Repository,
+    Snapshot,
+)
 from errdex.store import keys
 from errdex.store.base import (
     SEARCH_STEP_BUDGET,
@@ -28,23 +44,32 @@ from errdex.store.base import (
     TextSearch,
     mapped,
     not_found,
+    pick_version,
+    record_versions_of,
+    repo_rows,
     search_terms,
+    snapshot_ref,
+    unknown_version,
 )
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS snapshots (
-    repo TEXT PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    repo TEXT NOT NULL,
+    ref TEXT NOT NULL,
     commit_sha TEXT,
     commit_date TEXT,
     version TEXT,
     root TEXT NOT NULL,
     indexed_at TEXT NOT NULL,
-    summary TEXT NOT NULL
+    summary TEXT NOT NULL,
+    UNIQUE (repo, ref)
 );
 CREATE TABLE IF NOT EXISTS records (
-    id TEXT PRIMARY KEY,
-    repo TEXT NOT NULL REFERENCES snapshots(repo),
+    snapshot INTEGER NOT NULL REFERENCES snapshots(id),
+    id TEXT NOT NULL,
+    repo TEXT NOT NULL,
     language TEXT NOT NULL,
     kind TEXT NOT NULL,
     exception TEXT,
@@ -53,17 +78,20 @@ CREATE TABLE IF NOT EXISTS records (
     line INTEGER NOT NULL,
     site_count INTEGER NOT NULL,
     data TEXT NOT NULL,
-    match_data TEXT NOT NULL
+    match_data TEXT NOT NULL,
+    PRIMARY KEY (snapshot, id)
 );
-CREATE INDEX IF NOT EXISTS records_by_repo ON records (repo, path, line);
+CREATE INDEX IF NOT EXISTS records_by_place ON records (snapshot, path, line);
+CREATE INDEX IF NOT EXISTS records_by_id ON records (id);
 CREATE VIRTUAL TABLE IF NOT EXISTS records_text USING fts5 (
-    id UNINDEXED, repo UNINDEXED, message, tokenize = 'unicode61'
+    id UNINDEXED, snapshot UNINDEXED, message, tokenize = 'unicode61'
 );
-CREATE TABLE IF NOT EXISTS match_keys (key TEXT NOT NULL, rid TEXT NOT NULL,
-    PRIMARY KEY (key, rid)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS match_keys_by_record ON match_keys (rid);
-CREATE TABLE IF NOT EXISTS match_index (repo TEXT PRIMARY KEY, version INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS vocabulary (repo TEXT PRIMARY KEY, names TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS match_keys (key TEXT NOT NULL, snapshot INTEGER NOT NULL,
+    rid TEXT NOT NULL, PRIMARY KEY (key, snapshot, rid)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS match_keys_by_snapshot ON match_keys (snapshot);
+CREATE TABLE IF NOT EXISTS match_index (snapshot INTEGER PRIMARY KEY,
+    version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS vocabulary (snapshot INTEGER PRIMARY KEY, names TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS llm_cache (key TEXT PRIMARY KEY, data TEXT NOT NULL);
 """
 
@@ -124,10 +152,15 @@ class SQLiteStore(Backend):
             version = self._open_read_only()
         if version > SCHEMA_VERSION:
             raise StoreError(f"{self.path} was written by a newer errdex (schema {version})")
+        if 0 < version < SCHEMA_VERSION:
+            self._conn.close()
+            raise StoreError(f"{self.path} was written by an older errdex (schema {version}, "
+                             "one version per repository): index again into a new file")
         if create:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.executescript(SCHEMA)
-            self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            if version != SCHEMA_VERSION:  # setting it again is a write: servers reload
+                self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         elif version == 0:
             raise StoreError(f"{self.path} is not an errdex database")
 
@@ -168,7 +201,81 @@ class SQLiteStore(Backend):
         return StoreError(f"cannot {action} database {self.path}: {exc}")
 
     def close(self) -> None:
-        self._conn.close()
+        if not self.is_view:
+            self._conn.close()
+
+    # -- which snapshots a read sees ------------------------------------------------------
+
+    _SNAPSHOT_ROWS = ("SELECT s.id, s.repo, s.ref, s.version, s.commit_sha, s.commit_date, "
+                      "s.indexed_at{} FROM snapshots s")
+    _COUNT = ", (SELECT count(*) FROM records r WHERE r.snapshot = s.id) AS records"
+
+    def _snapshot_rows(self, repo: str | None = None,
+                       counts: bool = False) -> list[dict[str, Any]]:
+        """Snapshot rows by repository, each repository's newest first; with `counts`,
+        each with its number of records (a count over its rows: only listings ask)."""
+        query = self._SNAPSHOT_ROWS.format(self._COUNT if counts else "")
+        args: tuple[str, ...] = ()
+        if repo is not None:
+            query, args = query + " WHERE s.repo = ?", (repo,)
+        rows = self._conn.execute(query + " ORDER BY s.repo, s.id DESC", args).fetchall()
+        return [dict(row) for row in rows]
+
+    def _snapshot_id(self, repo: str, version: str | None) -> int | None:
+        """The snapshot a read of `repo` sees: `version` (NotFoundError when the
+        repository has no such version), else the pinned one, else the newest; None
+        for a repository not indexed."""
+        rows = self._snapshot_rows(repo)
+        if not rows:
+            return None
+        wanted = version if version is not None else self.pins.get(repo)
+        if wanted is None:
+            return int(rows[0]["id"])
+        row = pick_version(rows, wanted)
+        if row is None:
+            if version is None:
+                return int(rows[0]["id"])  # a pin that doesn't exist: the newest
+            raise unknown_version(repo, version, [r["ref"] for r in rows])
+        return int(row["id"])
+
+    def _chosen(self) -> list[int]:
+        """The snapshot every repository's reads see (newest, or pinned)."""
+        by_repo: dict[str, list[dict[str, Any]]] = {}
+        for row in self._snapshot_rows():
+            by_repo.setdefault(row["repo"], []).append(row)
+        chosen = []
+        for repo, rows in by_repo.items():
+            pinned = pick_version(rows, self.pins[repo]) if repo in self.pins else None
+            chosen.append(int((pinned or rows[0])["id"]))
+        return chosen
+
+    def _record_row(self, record_id: str, version: str | None) -> sqlite3.Row:
+        """The row of `record_id` a read returns: in `version` (NotFoundError when that
+        version lacks it), else in the snapshot the repository's reads see, else (a
+        message only an older version has) in the newest snapshot that holds it."""
+        if version is None and not self.pins:
+            # The newest snapshot has the highest id: the newest holding the record is it,
+            # when it holds the record, else the one to fall back to. One query.
+            row = self._conn.execute("SELECT data FROM records WHERE id = ? "
+                                     "ORDER BY snapshot DESC LIMIT 1", (record_id,)).fetchone()
+            if row is None:
+                raise not_found(record_id)
+            assert isinstance(row, sqlite3.Row)
+            return row
+        found = self._conn.execute("SELECT repo FROM records WHERE id = ? LIMIT 1",
+                                   (record_id,)).fetchone()
+        if found is None:
+            raise not_found(record_id)
+        snapshot = self._snapshot_id(str(found["repo"]), version)
+        row = self._conn.execute("SELECT data FROM records WHERE snapshot = ? AND id = ?",
+                                 (snapshot, record_id)).fetchone()
+        if row is None and version is not None:
+            raise not_found(record_id, version)
+        if row is None:
+            row = self._conn.execute("SELECT data FROM records WHERE id = ? "
+                                     "ORDER BY snapshot DESC LIMIT 1", (record_id,)).fetchone()
+        assert isinstance(row, sqlite3.Row)
+        return row
 
     # -- writing ------------------------------------------------------------------------
 
@@ -180,8 +287,9 @@ class SQLiteStore(Backend):
         records: Sequence[Record],
         vocabulary: frozenset[str] | None = None,
     ) -> None:
-        """All of a repository's records, its match keys and (when given) the names of its
-        code, swapped in one transaction: readers never see one without the other."""
+        """One version's records, its match keys and (when given) the names of its code,
+        swapped in one transaction: readers never see one without the other, and the
+        repository's other versions are untouched."""
         now = datetime.now(UTC).isoformat(timespec="seconds")
         rows = []
         for record in records:
@@ -197,38 +305,62 @@ class SQLiteStore(Backend):
                          record.exception, record.template.message, first.path, first.line,
                          len(record.sites), json.dumps(data, ensure_ascii=False),
                          json.dumps(match_data, ensure_ascii=False)))
+        ref = snapshot_ref(snapshot)
+        described = (snapshot.commit, snapshot.commit_date, snapshot.version, snapshot.root,
+                     now, json.dumps(asdict(summary)))
         with self._conn:
             self._conn.execute("BEGIN IMMEDIATE")
-            keys.delete_repo(self._conn, snapshot.repo)
-            self._conn.execute("DELETE FROM records_text WHERE repo = ?", (snapshot.repo,))
-            self._conn.execute("DELETE FROM records WHERE repo = ?", (snapshot.repo,))
-            self._conn.execute(
-                "INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (snapshot.repo, snapshot.commit, snapshot.commit_date, snapshot.version,
-                 snapshot.root, now, json.dumps(asdict(summary))),
+            found = self._conn.execute("SELECT id FROM snapshots WHERE repo = ? AND ref = ?",
+                                       (snapshot.repo, ref)).fetchone()
+            if found is None:
+                sid = int(self._conn.execute(
+                    "INSERT INTO snapshots (repo, ref, commit_sha, commit_date, version, root, "
+                    "indexed_at, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (snapshot.repo, ref, *described)).lastrowid or 0)
+            else:
+                sid = int(found["id"])  # re-indexed: it keeps its place among the versions
+                self._conn.execute(
+                    "UPDATE snapshots SET commit_sha = ?, commit_date = ?, version = ?, "
+                    "root = ?, indexed_at = ?, summary = ? WHERE id = ?", (*described, sid))
+                keys.delete_snapshot(self._conn, sid)
+                self._conn.execute("DELETE FROM records_text WHERE snapshot = ?", (sid,))
+                self._conn.execute("DELETE FROM records WHERE snapshot = ?", (sid,))
+            self._conn.executemany(
+                "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(sid, *row) for row in rows],
             )
             self._conn.executemany(
-                "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
+                "INSERT INTO records_text (id, snapshot, message) VALUES (?, ?, ?)",
+                [(row[0], sid, row[5]) for row in rows],
             )
-            self._conn.executemany(
-                "INSERT INTO records_text (id, repo, message) VALUES (?, ?, ?)",
-                [(row[0], row[1], row[5]) for row in rows],
-            )
-            keys.index_repo(self._conn, snapshot.repo)
+            keys.index_snapshot(self._conn, sid)
             if vocabulary is not None:
                 self._conn.execute("INSERT OR REPLACE INTO vocabulary VALUES (?, ?)",
-                                   (snapshot.repo, " ".join(sorted(vocabulary))))
+                                   (sid, " ".join(sorted(vocabulary))))
 
     # -- reading ------------------------------------------------------------------------
 
     @mapped("read")
-    def record_json(self, record_id: str) -> str:
+    def record_json(self, record_id: str, version: str | None = None) -> str:
         """The stored contract text itself: the API serves it without a parse/dump."""
-        conn = self._conn
-        row = conn.execute("SELECT data FROM records WHERE id = ?", (record_id,)).fetchone()
-        if row is None:
+        return str(self._record_row(record_id, version)["data"])
+
+    @mapped("read")
+    def record_versions(self, record_id: str) -> list[RecordVersion]:
+        """Every indexed version of the record's repository, oldest first, with the
+        record's status there (see `errdex.store.base.record_versions_of`)."""
+        found = self._conn.execute("SELECT repo FROM records WHERE id = ? LIMIT 1",
+                                   (record_id,)).fetchone()
+        if found is None:
             raise not_found(record_id)
-        return str(row["data"])
+        held = {
+            int(row["snapshot"]): (str(row["status"] or "current"),
+                                   json.loads(row["match_data"])["sites"])
+            for row in self._conn.execute(
+                "SELECT snapshot, json_extract(data, '$.status') AS status, match_data "
+                "FROM records WHERE id = ?", (record_id,))
+        }
+        return record_versions_of(self._snapshot_rows(str(found["repo"])), held)
 
     @mapped("read")
     def records_in_class(self, slug: str) -> list[Listing]:
@@ -236,51 +368,66 @@ class SQLiteStore(Backend):
         conn = self._conn
         rows = conn.execute(
             "SELECT id, repo, language, kind, exception, message, path, line, site_count "
-            "FROM records WHERE json_extract(data, '$.failure_class.slug') = ? "
-            "ORDER BY repo, path, line", (slug,)
+            "FROM records WHERE snapshot IN (SELECT value FROM json_each(?)) "
+            "AND json_extract(data, '$.failure_class.slug') = ? "
+            "ORDER BY repo, path, line", (json.dumps(self._chosen()), slug)
         ).fetchall()
         return [Listing(**dict(row)) for row in rows]
 
-    def record(self, record_id: str) -> Record:
-        return record_from_dict(json.loads(self.record_json(record_id)))
+    def record(self, record_id: str, version: str | None = None) -> Record:
+        return record_from_dict(json.loads(self.record_json(record_id, version)))
 
     @mapped("read")
-    def records(self, repo: str | None = None) -> list[Listing]:
-        """Listing rows (no snippets), ordered by repository, path and line."""
-        query = ("SELECT id, repo, language, kind, exception, message, path, line, site_count "
-                 "FROM records")
-        args: tuple[str, ...] = ()
+    def records(self, repo: str | None = None,
+                version: str | None = None) -> list[Listing]:
+        """Listing rows (no snippets) of each repository's newest snapshot (or of
+        `version` of `repo`; `version` without `repo`: that version of every repository
+        that has it), ordered by repository, path and line."""
         if repo is not None:
-            query += " WHERE repo = ?"
-            args = (repo,)
-        conn = self._conn
-        rows = conn.execute(query + " ORDER BY repo, path, line", args).fetchall()
+            chosen = self._snapshot_id(repo, version)
+            snapshots = [] if chosen is None else [chosen]
+        elif version is not None:
+            snapshots = [int(r["id"]) for r in self._snapshot_rows()
+                         if pick_version([r], version) is not None]
+        else:
+            snapshots = self._chosen()
+        rows = self._conn.execute(
+            "SELECT id, repo, language, kind, exception, message, path, line, site_count "
+            "FROM records WHERE snapshot IN (SELECT value FROM json_each(?)) "
+            "ORDER BY repo, path, line", (json.dumps(snapshots),)).fetchall()
         return [Listing(**dict(row)) for row in rows]
 
     @mapped("read")
     def repos(self) -> list[Repository]:
-        conn = self._conn
-        rows = conn.execute(
-            "SELECT s.repo, s.commit_sha, s.commit_date, s.version, s.indexed_at, "
-            "(SELECT count(*) FROM records r WHERE r.repo = s.repo) AS records "
-            "FROM snapshots s ORDER BY s.repo"
-        ).fetchall()
-        return [Repository(**dict(row)) for row in rows]
+        """One row per repository: the snapshot its reads see, and `versions`, the refs
+        of all its snapshots, newest first."""
+        return repo_rows(self._snapshot_rows(counts=True), self._chosen())
+
+    @mapped("read")
+    def snapshots(self, repo: str | None = None) -> list[Repository]:
+        """Every indexed version (of `repo`), by repository, newest first."""
+        return repo_rows(self._snapshot_rows(repo, counts=True))
 
     # -- analysis (errdex.analyze.check, errdex.write.llm) ----------------------------------
 
     @mapped("read")
-    def vocabulary(self, repo: str) -> frozenset[str]:
-        conn = self._conn
-        row = conn.execute("SELECT names FROM vocabulary WHERE repo = ?", (repo,)).fetchone()
+    def vocabulary(self, repo: str, version: str | None = None) -> frozenset[str]:
+        snapshot = self._snapshot_id(repo, version)
+        row = self._conn.execute("SELECT names FROM vocabulary WHERE snapshot = ?",
+                                 (snapshot,)).fetchone()
         return frozenset(row["names"].split()) if row else frozenset()
 
     @mapped("write")
-    def update_record_data(self, records: Sequence[Record]) -> None:
-        """Rewrite stored records' contract (their prose), keeping everything else."""
-        rows = [(json.dumps(record_to_dict(r), ensure_ascii=False), r.id) for r in records]
+    def update_record_data(self, records: Sequence[Record],
+                           version: str | None = None) -> None:
+        """Rewrite stored records' contract (their prose), keeping everything else, in
+        the snapshot reads of their repository see (or `version` of it)."""
+        snapshots = {repo: self._snapshot_id(repo, version) for repo in {r.repo for r in records}}
+        rows = [(json.dumps(record_to_dict(r), ensure_ascii=False), snapshots[r.repo], r.id)
+                for r in records if snapshots[r.repo] is not None]
         with self._conn:
-            self._conn.executemany("UPDATE records SET data = ? WHERE id = ?", rows)
+            self._conn.executemany("UPDATE records SET data = ? WHERE snapshot = ? AND id = ?",
+                                   rows)
 
     @mapped("read")
     def cache_get(self, key: str) -> str | None:
@@ -324,14 +471,16 @@ class SQLiteStore(Backend):
             return 1 if calls * grain > budget else 0
 
         conn = self._conn
+        chosen = self._chosen()
         conn.set_progress_handler(progress, grain)
         try:
             rows = conn.execute(
                 "SELECT r.id, r.repo, r.language, r.kind, r.exception, r.message, r.path, "
                 "r.line, r.site_count "
-                "FROM records_text t JOIN records r ON r.id = t.id "
-                "WHERE records_text MATCH ? ORDER BY bm25(records_text) LIMIT ?",
-                (query, limit),
+                "FROM records_text t JOIN records r ON r.snapshot = t.snapshot AND r.id = t.id "
+                "WHERE records_text MATCH ? AND t.snapshot IN (SELECT value FROM json_each(?)) "
+                "ORDER BY bm25(records_text) LIMIT ?",
+                (query, json.dumps(chosen), limit),
             ).fetchall()
             complete = True
         except sqlite3.OperationalError:
@@ -360,13 +509,14 @@ class SQLiteStore(Backend):
         (`errdex.store.keys`); None when this database has no complete key index (then
         use `match_entries`)."""
         conn = self._conn
-        return keys.candidate_entries(conn, text, near, limit, near_only)
+        return keys.candidate_entries(conn, text, self._chosen(), near, limit, near_only)
 
     @mapped("read")
     def match_entries(self) -> list[MatchEntry]:
         """What the matcher needs of every record, without the pages' prose."""
         rows = self._conn.execute(
-            "SELECT id, repo, exception, language, match_data, (SELECT version FROM "
-            "snapshots s WHERE s.repo = records.repo) AS version "
-            "FROM records ORDER BY repo, path, line")
+            "SELECT r.id, r.repo, r.exception, r.language, r.match_data, s.version "
+            "FROM records r JOIN snapshots s ON s.id = r.snapshot "
+            "WHERE r.snapshot IN (SELECT value FROM json_each(?)) "
+            "ORDER BY r.repo, r.path, r.line", (json.dumps(self._chosen()),))
         return keys.entries_from_rows(rows)

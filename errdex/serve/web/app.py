@@ -108,6 +108,10 @@ class _TooLarge(ErrdexError):
     http_status = 413
 
 
+_VERSION = Query(None, max_length=200,
+                 description="a version or commit of the repository (default: the newest)")
+
+
 def create_app(db_path: str | Path, reload_check: float = RELOAD_CHECK_SECONDS) -> FastAPI:
     """An app over the database at `db_path`, which must exist (a missing or foreign
     file raises StoreError here, before anything is served). While the app runs, the
@@ -159,10 +163,10 @@ def create_app(db_path: str | Path, reload_check: float = RELOAD_CHECK_SECONDS) 
     def search_data(q: str) -> dict[str, Any]:
         return pages.search_page(live.explainer(), _query(q))
 
-    def error_data(record_id: str, request: Request) -> dict[str, Any]:
+    def error_data(record_id: str, request: Request, version: str | None) -> dict[str, Any]:
         params = list(request.query_params.multi_items())
         return pages.error_page(live.explainer(), record_id, pages.values_from_query(params),
-                                pages.site_from_query(params))
+                                pages.site_from_query(params), version)
 
     @app.get("/", response_class=HTMLResponse, tags=["pages"])
     def home() -> HTMLResponse:
@@ -183,13 +187,14 @@ def create_app(db_path: str | Path, reload_check: float = RELOAD_CHECK_SECONDS) 
 
     @app.get("/errors/{record_id}", response_class=HTMLResponse, tags=["pages"],
              responses=_ERRORS)
-    def error(record_id: str, request: Request) -> HTMLResponse:
-        return _html("error.html", error_data(record_id, request))
+    def error(record_id: str, request: Request, version: str | None = _VERSION) -> HTMLResponse:
+        return _html("error.html", error_data(record_id, request, version))
 
     @app.get("/repos/{owner}/{name}", response_class=HTMLResponse, tags=["pages"],
              responses=_ERRORS)
-    def repo(owner: str, name: str) -> HTMLResponse:
-        return _html("repo.html", pages.repo_page(live.explainer(), f"{owner}/{name}"))
+    def repo(owner: str, name: str, version: str | None = _VERSION) -> HTMLResponse:
+        return _html("repo.html", pages.repo_page(live.explainer(), f"{owner}/{name}",
+                                                  version))
 
     @app.get("/classes/{slug}", response_class=HTMLResponse, tags=["pages"],
              responses=_ERRORS)
@@ -199,11 +204,20 @@ def create_app(db_path: str | Path, reload_check: float = RELOAD_CHECK_SECONDS) 
     # -- JSON ---------------------------------------------------------------------------
 
     @app.get("/api/errors/{record_id}", tags=["api"], responses=_ERRORS)
-    def api_error(record_id: str, request: Request) -> dict[str, Any]:
+    def api_error(record_id: str, request: Request,
+                  version: str | None = _VERSION) -> dict[str, Any]:
         """The error page's data, exactly what its HTML renders: `record` is the record
-        as `errdex show --json` prints it; `v.<name>` and `site` parameters bind a
-        paste's values and site as on the page."""
-        return error_data(record_id, request)
+        as `errdex show --json` prints it, at the repository's newest indexed version or
+        at `version`; `v.<name>` and `site` parameters bind a paste's values and site as
+        on the page."""
+        return error_data(record_id, request, version)
+
+    @app.get("/api/errors/{record_id}/versions", tags=["api"], responses=_ERRORS)
+    def api_error_versions(record_id: str) -> list[dict[str, Any]]:
+        """In which indexed versions of its repository the message is (oldest first):
+        `status` current, removed or absent; `changed`: its sites differ from the
+        version before that had it."""
+        return [contract.to_json(row) for row in live.explainer().record_versions(record_id)]
 
     @app.get("/api/search", tags=["api"], responses=_ERRORS)
     def api_search(q: str = Query("", description="pasted text or words")) -> dict[str, Any]:
@@ -221,9 +235,10 @@ def create_app(db_path: str | Path, reload_check: float = RELOAD_CHECK_SECONDS) 
         return live.explainer().repositories()
 
     @app.get("/api/repos/{owner}/{name}", tags=["api"], responses=_ERRORS)
-    def api_repo(owner: str, name: str) -> dict[str, Any]:
-        """The repository page's data: its errors grouped by file."""
-        return pages.repo_page(live.explainer(), f"{owner}/{name}")
+    def api_repo(owner: str, name: str, version: str | None = _VERSION) -> dict[str, Any]:
+        """The repository page's data: its errors (at the newest indexed version, or at
+        `version`) grouped by file, and all its indexed versions."""
+        return pages.repo_page(live.explainer(), f"{owner}/{name}", version)
 
     @app.get("/api/classes/{slug}", tags=["api"], responses=_ERRORS)
     def api_class(slug: str) -> dict[str, Any]:
@@ -238,7 +253,8 @@ def create_app(db_path: str | Path, reload_check: float = RELOAD_CHECK_SECONDS) 
     @app.get("/api/schema", tags=["api"])
     def api_schema() -> dict[str, Any]:
         """The JSON Schema of every response above (`$defs`: Record, ExplainResult,
-        SearchPage, ErrorPage, RepoPage, ClassPage, Health, Listing, Repository),
+        SearchPage, ErrorPage, RepoPage, ClassPage, Health, Listing, Repository,
+        RecordVersion),
         generated from errdex's dataclasses."""
         return contract.schema()
 

@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 from errdex.analyze.classes import CLASSES, background
 from errdex.contract import template_from_dict, to_json
 from errdex.errors import NotFoundError
-from errdex.models import Listing, Record, Repository, Template
+from errdex.models import Listing, Record, RecordVersion, Repository, Template
 from errdex.serve.web.views import (
     Analysis,
     ClassInfo,
@@ -34,6 +34,7 @@ from errdex.serve.web.views import (
     Segment,
 )
 from errdex.service import Explainer
+from errdex.store.base import pick_listed
 
 SEARCH_LIMIT = 20
 CLOSEST_LIMIT = 5
@@ -134,13 +135,26 @@ def _focus(record: Record, site: int | None) -> Focus | None:
                  guard=chosen.guard, requirement=requirement)
 
 
+def shown_version(versions: list[RecordVersion], version: str | None) -> str | None:
+    """The ref of the version a record's page shows: the one asked for, else the newest
+    that holds the record (what a read without a version returns)."""
+    if version is not None:
+        row = pick_listed(versions, version)
+        return None if row is None else row.ref
+    return next((v.ref for v in reversed(versions) if v.status != "absent"), None)
+
+
 def error_page(
-    explainer: Explainer, record_id: str, values: dict[str, str], site: int | None = None
+    explainer: Explainer, record_id: str, values: dict[str, str], site: int | None = None,
+    version: str | None = None,
 ) -> dict[str, Any]:
     """Everything one error's page shows (its JSON is `/api/errors/{id}`). `values` are
     a paste's values for the placeholders; names the template does not have are
-    dropped. `site` is the site a pasted traceback pointed at, if any."""
-    record = explainer.record(record_id)
+    dropped. `site` is the site a pasted traceback pointed at, if any; `version` the
+    repository's version to show (default: the newest). `versions` says in which
+    indexed versions the message is."""
+    record = explainer.record(record_id, version)
+    versions = explainer.record_versions(record_id)
     names = {p.name for p in record.template.placeholders}
     bound = {name: value for name, value in values.items() if name in names}
     snapshot = _snapshot(explainer, record.repo)
@@ -164,6 +178,8 @@ def error_page(
                       background=background(failure.slug) or "") if failure else None
         ),
         report_url=report_url(record),
+        versions=tuple(versions),
+        version=shown_version(versions, version),
     ))
 
 
@@ -174,10 +190,14 @@ def report_url(record: Record) -> str:
     return REPORT_URL + "?" + urlencode({"title": title, "body": body})
 
 
-def repo_page(explainer: Explainer, repo: str) -> dict[str, Any]:
-    """Every error of a repository, grouped by file, with counts by kind."""
-    rows = explainer.listing(repo)  # NotFoundError, naming what is indexed
+def repo_page(explainer: Explainer, repo: str, version: str | None = None) -> dict[str, Any]:
+    """Every error of a repository (at `version`, default the newest), grouped by file,
+    with counts by kind; `versions` are all its indexed versions, newest first."""
+    rows = explainer.listing(repo, version)  # NotFoundError, naming what is indexed
+    versions = explainer.versions(repo)
     snapshot = _snapshot(explainer, repo)
+    if version is not None:
+        snapshot = pick_listed(versions, version) or snapshot
     if snapshot is None:  # re-indexed away between the two reads
         raise NotFoundError(f"repository {repo!r} is not indexed")
     by_file: dict[str, list[Listing]] = defaultdict(list)
@@ -185,6 +205,7 @@ def repo_page(explainer: Explainer, repo: str) -> dict[str, Any]:
         by_file[row.path].append(row)
     return page_json(RepoPage(
         repo=snapshot,
+        versions=tuple(versions),
         counts=tuple(Counter(row.kind for row in rows).most_common()),
         total=len(rows),
         files=tuple(

@@ -11,7 +11,7 @@ import io
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import jinja2
 from markupsafe import Markup, escape
@@ -50,6 +50,14 @@ class Links:
         base = (self.root + f"errors/{_part(record_id)}.html" if self.static
                 else f"/errors/{_part(record_id)}")
         return base + ("?" + query if query else "")
+
+    def version_of(self, record_id: str | None, ref: str, repo: str | None = None) -> str | None:
+        """An error's page (or, without an id, `repo`'s page) at one version; None in a
+        static export, which holds each repository's newest version only."""
+        if self.static:
+            return None
+        base = f"/errors/{_part(record_id)}" if record_id else self.repo(repo or "")
+        return base + "?" + urlencode({"version": ref})
 
     def error_json(self, record_id: str) -> str:
         return (self.root + f"api/errors/{_part(record_id)}.json" if self.static

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from errdex import contract
-from errdex.models import Listing, Record, Repository
+from errdex.models import Listing, Record, RecordVersion, Repository
 
 SearchMode = Literal["empty", "match", "text", "none", "static"]
 
@@ -96,7 +96,8 @@ class ClassInfo:
 @dataclass(frozen=True)
 class ErrorPage:
     """One error's page: the record, and what the page adds (the paste's values, the
-    site it points at, the message as segments, where the analysis comes from)."""
+    site it points at, the message as segments, where the analysis comes from, in which
+    indexed versions the message is and the ref of the one shown)."""
 
     record: Record
     title: str
@@ -107,6 +108,8 @@ class ErrorPage:
     analysis: Analysis
     failure_class: ClassInfo | None
     report_url: str
+    versions: tuple[RecordVersion, ...]  # oldest first
+    version: str | None
 
 
 @dataclass(frozen=True)
@@ -130,9 +133,11 @@ class FileGroup:
 
 @dataclass(frozen=True)
 class RepoPage:
-    """Every error of a repository, grouped by file, with counts by kind."""
+    """Every error of a repository (one version of it: `repo`), grouped by file, with
+    counts by kind; `versions` are all its indexed versions, newest first."""
 
     repo: Repository
+    versions: tuple[Repository, ...]
     counts: tuple[tuple[str, int], ...]
     total: int
     files: tuple[FileGroup, ...]
