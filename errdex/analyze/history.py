@@ -28,11 +28,17 @@ from pathlib import Path
 import ahocorasick_rs
 
 from errdex.errors import SourceError
+from errdex.languages import all_specs
 from errdex.models import History
 from errdex.source import git
 
 BUDGET_SECONDS = 60.0
-_GLOBS = ("*.rs", "*.py")
+
+
+
+def _globs() -> tuple[str, ...]:
+    """The source files of every registered language: the history of their messages."""
+    return tuple(f"*{suffix}" for spec in all_specs() for suffix in spec.suffixes)
 
 
 @dataclass
@@ -59,7 +65,7 @@ def _scan(session: git.Git, keys: Sequence[str], budget: float) -> dict[tuple[st
     # No textconv, external diff or signature check even if asked for: raw diffs only.
     with session.popen("log", "--reverse", "--no-renames", "--no-color", "--no-textconv",
                        "--no-ext-diff", "--no-show-signature", "-p", "-U0",
-                       "--format=%x00%H %cI", "HEAD", "--", *_GLOBS) as proc:
+                       "--format=%x00%H %cI", "HEAD", "--", *_globs()) as proc:
         assert proc.stdout is not None
         commit: tuple[str, str] = ("", "")
         number = 0

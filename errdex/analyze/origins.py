@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from errdex.analyze.guards import _mask, split_top
 from errdex.extract.structure import TypedBinding
@@ -128,12 +128,13 @@ def _nearest_assignment(
         return None
     spec = spec_for(site.language)
     local = _local_pattern(spec.local_binding, spec.statement_end)
+    declaration = _declaration(spec.declaration_words)
     # A struct literal sets a field as `name: value,` (only where fields are read through
     # `self`: elsewhere `name: T` is an annotation).
     copied = spec.can("fields_read_through_self")
     for index in range(len(lines) - 1, -1, -1):
         line = lines[index]
-        if last not in line or _DECLARATION.search(line):
+        if last not in line or declaration.search(line):
             continue
         code = _blank_strings(line)  # `{x:?}` in a message isn't code
         candidates = [("field", _after_word(code, f"self.{last}", _ASSIGN_REST, True))]
@@ -156,7 +157,10 @@ def _nearest_assignment(
     return None
 
 
-_DECLARATION = re.compile(r"\b(fn|def|pub|struct|class)\b")
+@cache
+def _declaration(words: tuple[str, ...]) -> re.Pattern[str]:
+    """A line that defines something (a function, a type) sets no value of a name on it."""
+    return re.compile(r"\b(" + "|".join(map(re.escape, words)) + r")\b")
 
 
 def _parameter(site: Site, lines: list[str], name: str) -> Origin | None:

@@ -103,6 +103,7 @@ class LanguageSpec:
     outline: Outline
     # Where a guarded value comes from (errdex.analyze.origins):
     function_keyword: str  # the word that starts a function definition
+    declaration_words: tuple[str, ...]  # words that start a definition line (not an assignment)
     local_binding: str  # regex before a local's name in its assignment (`let mut `)
     statement_end: str  # regex of what may end a statement (`;?`)
     typed_binding: str  # regex with `{root}`: `root` declared with a type (one group)

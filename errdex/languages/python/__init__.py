@@ -81,6 +81,7 @@ SPEC = LanguageSpec(
         separator=".",
     ),
     function_keyword="def",
+    declaration_words=("def", "class"),
     local_binding="",
     statement_end="",
     typed_binding=r"(?<![\w.]){root}\s*:\s*[\"']?((?:[A-Za-z_]\w*\.)*[A-Z]\w*)"

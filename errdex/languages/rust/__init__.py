@@ -87,6 +87,7 @@ SPEC = LanguageSpec(
         separator="::",
     ),
     function_keyword="fn",
+    declaration_words=("fn", "pub", "struct"),
     local_binding=r"(?:let\s+(?:mut\s+)?)?",
     statement_end=r";?",
     typed_binding=r"(?<![\w.]){root}\s*:\s*&?\s*(?:'\w+\s+)?(?:mut\s+)?"
