@@ -281,6 +281,38 @@ class Backend:
         view.is_view = True
         return view
 
+    def _snapshot_rows(self, repo: str | None = None) -> list[dict[str, Any]]:
+        """Every snapshot (of `repo`), each repository's newest first."""
+        raise NotImplementedError
+
+    def _snapshot_id(self, repo: str, version: str | None) -> int | None:
+        """The snapshot a read of `repo` sees: `version` (NotFoundError when the
+        repository has no such version), else the pinned one, else the newest; None
+        for a repository not indexed."""
+        rows = self._snapshot_rows(repo)
+        if not rows:
+            return None
+        wanted = version if version is not None else self.pins.get(repo)
+        if wanted is None:
+            return int(rows[0]["id"])
+        row = pick_version(rows, wanted)
+        if row is None:
+            if version is None:
+                return int(rows[0]["id"])  # a pin that doesn't exist: the newest
+            raise unknown_version(repo, version, [r["ref"] for r in rows])
+        return int(row["id"])
+
+    def _chosen(self) -> list[int]:
+        """The snapshot every repository's reads see (newest, or pinned)."""
+        by_repo: dict[str, list[dict[str, Any]]] = {}
+        for row in self._snapshot_rows():
+            by_repo.setdefault(row["repo"], []).append(row)
+        chosen = []
+        for repo, rows in by_repo.items():
+            pinned = pick_version(rows, self.pins[repo]) if repo in self.pins else None
+            chosen.append(int((pinned or rows[0])["id"]))
+        return chosen
+
     def describe_error(self, action: str, exc: Exception) -> StoreError:
         return StoreError(f"cannot {action} the store: {exc}")
 

@@ -37,7 +37,6 @@ from errdex.store.base import (
     repo_rows,
     search_terms,
     snapshot_ref,
-    unknown_version,
 )
 
 
@@ -74,29 +73,6 @@ class MemoryStore(Backend):
                 for sid, row in self._snapshots.items() if repo is None or row["repo"] == repo]
         return sorted(rows, key=lambda row: (row["repo"], -row["id"]))
 
-    def _snapshot_id(self, repo: str, version: str | None) -> int | None:
-        rows = self._snapshot_rows(repo)
-        if not rows:
-            return None
-        wanted = version if version is not None else self.pins.get(repo)
-        if wanted is None:
-            return int(rows[0]["id"])
-        row = pick_version(rows, wanted)
-        if row is None:
-            if version is None:
-                return int(rows[0]["id"])
-            raise unknown_version(repo, version, [r["ref"] for r in rows])
-        return int(row["id"])
-
-    def _chosen(self) -> list[int]:
-        by_repo: dict[str, list[dict[str, Any]]] = {}
-        for row in self._snapshot_rows():
-            by_repo.setdefault(row["repo"], []).append(row)
-        chosen = []
-        for repo, rows in by_repo.items():
-            pinned = pick_version(rows, self.pins[repo]) if repo in self.pins else None
-            chosen.append(int((pinned or rows[0])["id"]))
-        return chosen
 
     def _record(self, record_id: str, version: str | None) -> _Stored:
         """As SQLite's `_record_row`: that version, else the chosen snapshot, else the

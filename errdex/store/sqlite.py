@@ -49,7 +49,6 @@ from errdex.store.base import (
     repo_rows,
     search_terms,
     snapshot_ref,
-    unknown_version,
 )
 
 SCHEMA_VERSION = 2
@@ -221,33 +220,6 @@ class SQLiteStore(Backend):
         rows = self._conn.execute(query + " ORDER BY s.repo, s.id DESC", args).fetchall()
         return [dict(row) for row in rows]
 
-    def _snapshot_id(self, repo: str, version: str | None) -> int | None:
-        """The snapshot a read of `repo` sees: `version` (NotFoundError when the
-        repository has no such version), else the pinned one, else the newest; None
-        for a repository not indexed."""
-        rows = self._snapshot_rows(repo)
-        if not rows:
-            return None
-        wanted = version if version is not None else self.pins.get(repo)
-        if wanted is None:
-            return int(rows[0]["id"])
-        row = pick_version(rows, wanted)
-        if row is None:
-            if version is None:
-                return int(rows[0]["id"])  # a pin that doesn't exist: the newest
-            raise unknown_version(repo, version, [r["ref"] for r in rows])
-        return int(row["id"])
-
-    def _chosen(self) -> list[int]:
-        """The snapshot every repository's reads see (newest, or pinned)."""
-        by_repo: dict[str, list[dict[str, Any]]] = {}
-        for row in self._snapshot_rows():
-            by_repo.setdefault(row["repo"], []).append(row)
-        chosen = []
-        for repo, rows in by_repo.items():
-            pinned = pick_version(rows, self.pins[repo]) if repo in self.pins else None
-            chosen.append(int((pinned or rows[0])["id"]))
-        return chosen
 
     def _record_row(self, record_id: str, version: str | None) -> sqlite3.Row:
         """The row of `record_id` a read returns: in `version` (NotFoundError when that
