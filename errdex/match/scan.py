@@ -111,7 +111,10 @@ class _ScanKeys:
         order of their end."""
         if self._automaton is None:
             return []
-        return self._automaton.find_matches_as_indexes(data, overlapping=True)
+        # Typed here: the compiled build type-checks without the library's stubs.
+        found: list[tuple[int, int, int]] = self._automaton.find_matches_as_indexes(
+            data, overlapping=True)
+        return found
 
     def tags_in(self, text: str) -> list[int]:
         return [self.tags[i] for i, _, _ in self.hits(text.encode())]
