@@ -31,7 +31,6 @@ from errdex.extract import (
     resolve_constructions,
 )
 from errdex.extract.compose import attach_definitions, definitions_by_name, resolve_constants
-from errdex.extract.outline import with_outline
 from errdex.models import (
     FileExtraction,
     IndexSummary,
@@ -94,7 +93,6 @@ def _extract_file(
         extraction = extractor_for(file.language).extract(
             file.path, source, rules[file.language], budgets.file_seconds
         )
-        extraction = with_outline(extraction, file.path, file.language, source)
         return bounded(extraction, budgets.max_file_sites)
     except OverBudget as over:
         return over.reason

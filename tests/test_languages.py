@@ -55,16 +55,24 @@ def test_regex_tables_compile(spec: LanguageSpec) -> None:
                     *(p for _, p in spec.bool_ops), *(p for _, p in spec.test_idioms)):  # fmt: skip
         re.compile(pattern)
     assert "{root}" in spec.typed_binding
-    outline = spec.outline
-    assert "name" in re.compile(outline.function).groupindex
-    for word, pattern, _ in outline.blocks:
-        assert word in pattern and "owner" in re.compile(pattern).groupindex
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=IDS)
+def test_outline_reads_definitions_and_calls_from_the_tags_query(spec: LanguageSpec) -> None:
+    """The grammar's tags query, with the folder's `tags` section, compiles and captures
+    what the outline reads; every owner block is a node type of the grammar."""
+    grammar = TSLanguage(spec.grammar())
+    tags = Query(grammar, spec.outline.tags() + "\n" + spec.queries().get("tags", ""))
+    captures = {tags.capture_name(i) for i in range(tags.capture_count)}
+    assert {"name", "definition.function", "reference.call"} <= captures
+    for block, _, _ in spec.outline.owners:
+        assert grammar.id_for_node_kind(block, True) is not None, block
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=IDS)
 def test_queries_compile_against_the_grammar(spec: LanguageSpec) -> None:
     queries = spec.queries()
-    assert set(queries) == set(spec.query_names)
+    assert set(queries) - {"tags"} == set(spec.query_names)  # `tags` is optional
     grammar = TSLanguage(spec.grammar())
     for name, text in queries.items():
         filled = text.replace("{names}", '"x"').replace("{regex}", "^x$")

@@ -1,25 +1,38 @@
-"""A file's outline, read from the source text a worker already holds: the functions it
+"""A file's outline, read from the tree its extractor already parsed: the functions it
 defines (with their owner and whether they are public), the calls each one writes, the
 names it declares with a type, and every identifier it uses.
 
-The outline is a line scan driven by the language's `Outline` table (the definitions'
-and blocks' regexes): it runs once per file in the extraction worker, so analysis
-never reads the file again. It must not name a language.
+Definitions and calls come from the grammar's own tags query (`TAGS_QUERY`, shipped with
+its wheel), with the folder's `tags` query section for what that lacks; owners and
+visibility from the language's `Outline` table. It runs once per file, in the extraction
+worker, so analysis never reads or parses the file again. It must not name a language.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from collections.abc import Sequence
 from functools import lru_cache
 
-from errdex.extract.structure import FileStructure, OutlineCall, OutlineDef, TypedBinding
-from errdex.languages import spec_for
-from errdex.models import FileExtraction, Language
+from tree_sitter import Language as TSLanguage
+from tree_sitter import Node, Query, QueryCursor
 
-_CALL = re.compile(r"\b([A-Za-z_]\w*)(?:::<[^>()]*>)?\s*\(")
-_QUALIFIER = re.compile(r"([A-Za-z_]\w*)\s*(?:::|\.)$")
+from errdex.extract.structure import (
+    FileStructure,
+    OutlineCall,
+    OutlineDef,
+    SitePath,
+    TypedBinding,
+)
+from errdex.languages import spec_for
+from errdex.languages.spec import LanguageSpec
+from errdex.models import Language
+
+_QUALIFIER = re.compile(r"([A-Za-z_]\w*)\s*(?:::|\.)\s*$")
+_OWNER_NAME = re.compile(r"([A-Za-z_]\w*)\s*$")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DEFINES = ("definition.function", "definition.method")
+_CALLS = "reference.call"
 # Words written like calls that call nothing a page could name.
 NOT_CALLS = frozenset(
     "if while for match return fn def loop Some Ok Err Box Vec print len isinstance str int "
@@ -27,42 +40,39 @@ NOT_CALLS = frozenset(
 )
 MAX_NAME_CHARS = 200  # longer "identifiers" (the inside of a long string) name nothing
 
-# Open scopes while scanning: (indent, def index or None, owner name or None, trait?).
-_Scope = tuple[int, int | None, str | None, bool]
+
+@lru_cache(maxsize=8)
+def _tags(language: Language) -> Query:
+    spec = spec_for(language)
+    extra = spec.queries().get("tags", "")
+    return Query(TSLanguage(spec.grammar()), spec.outline.tags() + "\n" + extra)
 
 
 @lru_cache(maxsize=8)
-def _tables(language: Language) -> tuple[
-    re.Pattern[str], list[tuple[str, re.Pattern[str], bool]], re.Pattern[str]
-]:  # fmt: skip
-    spec = spec_for(language)
-    outline = spec.outline
-    blocks = [(word, re.compile(pattern), trait) for word, pattern, trait in outline.blocks]
-    # Each `{root}` of the pattern becomes its own named group: any name, found in one pass.
-    parts = spec.typed_binding.split("{root}")
+def _typed(language: Language) -> tuple[re.Pattern[str], frozenset[int]]:
+    """The typed-binding regex, each `{root}` its own group (any name, in one pass), and
+    the numbers of those groups."""
+    parts = spec_for(language).typed_binding.split("{root}")
     typed = re.compile("".join(
         part + (rf"(?P<root{i}>[A-Za-z_]\w*)" if i < len(parts) - 1 else "")
         for i, part in enumerate(parts)
     ))  # fmt: skip
-    return re.compile(outline.function), blocks, typed
+    roots = frozenset(typed.groupindex[k] for k in typed.groupindex if k.startswith("root"))
+    return typed, roots
 
 
-def with_outline(
-    extraction: FileExtraction, path: str, language: Language, source: bytes
-) -> FileExtraction:
-    """`extraction` with the file's outline added to the structure its extractor made."""
-    outline = outline_file(language, source.decode("utf-8", "replace"))
-    made = extraction.structure
-    return replace(extraction, structure=replace(
-        outline, path=path, paths=made.paths if made is not None else ()))  # fmt: skip
-
-
-def outline_file(language: Language, text: str) -> FileStructure:
-    """The outline of one file's text (no condition paths: the extractor adds those)."""
-    defs, calls = _definitions_and_calls(language, text)
+def file_structure(
+    language: Language, path: str, root: Node, source: bytes, paths: Sequence[SitePath]
+) -> FileStructure:
+    """The structure of one parsed file: its outline, with the condition paths of its
+    sites that the extractor found."""
+    text = source.decode("utf-8", "replace")
+    defs, calls = _definitions_and_calls(language, root, source)
     return FileStructure(
-        defs=tuple(defs),
-        calls=tuple(calls),
+        path=path,
+        paths=tuple(paths),
+        defs=defs,
+        calls=calls,
         typed=_typed_bindings(language, text),
         identifiers=frozenset(
             n for n in set(_IDENT.findall(text)) if len(n) <= MAX_NAME_CHARS
@@ -71,72 +81,102 @@ def outline_file(language: Language, text: str) -> FileStructure:
 
 
 def _definitions_and_calls(
-    language: Language, text: str
-) -> tuple[list[OutlineDef], list[OutlineCall]]:
-    outline = spec_for(language).outline
-    function, blocks, _ = _tables(language)
-    defs: list[OutlineDef] = []
-    calls: dict[tuple[str, int, str], None] = {}  # (name, caller, qualifier), in order
-    scopes: list[_Scope] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
-        if not stripped or stripped.startswith(("//", "#", "*", "/*")):
+    language: Language, root: Node, source: bytes
+) -> tuple[tuple[OutlineDef, ...], tuple[OutlineCall, ...]]:
+    spec = spec_for(language)
+    functions: dict[int, tuple[Node, Node]] = {}  # start byte -> (definition, its name)
+    references: list[tuple[Node, Node]] = []  # (call, the name it calls)
+    for _, captures in QueryCursor(_tags(language)).matches(root):
+        names = captures.get("name")
+        if not names:
             continue
-        indent = len(line) - len(line.lstrip())
-        while scopes and scopes[-1][0] >= indent and not stripped.startswith(("}", ")")):
-            scopes.pop()
-        # the word is a cheap test before the regex
-        m = function.match(line) if outline.def_word in line else None
-        if m:
-            owner = next((s[2] for s in reversed(scopes) if s[2]), None)
-            name = m.group("name")
-            if outline.public_by_marker:
-                exported = "exported" in m.re.groupindex and bool(m.group("exported"))
-                public = exported or any(s[3] for s in scopes)
-            else:
-                public = not name.startswith("_") and not (owner and owner.startswith("_"))
-            defs.append(OutlineDef(name, owner, number, public))
-            scopes.append((indent, len(defs) - 1, None, False))
-            _add_calls(line[m.end() :], scopes, defs, calls)
-            continue
-        block = next((b for word, pattern, trait in blocks if word in line
-                      and (b := pattern.match(line))), None)  # fmt: skip
-        if block:
-            trait = next(t for _, p, t in blocks if p is block.re)
-            marked = "trait" in block.re.groupindex and bool(block.group("trait"))
-            scopes.append((indent, None, block.group("owner"), marked or trait))
-            continue
-        if "(" in line:
-            _add_calls(line, scopes, defs, calls)
-    return defs, [OutlineCall(name, caller, qualifier) for name, caller, qualifier in calls]
+        for key in _DEFINES:
+            for node in captures.get(key, ()):
+                functions.setdefault(node.start_byte, (node, names[0]))
+        for node in captures.get(_CALLS, ()):
+            if node.type not in spec.outline.not_calls:
+                references.append((node, names[0]))
+    ordered = sorted(functions.values(), key=lambda d: d[0].start_byte)
+    defs = tuple(_definition(spec, node, name, source) for node, name in ordered)
+    return defs, _calls(ordered, defs, sorted(references, key=lambda r: r[0].start_byte),
+                        source)  # fmt: skip
 
 
-def _add_calls(
-    code: str, scopes: list[_Scope], defs: list[OutlineDef],
-    calls: dict[tuple[str, int, str], None],
-) -> None:  # fmt: skip
-    caller = next((s[1] for s in reversed(scopes) if s[1] is not None), None)
-    if caller is None:
-        return
-    for m in _CALL.finditer(code):
-        name = m.group(1)
-        if name not in NOT_CALLS and name != defs[caller].name:
-            before = code[max(0, m.start() - 40) : m.start()]
-            q = _QUALIFIER.search(before) if before.endswith((".", ":")) else None
-            calls[(name, caller, q.group(1) if q else "")] = None
+def _text(node: Node, source: bytes) -> str:
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def _definition(spec: LanguageSpec, node: Node, name: Node, source: bytes) -> OutlineDef:
+    """A function with its owner (the nearest enclosing owner block's name, generics
+    dropped) and whether callers outside its file can reach it."""
+    outline = spec.outline
+    owner: str | None = None
+    in_trait = False
+    parent = node.parent
+    while parent is not None:
+        for block, name_field, trait_field in outline.owners:
+            if parent.type != block:
+                continue
+            if owner is None and (named := parent.child_by_field_name(name_field)):
+                found = _OWNER_NAME.search(_text(named, source).split("<", 1)[0])
+                owner = found.group(1) if found else None
+            if trait_field == "" or (trait_field and parent.child_by_field_name(trait_field)):
+                in_trait = True
+        parent = parent.parent
+    own_name = _text(name, source)
+    if outline.public_marker is not None:
+        marked = any(child.type == outline.public_marker for child in node.children)
+        public = marked or in_trait
+    else:
+        public = not own_name.startswith("_") and not (owner or "").startswith("_")
+    return OutlineDef(own_name, owner, node.start_point.row + 1, public)
+
+
+def _calls(
+    functions: list[tuple[Node, Node]], defs: tuple[OutlineDef, ...],
+    references: list[tuple[Node, Node]], source: bytes,
+) -> tuple[OutlineCall, ...]:  # fmt: skip
+    """Each call with the innermost function it is written in (calls outside every
+    function are left out) and the owner written before its name (`Owner::name(`)."""
+    calls: dict[tuple[str, int, str], None] = {}  # in order, each once
+    open_defs: list[int] = []  # indexes of the functions enclosing the current call
+    next_def = 0
+    for call, name in references:
+        at = call.start_byte
+        while next_def < len(functions) and functions[next_def][0].start_byte <= at:
+            _close(open_defs, functions, functions[next_def][0].start_byte)
+            open_defs.append(next_def)
+            next_def += 1
+        _close(open_defs, functions, at)
+        if not open_defs:
+            continue
+        caller = open_defs[-1]
+        called = _text(name, source)
+        if called in NOT_CALLS or called == defs[caller].name:
+            continue
+        before = source[max(0, name.start_byte - 200) : name.start_byte]
+        qualifier = _QUALIFIER.search(before.decode("utf-8", "replace"))
+        calls[(called, caller, qualifier.group(1) if qualifier else "")] = None
+    return tuple(OutlineCall(name, caller, qualifier) for name, caller, qualifier in calls)
+
+
+def _close(open_defs: list[int], functions: list[tuple[Node, Node]], at: int) -> None:
+    """Drop the functions that end at or before byte `at`."""
+    while open_defs and functions[open_defs[-1]][0].end_byte <= at:
+        open_defs.pop()
 
 
 def _typed_bindings(language: Language, text: str) -> tuple[TypedBinding, ...]:
     """Every `name: Type` the file writes, with the line its match ends on."""
-    _, _, typed = _tables(language)
+    typed, roots = _typed(language)
     found: list[TypedBinding] = []
     line, at = 1, 0
     for m in typed.finditer(text):
         line += text.count("\n", at, m.end())
         at = m.end()
-        roots = {typed.groupindex[key] for key in typed.groupindex if key.startswith("root")}
-        name = next((g for i, g in enumerate(m.groups(), 1) if i in roots and g), None)
-        type_name = next((g for i, g in enumerate(m.groups(), 1) if i not in roots and g), None)
+        groups = m.groups()
+        name = next((g for i, g in enumerate(groups, 1) if g and i in roots), None)
+        type_name = next((g for i, g in enumerate(groups, 1) if g and i not in roots), None)
         if name and type_name:
             found.append(TypedBinding(name, type_name, line))
     return tuple(found)

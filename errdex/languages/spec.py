@@ -57,14 +57,18 @@ def read_rules_text(package: str) -> str:
 
 @dataclass(frozen=True)
 class Outline:
-    """How a file's functions and their owners are found line by line (errdex.analyze.callgraph):
-    a cheap word test, then a regex."""
+    """How a file's functions, their owners and the calls they write are read from its
+    tree (errdex.extract.outline): the grammar's own tags query, whose
+    `@definition.function`/`@definition.method` and `@reference.call` captures (each with
+    `@name`) it uses, plus the folder's `tags` query section for what that lacks."""
 
-    def_word: str  # in every line that defines a function
-    function: str  # regex: group `name`, and `exported` when a marker makes it public
-    blocks: tuple[tuple[str, str, bool], ...]  # (word, regex with group `owner` and maybe
-    # `trait`, whether the block is a trait), for the types and classes that own functions
-    public_by_marker: bool  # public when marked (`pub`) or in a trait impl; else by name
+    tags: Callable[[], str]  # the grammar's TAGS_QUERY
+    owners: tuple[tuple[str, str, str | None], ...]  # (node type, field naming the owner,
+    # field whose presence makes it a trait or trait impl, "" for always, None for never)
+    # of the blocks that hold functions; every function in a trait block is public
+    public_marker: str | None  # a definition's child type that makes it public (`pub`);
+    # None: public unless its name or its owner's starts with `_`
+    not_calls: frozenset[str]  # node types the tags query counts as calls that are not
     separator: str  # between an owner and its function in a qualified name
 
 

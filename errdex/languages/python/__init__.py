@@ -25,6 +25,12 @@ def _grammar() -> object:
     return tree_sitter_python.language()
 
 
+def _tags() -> str:
+    import tree_sitter_python
+
+    return str(tree_sitter_python.TAGS_QUERY)
+
+
 def _extractor() -> Extractor:
     from errdex.languages.python.extractor import PythonExtractor
 
@@ -74,10 +80,10 @@ SPEC = LanguageSpec(
     reserved_words=frozenset(_WORDS.split()) | frozenset(dir(builtins))
     | frozenset(keyword.kwlist),
     outline=Outline(
-        def_word="def",
-        function=r"^(\s*)(?:async\s+)?def\s+(?P<name>[A-Za-z_]\w*)",
-        blocks=(("class", r"^(\s*)class\s+(?P<owner>[A-Za-z_]\w*)", False),),
-        public_by_marker=False,
+        tags=_tags,
+        owners=(("class_definition", "name", None),),
+        public_marker=None,
+        not_calls=frozenset(),
         separator=".",
     ),
     function_keyword="def",

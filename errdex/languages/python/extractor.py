@@ -19,9 +19,9 @@ from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, QueryCursor
 
 from errdex.extract import PARSE_SECONDS, Rule, check_depth, parse_within
+from errdex.extract.outline import file_structure
 from errdex.extract.queries import build_query
 from errdex.extract.shared import find_call_rule, rule_guard
-from errdex.extract.structure import FileStructure
 from errdex.extract.templates import Piece
 from errdex.languages.python import SPEC, raising, tables
 from errdex.languages.python.exceptions import (
@@ -319,5 +319,5 @@ class PythonExtractor:
             definitions=tuple(state.definitions),
             constructions=tuple(constructions),
             dynamic_sites=state.dynamic,
-            structure=FileStructure(paths=tuple(state.paths)),
+            structure=file_structure(SPEC.language, path, tree.root_node, source, state.paths),
         )

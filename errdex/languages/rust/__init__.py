@@ -27,6 +27,12 @@ def _grammar() -> object:
     return tree_sitter_rust.language()
 
 
+def _tags() -> str:
+    import tree_sitter_rust
+
+    return str(tree_sitter_rust.TAGS_QUERY)
+
+
 def _extractor() -> Extractor:
     from errdex.languages.rust.extractor import RustExtractor
 
@@ -74,16 +80,10 @@ SPEC = LanguageSpec(
     truth={"true": "be true", "false": "be false"},
     reserved_words=frozenset(_WORDS.split()),
     outline=Outline(
-        def_word="fn",
-        function=r"^(\s*)(?P<exported>pub(?:\([^)]*\))?\s+)?(?:default\s+)?(?:const\s+)?"
-        r"(?:async\s+)?(?:unsafe\s+)?(?:extern\s+\"[^\"]*\"\s+)?fn\s+(?P<name>[A-Za-z_]\w*)",
-        blocks=(
-            ("impl", r"^(\s*)impl\b(?:\s*<[^{]*?>)?\s+"
-             r"(?:(?P<trait>[\w:]+)(?:<[^{]*?>)?\s+for\s+)?(?:[\w:]+::)?(?P<owner>[A-Za-z_]\w*)",
-             False),
-            ("trait", r"^(\s*)(?:pub(?:\([^)]*\))?\s+)?trait\s+(?P<owner>[A-Za-z_]\w*)", True),
-        ),
-        public_by_marker=True,
+        tags=_tags,
+        owners=(("impl_item", "type", "trait"), ("trait_item", "name", "")),
+        public_marker="visibility_modifier",
+        not_calls=frozenset({"macro_invocation"}),
         separator="::",
     ),
     function_keyword="fn",

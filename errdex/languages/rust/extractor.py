@@ -21,8 +21,8 @@ from collections.abc import Callable, Sequence
 from tree_sitter import Node, Parser, QueryCursor
 
 from errdex.extract import PARSE_SECONDS, Rule, check_depth, parse_within
+from errdex.extract.outline import file_structure
 from errdex.extract.shared import find_call_rule, is_literal, rule_guard
-from errdex.extract.structure import FileStructure
 from errdex.extract.templates import build_template
 from errdex.languages.rust import SPEC, composed
 from errdex.languages.rust.errortypes import _CAMEL, ErrorTypes
@@ -246,7 +246,7 @@ class RustExtractor:
                 sorted(state.constructions, key=lambda c: (c.line, c.end_line, c.type_path))
             ),
             dynamic_sites=state.dynamic,
-            structure=FileStructure(paths=tuple(state.paths)),
+            structure=file_structure(SPEC.language, path, tree.root_node, source, state.paths),
         )
 
 

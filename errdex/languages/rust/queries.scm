@@ -42,3 +42,12 @@
 
 ;; query: constant
 [(const_item name: (identifier) @name value: (_) @node) (static_item name: (identifier) @name value: (_) @node)]
+
+;; query: tags
+; What the grammar's tags query (TAGS_QUERY, errdex.extract.outline) leaves out: calls
+; `Type::name(..)` and `name::<T>(..)`, calls written inside a macro's arguments (a token
+; tree: `name` then a parenthesized tree), and trait or extern declarations without a body.
+(call_expression function: (scoped_identifier name: (identifier) @name)) @reference.call
+(call_expression function: (generic_function function: [(identifier) @name (scoped_identifier name: (identifier) @name) (field_expression field: (field_identifier) @name)])) @reference.call
+(token_tree (identifier) @name @reference.call . (token_tree))
+(function_signature_item name: (identifier) @name) @definition.method
