@@ -383,6 +383,21 @@ class OriginFact:
 
 
 @dataclass(frozen=True)
+class PathStep:
+    """A condition that holds whenever the site is reached (errdex.analyze.reached): an
+    enclosing branch, a `match` arm after the arms before it, an earlier `return` that
+    was not taken. `text` says it in words, code in backticks ("`paged` is true")."""
+
+    kind: str  # errdex.extract.structure's step kinds: if, else, arm, early_return, ...
+    line: int
+    text: str
+    # For an arm reached after the arms before it failed to match: the value matched,
+    # and the patterns of those arms (what the code handles instead of this arm's case).
+    subject: str = ""
+    handled: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class SiblingCheck:
     """Another check in the same function, in source order."""
 
@@ -438,6 +453,7 @@ class SiteFacts:
     origins: tuple[OriginFact, ...] = ()
     siblings: tuple[SiblingCheck, ...] = ()
     entry_points: tuple[EntryPoint, ...] = ()
+    reached: tuple[PathStep, ...] = ()  # what else holds on the way here, outermost first
 
 
 @dataclass(frozen=True)

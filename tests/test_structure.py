@@ -46,7 +46,7 @@ def test_analysis_finds_entry_points_from_the_extraction_alone(tmp_path: Path) -
     (site,) = extraction.sites
     path = structure.path_at(site.line, site.end_line)
     assert path is not None
-    assert [(s.kind, s.condition.kind) for s in path.steps] == [("early_exit", "not"),
+    assert [(s.kind, s.condition.kind) for s in path.steps] == [("early_return", "not"),
                                                                  ("if", "test")]  # fmt: skip
 
     Path(snapshot.files[0].absolute).unlink()  # analysis must not need the file again
@@ -57,4 +57,7 @@ def test_analysis_finds_entry_points_from_the_extraction_alone(tmp_path: Path) -
     assert record.facts is not None
     (facts,) = record.facts.sites
     assert [e.function for e in facts.entry_points] == ["public_api"]
+    # The earlier `return` not taken is part of when the raise is reached, on the page too.
+    assert [step.text for step in facts.reached] == ["`n` is at most 100"]
+    assert "reached only when `n` is at most 100" in record.explanation.what_it_means
     assert {"_check", "public_api"} <= names

@@ -30,11 +30,15 @@ class _Def:
     line: int
     public: bool
     separator: str  # between owner and name, as the language writes a qualified name
+    in_trait: bool = False  # a trait impl's method: reached through a value of `owner`
+    module: str = ""  # the module users name a free function by ("" when unknown)
 
     @property
     def qualified(self) -> str:
+        """A method by its owner (`Tensor::reshape`: called on a value), a free function
+        by its module (`candle_nn::ops::sdpa`, `json.loads`): as users write the call."""
         if self.owner is None:
-            return self.name
+            return f"{self.module}{self.separator}{self.name}" if self.module else self.name
         return f"{self.owner}{self.separator}{self.name}"
 
 
@@ -47,6 +51,8 @@ class CallGraph:
         self.files_of: dict[str, set[str]] = defaultdict(set)
         # callee name -> (caller def index, qualifier written before the name or "")
         self.callers: dict[str, set[tuple[int, str]]] = defaultdict(set)
+        # qualifier -> callers that name it (`Owner::new(..)`, `Owner::from(..)`)
+        self.by_qualifier: dict[str, set[int]] = defaultdict(set)
 
     @classmethod
     def build(cls, files: Iterable[tuple[str, Language, FileStructure]]) -> CallGraph:
@@ -54,20 +60,26 @@ class CallGraph:
         that extracted the file: nothing is read or parsed again here)."""
         graph = cls()
         for path, language, structure in files:
-            graph._add_file(path, spec_for(language).outline.separator, structure)
+            spec = spec_for(language)
+            graph._add_file(path, spec.outline.separator, spec.module_path(path), structure)
         return graph
 
-    def _add_file(self, path: str, separator: str, structure: FileStructure) -> None:
+    def _add_file(self, path: str, separator: str, module: str, structure: FileStructure) -> None:
         first = len(self.defs)
         for d in structure.defs:
-            self.defs.append(_Def(d.name, d.owner, path, d.line, d.public, separator))
+            self.defs.append(_Def(d.name, d.owner, path, d.line, d.public, separator,
+                                  d.in_trait, module))  # fmt: skip
             index = len(self.defs) - 1
             self.by_name[d.name].append(index)
             self.files_of[d.name].add(path)
         for call in structure.calls:
             self.callers[call.name].add((first + call.caller, call.qualifier))
+            if call.qualifier:
+                self.by_qualifier[call.qualifier].add(first + call.caller)
 
     def _callers_of(self, target: _Def) -> list[int]:
+        if target.in_trait and target.owner:
+            return self._builders_of(target.owner)
         ambiguous = len(self.files_of[target.name]) > 1
         out = []
         for caller, qualifier in self.callers.get(target.name, ()):
@@ -76,6 +88,14 @@ class CallGraph:
             if not ambiguous or c.path == target.path or named:
                 out.append(caller)
         return sorted(out, key=lambda i: (self.defs[i].path, self.defs[i].line))
+
+    def _builders_of(self, owner: str) -> list[int]:
+        """The functions that build a value of `owner` (a literal `Owner { .. }`, a call
+        `Owner(..)` or `Owner::new(..)`): how a trait method of it is reached. Methods of
+        `owner` itself are left out (they need a value already)."""
+        found = {c for c, _ in self.callers.get(owner, ())} | self.by_qualifier.get(owner, set())
+        found = {c for c in found if self.defs[c].owner != owner}
+        return sorted(found, key=lambda i: (self.defs[i].path, self.defs[i].line))
 
     def entry_points(self, site: Site) -> tuple[EntryPoint, ...]:
         """Public callers of the site's function, nearest first, up to MAX_DEPTH levels."""

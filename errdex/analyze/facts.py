@@ -37,7 +37,8 @@ from errdex.analyze.guards import (
     strip_self,
 )
 from errdex.analyze.origins import Origin, declared_type, find_origins, owner_of, short_name
-from errdex.extract.structure import TypedBinding
+from errdex.analyze.reached import site_path
+from errdex.extract.structure import FileStructure, TypedBinding
 from errdex.models import (
     EntryPoint,
     History,
@@ -119,6 +120,7 @@ def known_names(record: Record, siblings: Sequence[Record] = ()) -> frozenset[st
 # --- the facts of a record ----------------------------------------------------------
 
 TypedBindings = Callable[[str], "Sequence[TypedBinding] | None"]  # path -> its typed names
+Structures = Callable[[str], "FileStructure | None"]  # path -> its extracted structure
 EntryPoints = Callable[[Site], tuple[EntryPoint, ...]]
 
 
@@ -204,6 +206,7 @@ def record_facts(
     siblings: Sequence[Record] = (),
     *,
     typed: TypedBindings | None = None,
+    structure: Structures | None = None,
     entry_points: EntryPoints | None = None,
     tests: tuple[TestRef, ...] = (),
     history: History | None = None,
@@ -223,5 +226,6 @@ def record_facts(
             origins=origins,
             siblings=sibling_checks(site, record.id, siblings),
             entry_points=entry_points(site) if entry_points else (),
+            reached=site_path(site, structure(site.path)) if structure else (),
         ))
     return RecordFacts(sites=tuple(sites), tests=tests, history=history)

@@ -154,6 +154,7 @@ def analyze_records(
         known = record_facts(
             record, siblings,
             typed=repository.typed if repository else None,
+            structure=repository.structures.get if repository else None,
             entry_points=entry_points,
             tests=repository.tests.get(record.id, ()) if repository else (),
             history=repository.history.get(record.id) if repository else None,

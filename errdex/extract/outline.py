@@ -129,7 +129,7 @@ def _definition(spec: LanguageSpec, node: Node, name: Node, source: bytes) -> Ou
         public = marked or in_trait
     else:
         public = not own_name.startswith("_") and not (owner or "").startswith("_")
-    return OutlineDef(own_name, owner, node.start_point.row + 1, public)
+    return OutlineDef(own_name, owner, node.start_point.row + 1, public, in_trait)
 
 
 def _calls(

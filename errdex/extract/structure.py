@@ -29,6 +29,8 @@ RULE = "rule"  # the rule's own failing condition (`!(c)` for `assert!(c)`, `not
 LOOP = "while"  # inside a `while` loop's body
 EARLY_EXIT = "early_exit"  # an earlier check of the function that returns or raises
 # unless this holds (`if c { return Err(..) }`, `if c: raise`, `ensure!(c, ..)`, `assert c`)
+EARLY_RETURN = "early_return"  # an earlier check of the function that returns normally
+# unless this holds (`if c { return Ok(..) }`, `if c: return x`): no error, no message
 TRY = "try"  # an earlier `x?` of the function: `x` succeeded
 MAX_STEPS = 32  # steps kept per site (the innermost): a path is bounded whatever the code
 
@@ -70,6 +72,9 @@ class OutlineDef:
     owner: str | None  # the impl, trait or class that holds it
     line: int
     public: bool
+    # In a trait impl (`impl CustomOp3 for Sdpa`): reached through a value of `owner`,
+    # so the functions that build one are its callers, not those of every `name`.
+    in_trait: bool = False
 
 
 @dataclass(frozen=True)

@@ -105,6 +105,8 @@ class LanguageSpec:
     truth: Mapping[str, str]  # "true"/"false" -> what a bare value must be
     reserved_words: frozenset[str]  # names written code may use without the library having them
     outline: Outline
+    module_path: Callable[[str], str]  # a file's module as users write it ("" unknown):
+    # `candle-nn/src/ops.rs` -> `candle_nn::ops`, `json/__init__.py` -> `json`
     # Where a guarded value comes from (errdex.analyze.origins):
     function_keyword: str  # the word that starts a function definition
     declaration_words: tuple[str, ...]  # words that start a definition line (not an assignment)

@@ -124,6 +124,12 @@ class PageFacts:
         return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
     @property
+    def reached(self) -> tuple[str, ...]:
+        """What else holds whenever the primary site is reached (enclosing branches,
+        the arms before its own, earlier returns not taken), in words."""
+        return tuple(step.text for step in self.site_facts.reached) if self.site_facts else ()
+
+    @property
     def internal(self) -> bool:
         """The site's function is not one the user calls (or not known to be)."""
         return not self.public

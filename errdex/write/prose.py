@@ -69,6 +69,8 @@ def _summary(f: PageFacts) -> str:
         return f"{f.req} when calling {f.entry}{tail}"
     if f.nature == "unimplemented" or (f.guard is None and _unsupported(f)):
         return f"{f.entry} does not implement this case{tail}"
+    if f.guard and _unsupported(f) and f.req:
+        return f"{f.entry} does not support this case: {f.req}{tail}"
     if f.guard and _unsupported(f):
         return f"{f.entry} does not support the case your inputs select{tail}"
     if f.guard:
@@ -199,11 +201,16 @@ def _what_it_means(f: PageFacts) -> str:
         what = "is None or an Err" if f.nature == "expect" else "fails"
         out.append(f"{f.where}{helper} calls `{f.receiver}`; when that {what}, it "
                    f"{action(f)}.")
+    elif f.reached:
+        out.append(f"{f.where}{helper} {action(f)} when this line is reached: no check of its "
+                   "own decides, the path to it does.")
     else:
         out.append(
             f"{f.where}{helper} {action(f)} whenever this line is reached; no condition in "
             "front of it decides, so the path that leads here is the cause."
         )
+    if f.reached:
+        out.append(f"It is reached only when {_listed(f.reached)}.")
     if f.req and f.user_terms:
         violation = violation_of(f)
         out.append(f"To pass, {f.req}" + (f"; it fails when {violation}." if violation else "."))
@@ -251,6 +258,14 @@ def _what_it_means(f: PageFacts) -> str:
     return " ".join(out)
 
 
+def _listed(texts: Sequence[str]) -> str:
+    """Conditions joined for a sentence: "a", "a and b", "a; b; and c"."""
+    items = list(texts)
+    if len(items) <= 2:
+        return " and ".join(items)
+    return "; ".join(items[:-1]) + "; and " + items[-1]
+
+
 def _variant_sentences(f: PageFacts) -> list[str]:
     site = f.site
     if not site.variant:
@@ -290,11 +305,18 @@ def _solutions(f: PageFacts) -> tuple[str, ...]:
         for origin in f.origins:
             out.append(f"`{origin.name}` is copied from `{origin.expression}`: set that value "
                        f"so that {f.holds}.")
+    elif _unsupported(f) and (f.req or f.reached):
+        supported = f.holds or f"not all of these hold: {_listed(f.reached)}"
+        out.append(f"{f.entry} does not handle this case at this commit; it takes a path it "
+                   f"supports when {supported}. Change the input that selects the case (the "
+                   "message names it: a device, a data type, an option).")
+        out.append(f"If you need this case, check whether a newer release of {repo} has it, "
+                   "or ask for it there.")
     elif _unsupported(f):
-        out.append(f"{f.entry} does not handle this case at this commit: fixing a value will "
-                   "not make this path work. Do what the message says, or take a path the "
-                   "code supports (the message names the case: a device, a data type, an "
-                   "option or a build feature).")
+        out.append(f"{f.entry} does not handle this case at this commit, and no condition in "
+                   "front of it selects another path. Do what the message says, or take a "
+                   "path the code supports (the message names the case: a device, a data "
+                   "type, an option or a build feature).")
         out.append(f"If you need this case, check whether a newer release of {repo} has it, "
                    "or ask for it there.")
     elif f.nature == "unreachable":

@@ -31,6 +31,12 @@ def _tags() -> str:
     return str(tree_sitter_python.TAGS_QUERY)
 
 
+def _module_path(path: str) -> str:
+    from errdex.languages.python.strings import module_name
+
+    return module_name(path)
+
+
 def _extractor() -> Extractor:
     from errdex.languages.python.extractor import PythonExtractor
 
@@ -86,6 +92,7 @@ SPEC = LanguageSpec(
         not_calls=frozenset(),
         separator=".",
     ),
+    module_path=_module_path,
     function_keyword="def",
     declaration_words=("def", "class"),
     local_binding="",

@@ -16,6 +16,7 @@ from errdex.extract.paths import EarlierExits
 from errdex.extract.structure import (
     ARM,
     EARLY_EXIT,
+    EARLY_RETURN,
     ELSE,
     EXCEPT,
     IF,
@@ -118,15 +119,19 @@ class Paths(Conditions):
         line = statement.start_point[0] + 1
         if statement.type == "assert_statement" and statement.named_children:
             return Step(EARLY_EXIT, _test(_compact(self.code(statement.named_children[0]))), line)
-        if statement.type == "if_statement" and self._exits(statement):
+        kind = self._exit_kind(statement) if statement.type == "if_statement" else None
+        if kind is not None:
             tree = self._tree(statement)
-            return Step(EARLY_EXIT, _not(tree), line) if tree is not None else None
+            return Step(kind, _not(tree), line) if tree is not None else None
         return None
 
-    def _exits(self, statement: Node) -> bool:
-        """An `if` with no other branch whose body ends by raising or returning."""
+    def _exit_kind(self, statement: Node) -> str | None:
+        """For an `if` with no other branch whose body ends by leaving the function: by a
+        raise (EARLY_EXIT) or a return (EARLY_RETURN); None for any other `if`."""
         if statement.child_by_field_name("alternative") is not None:
-            return False
+            return None
         body = statement.child_by_field_name("consequence")
         code = [c for c in body.named_children if c.type not in _NOT_CODE] if body else []
-        return bool(code) and code[-1].type in _EXITS
+        if not code or code[-1].type not in _EXITS:
+            return None
+        return EARLY_RETURN if code[-1].type == "return_statement" else EARLY_EXIT

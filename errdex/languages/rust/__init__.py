@@ -33,6 +33,25 @@ def _tags() -> str:
     return str(tree_sitter_rust.TAGS_QUERY)
 
 
+def _module_path(path: str) -> str:
+    """The module a file of a crate holds, as users write it: `<crate dir>/src/a/b.rs` ->
+    `crate_dir::a::b` (the crate named by its folder, `-` read as `_`); `lib.rs`,
+    `main.rs` and `mod.rs` name their folder's module. "" outside a crate's `src`."""
+    parts = path.replace("\\", "/").split("/")
+    if "src" not in parts[:-1]:
+        return ""
+    at = len(parts) - 1 - parts[::-1].index("src")
+    crate = parts[at - 1].replace("-", "_") if at > 0 else ""
+    if not crate.isidentifier():
+        return ""
+    modules = [*parts[at + 1 : -1], parts[-1].removesuffix(".rs")]
+    if modules[-1] in ("lib", "main", "mod"):
+        modules.pop()
+    if not all(m.isidentifier() for m in modules):
+        return ""
+    return "::".join([crate, *modules])
+
+
 def _extractor() -> Extractor:
     from errdex.languages.rust.extractor import RustExtractor
 
@@ -86,6 +105,7 @@ SPEC = LanguageSpec(
         not_calls=frozenset({"macro_invocation"}),
         separator="::",
     ),
+    module_path=_module_path,
     function_keyword="fn",
     declaration_words=("fn", "pub", "struct"),
     local_binding=r"(?:let\s+(?:mut\s+)?)?",

@@ -17,6 +17,7 @@ from errdex.extract.structure import (
     ALL,
     ARM,
     EARLY_EXIT,
+    EARLY_RETURN,
     ELSE,
     IF,
     LET_ELSE,
@@ -151,8 +152,9 @@ class Paths(Messages):
         if node.type == "if_expression" and node.child_by_field_name("alternative") is None:
             cond, body = node.child_by_field_name("condition"), node.child_by_field_name(
                 "consequence")
-            if cond is not None and body is not None and self._exits(body):
-                return Step(EARLY_EXIT, _not(self._condition_tree(cond)), line)
+            kind = self._exit_kind(body) if cond is not None and body is not None else None
+            if cond is not None and kind is not None:
+                return Step(kind, _not(self._condition_tree(cond)), line)
             return None
         if node.type == "macro_invocation":
             macro = node.child_by_field_name("macro")
@@ -176,19 +178,24 @@ class Paths(Messages):
             return Step(TRY, _test(self.code(node.named_children[0])), line)
         return None
 
-    def _exits(self, body: Node) -> bool:
-        """Whether a block ends by leaving the function: `return ..`, or a rule macro
-        that fails (`bail!`, `panic!`)."""
+    def _exit_kind(self, body: Node) -> str | None:
+        """How a block leaves the function, if it ends by leaving: with an error
+        (EARLY_EXIT: `return Err(..)`, a rule macro that fails such as `bail!`) or
+        normally (EARLY_RETURN: any other `return`); None when it does not leave."""
         statements = [c for c in body.named_children if c.type not in _COMMENTS]
         if not statements:
-            return False
+            return None
         last = statements[-1]
         if last.type == "expression_statement" and last.named_child_count:
             last = last.named_children[0]
         if last.type in _EXITS:
-            return True
+            value = last.named_children[0] if last.named_child_count else None
+            function = value.child_by_field_name("function") if value is not None else None
+            failed = function is not None and self.code(function) == "Err"
+            return EARLY_EXIT if failed else EARLY_RETURN
         if last.type == "macro_invocation":
             macro = last.child_by_field_name("macro")
             rule = self.rules.macros.get(self._last_segment(macro)) if macro else None
-            return rule is not None and rule.guard_arg is None and rule.guard_op is None
-        return False
+            if rule is not None and rule.guard_arg is None and rule.guard_op is None:
+                return EARLY_EXIT
+        return None

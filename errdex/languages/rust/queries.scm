@@ -46,8 +46,11 @@
 ;; query: tags
 ; What the grammar's tags query (TAGS_QUERY, errdex.extract.outline) leaves out: calls
 ; `Type::name(..)` and `name::<T>(..)`, calls written inside a macro's arguments (a token
-; tree: `name` then a parenthesized tree), and trait or extern declarations without a body.
+; tree: `name` then a parenthesized tree), trait or extern declarations without a body,
+; and struct literals.
 (call_expression function: (scoped_identifier name: (identifier) @name)) @reference.call
 (call_expression function: (generic_function function: [(identifier) @name (scoped_identifier name: (identifier) @name) (field_expression field: (field_identifier) @name)])) @reference.call
 (token_tree (identifier) @name @reference.call . (token_tree))
 (function_signature_item name: (identifier) @name) @definition.method
+; A struct literal builds a value of its type: the callers of that type's trait methods.
+(struct_expression name: [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name)]) @reference.call

@@ -1,0 +1,124 @@
+"""When a site is reached: the conditions of its whole path (errdex.extract.structure's
+tree, as the extractor emitted it) said in words, for the page.
+
+The site's own guard is on the page already, and the earlier checks that fail with an
+error are its sibling records ("already checked"); what this adds is everything else
+that must hold to get here: the enclosing branches (`if paged { .. }`), the arm of a
+`match` after the arms before it failed (`_ =>` after `DType::F32 | DType::F16`: the
+dtype is none of those), the earlier `return`s the function did not take
+(`if len(data) == 8: return ..`). It reads only the structure; it never names a language.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from errdex.analyze.guards import affirm, deny, describe, parse_guard
+from errdex.extract.structure import (
+    ALL,
+    ARM,
+    EARLY_EXIT,
+    EARLY_RETURN,
+    MATCHES,
+    NOT,
+    TEST,
+    TRY,
+    Condition,
+    FileStructure,
+    Step,
+)
+from errdex.models import Language, PathStep, Site
+
+_EXITS = frozenset({TRY, EARLY_EXIT, EARLY_RETURN})  # steps that are not enclosing branches
+_IS_NOT = re.compile(r"(`[^`]+`) is (?:not|none of) (.+)")
+# Steps the page does not restate: a `x?` that succeeded, and the earlier checks that
+# fail with an error (each is a record of its own, listed as already checked).
+_QUIET = frozenset({TRY, EARLY_EXIT})
+MAX_PATH_STEPS = 6  # the innermost ones: a page lists a few, not a function's every branch
+
+
+def site_path(site: Site, structure: FileStructure | None) -> tuple[PathStep, ...]:
+    """What holds whenever `site` is reached besides its own guard, outermost first."""
+    found = structure.path_at(site.line, site.end_line) if structure is not None else None
+    if found is None:
+        return ()
+    steps = list(found.steps)
+    if site.guard:  # the innermost branch (or the rule) is the site's guard, stated already
+        own = next((i for i in range(len(steps) - 1, -1, -1)
+                    if steps[i].kind not in _EXITS), None)  # fmt: skip
+        if own is not None:
+            del steps[own]
+    said = [_said(step, site.language) for step in steps if step.kind not in _QUIET]
+    return tuple(_merged([step for step in said if step is not None]))[-MAX_PATH_STEPS:]
+
+
+def _merged(steps: list[PathStep]) -> list[PathStep]:
+    """Neighbouring "`x` is not 1", "`x` is not 2" (an `elif` chain) as one step:
+    "`x` is none of 1 and 2"."""
+    out: list[PathStep] = []
+    values: list[str] = []
+    for step in steps:
+        m = _IS_NOT.fullmatch(step.text)
+        last = _IS_NOT.fullmatch(out[-1].text) if out and values else None
+        if m and last and m.group(1) == last.group(1):
+            values.append(m.group(2))
+            listed = ", ".join(values[:-1]) + " and " + values[-1]
+            out[-1] = replace(out[-1], text=f"{m.group(1)} is none of {listed}")
+            continue
+        values = [m.group(2)] if m else []
+        out.append(step)
+    return out
+
+
+def _said(step: Step, language: Language) -> PathStep | None:
+    condition = step.condition
+    if step.kind == ARM or condition.kind == ALL:
+        handled = _handled(condition)
+        if handled is not None:
+            subject, patterns = handled
+            listed = ", ".join(f"`{p}`" for p in patterns[:6])
+            more = f" and {len(patterns) - 6} more" if len(patterns) > 6 else ""
+            return PathStep(step.kind, step.line, f"`{subject}` is none of {listed}{more}",
+                            subject, tuple(patterns))  # fmt: skip
+    text = _in_words(condition, language)
+    return PathStep(step.kind, step.line, text) if text else None
+
+
+def _handled(condition: Condition) -> tuple[str, list[str]] | None:
+    """(subject, the patterns it failed to match) for an arm after other arms of the
+    same value with no pattern of its own (a catch-all: `_`, `other`)."""
+    parts = condition.parts if condition.kind == ALL else (condition,)
+    subjects: set[str] = set()
+    patterns: list[str] = []
+    for part in parts:
+        if part.kind != NOT or not part.parts or part.parts[0].kind != MATCHES:
+            return None
+        subjects.add(part.parts[0].subject)
+        patterns.extend(p.strip() for p in part.parts[0].text.split("|") if p.strip())
+    return (subjects.pop(), patterns) if len(subjects) == 1 and patterns else None
+
+
+def _in_words(condition: Condition, language: Language) -> str:
+    """`condition` (true here) in words, mood "is": "`len(data)` is not 8"."""
+    if condition.kind == TEST:
+        return _test(condition.text, language, holds=True)
+    if condition.kind == NOT and condition.parts and condition.parts[0].kind == TEST:
+        return _test(condition.parts[0].text, language, holds=False)
+    if condition.kind == MATCHES:
+        return f"`{condition.subject}` matches `{condition.text}`"
+    if condition.kind == NOT and condition.parts and condition.parts[0].kind == MATCHES:
+        inner = condition.parts[0]
+        return f"`{inner.subject}` does not match `{inner.text}`"
+    parts = [_in_words(p, language) for p in condition.parts]
+    if condition.kind == ALL and all(parts):
+        return "; ".join(parts)
+    return ""
+
+
+def _test(text: str, language: Language, holds: bool) -> str:
+    parsed = parse_guard(text, language)
+    if parsed is None:
+        return f"`{text}` is {'true' if holds else 'false'}"
+    return describe(affirm(parsed) if holds else deny(parsed), language, mood="is")
+

@@ -1,0 +1,72 @@
+"""The public function a user called (issue 20, defect 6): a method of a trait impl is
+reached through a value of its type, so the functions that build that value are its
+callers, not every function that calls a method of the same name on some other type;
+free functions are named by their module, as users write the call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from errdex.index import index_snapshot
+from errdex.source.resolve import SourceOptions, resolve
+from errdex.store import SQLiteStore
+
+OPS = """\
+pub trait CustomOp {
+    fn fwd(&self, x: usize) -> Result<usize>;
+}
+
+pub struct Scale {
+    factor: usize,
+}
+
+impl CustomOp for Scale {
+    fn fwd(&self, x: usize) -> Result<usize> {
+        if self.factor == 0 {
+            bail!("scale factor must not be zero")
+        }
+        Ok(x * self.factor)
+    }
+}
+
+pub struct Shift {
+    by: usize,
+}
+
+impl CustomOp for Shift {
+    fn fwd(&self, x: usize) -> Result<usize> {
+        Ok(x + self.by)
+    }
+}
+
+pub fn apply(op: &dyn CustomOp, x: usize) -> Result<usize> {
+    op.fwd(x)
+}
+
+pub fn scale(x: usize, factor: usize) -> Result<usize> {
+    apply(&Scale { factor }, x)
+}
+
+pub fn shift(x: usize, by: usize) -> Result<usize> {
+    apply(&Shift { by }, x)
+}
+"""
+
+
+def test_a_trait_method_is_reached_from_the_function_that_builds_its_type(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "repo"
+    (root / "tensor-ops" / "src").mkdir(parents=True)
+    (root / "tensor-ops" / "src" / "lib.rs").write_text(OPS)
+    (snapshot,) = resolve(str(root), SourceOptions(repo="t/ops"))
+    with SQLiteStore(tmp_path / "ops.sqlite") as store:
+        index_snapshot(snapshot, store, workers=1)
+        (row,) = [r for r in store.records() if r.message.startswith("scale factor")]
+        record = store.record(row.id)
+    assert record.facts is not None and record.explanation is not None
+    (site,) = record.facts.sites
+    # `apply` calls `op.fwd` for every op: by name it would be the caller, and `shift`
+    # (which builds another op) would come with it. The value is built in `scale`.
+    assert [e.function for e in site.entry_points] == ["tensor_ops::scale"]
+    assert "`tensor_ops::scale`" in record.explanation.summary

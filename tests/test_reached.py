@@ -1,0 +1,109 @@
+"""When a site is reached (issue 20, defect 5): the page keeps the whole path, not only the
+innermost condition. Enclosing branches, a catch-all arm after the arms it falls through,
+and earlier returns the function did not take are facts of the site, in words, and the
+page says them; an unsupported case guarded by a value says which values are handled,
+not that no value helps. Indexed from small repositories written here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from errdex.contract import record_to_dict
+from errdex.index import index_snapshot
+from errdex.source.resolve import SourceOptions, resolve
+from errdex.store import SQLiteStore
+
+RUST = """\
+pub enum DType { F16, F32, I64 }
+
+pub fn attention(q: &Tensor, paged: bool, block: usize) -> Result<Tensor> {
+    if paged {
+        if block > 64 {
+            bail!("paged attention takes blocks of at most 64, got {block}")
+        }
+    }
+    match q.dtype() {
+        DType::F16 | DType::F32 => Ok(q.clone()),
+        other => bail!("attention is not supported for {other:?}"),
+    }
+}
+"""
+
+PYTHON = """\
+def read_u8(data, at):
+    if len(data) == 8:
+        return data[0]
+    raise ValueError(f"not enough data in stream to read u8 at {at}")
+
+
+def mode_of(kind):
+    if kind == "a":
+        return 1
+    elif kind == "b":
+        raise KeyError("mode b is reserved")
+    else:
+        raise ValueError(f"unknown mode {kind!r}")
+"""
+
+
+def _index(root: Path, files: dict[str, str]) -> dict[str, dict[str, Any]]:
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    (snapshot,) = resolve(str(root), SourceOptions(repo="t/reached"))
+    with SQLiteStore(root.parent / "reached.sqlite") as store:
+        index_snapshot(snapshot, store, workers=1)
+        return {row.message: record_to_dict(store.record(row.id)) for row in store.records()}
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    root = tmp_path_factory.mktemp("reached") / "repo"
+    return _index(root, {"src/lib.rs": RUST, "pkg/stream.py": PYTHON})
+
+
+def _reached(page: dict[str, Any]) -> list[str]:
+    return [step["text"] for step in page["facts"]["sites"][0]["reached"]]
+
+
+def _page(pages: dict[str, dict[str, Any]], start: str) -> dict[str, Any]:
+    (page,) = [p for message, p in pages.items() if message.startswith(start)]
+    return page
+
+
+def test_an_enclosing_branch_is_kept_with_the_innermost_check(pages: dict[str, Any]) -> None:
+    page = _page(pages, "paged attention")
+    assert _reached(page) == ["`paged` is true"]
+    assert page["facts"]["sites"][0]["requirement"] == "`block` must be at most 64"
+    assert "reached only when `paged` is true" in page["explanation"]["what_it_means"]
+
+
+def test_a_catch_all_arm_names_the_cases_the_code_handles(pages: dict[str, Any]) -> None:
+    page = _page(pages, "attention is not supported")
+    explanation = page["explanation"]
+    # The guard is the arms before it, so the page says which dtypes do work, and does
+    # not claim that no value of the user's would help.
+    assert "`q.dtype()` must match `DType::F16 | DType::F32`" in explanation["summary"]
+    solutions = " ".join(explanation["solutions"])
+    assert "DType::F16" in solutions and "will not make this path work" not in solutions
+
+
+def test_an_earlier_return_not_taken_is_part_of_the_path(pages: dict[str, Any]) -> None:
+    page = _page(pages, "not enough data")
+    assert page["facts"]["sites"][0]["guard"] is None
+    assert _reached(page) == ["`len(data)` is not 8"]
+    meaning = page["explanation"]["what_it_means"]
+    assert "no condition in front of it decides" not in meaning
+    assert "reached only when `len(data)` is not 8" in meaning
+
+
+def test_an_else_after_a_branch_says_what_the_branches_before_it_left(
+    pages: dict[str, Any],
+) -> None:
+    page = _page(pages, "unknown mode")
+    # `kind == "a"` returned and `kind == "b"` raised: both are behind this `else`; the
+    # second is the site's own guard (negated), the first a step of the path.
+    assert _reached(page) == ['`kind` differs from `"a"`']
