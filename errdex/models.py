@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 class Language(StrEnum):
     RUST = "rust"
     PYTHON = "python"
+    GO = "go"
 
 
 class SiteKind(StrEnum):

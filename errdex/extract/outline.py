@@ -31,6 +31,7 @@ from errdex.models import Language
 _QUALIFIER = re.compile(r"([A-Za-z_]\w*)\s*(?:::|\.)\s*$")
 _OWNER_NAME = re.compile(r"([A-Za-z_]\w*)\s*$")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_TYPE_NAME = re.compile(r"[A-Za-z_]\w*")
 _DEFINES = ("definition.function", "definition.method")
 _CALLS = "reference.call"
 # Words written like calls that call nothing a page could name.
@@ -124,7 +125,13 @@ def _definition(spec: LanguageSpec, node: Node, name: Node, source: bytes) -> Ou
                 in_trait = True
         parent = parent.parent
     own_name = _text(name, source)
-    if outline.public_marker is not None:
+    receiver = node.child_by_field_name(outline.receiver) if outline.receiver else None
+    if owner is None and receiver is not None:
+        types = _TYPE_NAME.findall(_text(receiver, source).split("[", 1)[0])
+        owner = types[-1] if types else None
+    if outline.exported_by_capital:
+        public = own_name[:1].isupper() and (owner is None or owner[:1].isupper())
+    elif outline.public_marker is not None:
         marked = any(child.type == outline.public_marker for child in node.children)
         public = marked or in_trait
     else:

@@ -93,7 +93,8 @@ def _summary(f: PageFacts) -> str:
 
 def _verb(f: PageFacts) -> str:
     return {SiteKind.PANIC: "panics", SiteKind.WARN: "warns", SiteKind.BAIL: "returns an Err",
-            SiteKind.ASSERT: "fails"}.get(f.site.kind, "raises")  # fmt: skip
+            SiteKind.ASSERT: "fails", SiteKind.ERROR_ENUM: "returns this error"}.get(
+        f.site.kind, "raises")  # fmt: skip
 
 
 def _origin_sentence(f: PageFacts, origin: Origin) -> str:
