@@ -19,3 +19,7 @@
 ;; query: returned
 ; a name returned as is (`return nil, ErrNotFound`): where a sentinel error leaves.
 (return_statement (expression_list [(identifier) (selector_expression)] @node))
+
+;; query: writes
+; An assignment to a field of the receiver (`p.closed = true`), read by the outline.
+(assignment_statement left: (expression_list (selector_expression operand: (identifier) @object field: (field_identifier) @name))) @write
