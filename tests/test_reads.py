@@ -63,11 +63,29 @@ pub fn attention(q: &Tensor) -> Result<Tensor> {
 """
 
 
+# A public method whose header is further up than a snippet shows.
+GRAPH = "pub struct Graph;\n\nimpl Graph {\n    pub fn backward(&self, op: &str) -> Result<()> {\n" + "".join(
+    f"        let step_{i} = {i};\n" for i in range(30)
+) + """\
+        if op == "ceil" {
+            bail!("backward is not supported for {op}")
+        }
+        Ok(())
+    }
+}
+
+pub fn train(graph: &Graph) -> Result<()> {
+    graph.backward("add")
+}
+"""
+
+
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     root = tmp_path_factory.mktemp("reads") / "repo"
     for path, text in {"net/transport.py": TRANSPORT, "fmt/printer.py": PRINTER,
-                       "kernels/src/lib.rs": KERNEL}.items():  # fmt: skip
+                       "kernels/src/lib.rs": KERNEL,
+                       "autograd/src/lib.rs": GRAPH}.items():  # fmt: skip
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text)
     (snapshot,) = resolve(str(root), SourceOptions(repo="t/reads"))
@@ -112,3 +130,10 @@ def test_a_flag_computed_by_a_test_is_read_through(pages: dict[str, Any]) -> Non
     requirement = page["facts"]["sites"][0]["requirement"]
     assert requirement is not None and "`supported`" not in requirement
     assert requirement == "`head_dim` must be one of 32, 64, 128"
+
+
+def test_a_public_method_is_public_when_its_header_is_out_of_view(pages: dict[str, Any]) -> None:
+    page = pages["backward is not supported for {op}"]
+    assert page["facts"]["sites"][0]["public"] is True
+    assert "(internal" not in page["explanation"]["what_it_means"]
+    assert page["explanation"]["summary"].startswith("`op` must")

@@ -277,6 +277,9 @@ def record_facts(
             entry_points=entry_points(site) if entry_points else (),
             reached=site_path(site, file) if file is not None else (),
             parameters=own.params if own is not None else None,
+            # A trait impl's method is public by the trait, yet reached through what
+            # builds or holds the value: the page decides that from the snippet.
+            public=own.public if own is not None and not own.in_trait else None,
             state=receiver_state(site, file, own),
         ))
     return RecordFacts(sites=tuple(sites), tests=tests, history=history)

@@ -144,8 +144,9 @@ def _definition(spec: LanguageSpec, node: Node, name: Node, source: bytes) -> Ou
     elif outline.public_marker is not None:
         marked = any(child.type == outline.public_marker for child in node.children)
         public = marked or in_trait
-    else:
-        public = not own_name.startswith("_") and not (owner or "").startswith("_")
+    else:  # `_private`, but a dunder (`__init__`) is reached through its class
+        dunder = own_name.startswith("__") and own_name.endswith("__")
+        public = (dunder or not own_name.startswith("_")) and not (owner or "").startswith("_")
     return OutlineDef(own_name, owner, node.start_point.row + 1, public, in_trait,
                       node.end_point.row + 1, _parameters(spec, node, source))
 

@@ -208,6 +208,8 @@ def gather(
     site_facts = next((sf for sf in known.sites if (sf.path, sf.line) == position), None) \
         if known else None  # fmt: skip
     public = reading.is_public(site)
+    if site_facts is not None and site_facts.public is not None:
+        public = site_facts.public  # from the definition's tree: `pub`, a trait impl, `_`
     users: tuple[str, ...] = ()
     if public and site.function:  # a constructor is called as its class
         users = (re.sub(r"\.__init__$", "", site.function),)
