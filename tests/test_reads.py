@@ -64,9 +64,8 @@ pub fn attention(q: &Tensor) -> Result<Tensor> {
 
 
 # A public method whose header is further up than a snippet shows.
-GRAPH = "pub struct Graph;\n\nimpl Graph {\n    pub fn backward(&self, op: &str) -> Result<()> {\n" + "".join(
-    f"        let step_{i} = {i};\n" for i in range(30)
-) + """\
+HEADER = "pub struct Graph;\n\nimpl Graph {\n    pub fn backward(&self, op: &str) -> Result<()> {\n"
+GRAPH = HEADER + "".join(f"        let step_{i} = {i};\n" for i in range(30)) + """\
         if op == "ceil" {
             bail!("backward is not supported for {op}")
         }
