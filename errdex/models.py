@@ -475,6 +475,7 @@ class SiteFacts:
     # read from the file's structure, not from what the snippet happens to show.
     parameters: tuple[str, ...] | None = None
     public: bool | None = None  # the site's function is callable by users (from its tree)
+    results: int | None = None  # how many values the site's function returns, if known
     # Fields of the receiver the guard reads, each with the methods that set it
     # (`self._eof` set by `write_eof`): state an earlier call left, not an argument.
     state: tuple[StateFact, ...] = ()

@@ -50,6 +50,24 @@ pub fn scale(x: usize, factor: usize) -> Result<usize> {
 pub fn shift(x: usize, by: usize) -> Result<usize> {
     apply(&Shift { by }, x)
 }
+
+pub trait Loader {
+    fn load(&self, name: &str) -> Result<usize>;
+}
+
+impl Loader for Pool {
+    fn load(&self, name: &str) -> Result<usize> {
+        if name.is_empty() {
+            bail!("pool: no tensor name given")
+        }
+        Ok(0)
+    }
+}
+
+pub fn read_file(path: &str) -> Result<usize> {
+    let file = std::fs::File::open(path)?;
+    file.load(path)
+}
 """
 
 
@@ -70,3 +88,18 @@ def test_a_trait_method_is_reached_from_the_function_that_builds_its_type(
     # (which builds another op) would come with it. The value is built in `scale`.
     assert [e.function for e in site.entry_points] == ["tensor_ops::scale"]
     assert "`tensor_ops::scale`" in record.explanation.summary
+
+
+def test_a_trait_method_has_no_callers_by_its_shared_name(tmp_path: Path) -> None:
+    """`read_file` calls some other `.load`: a trait method's name is shared by every
+    impl, so a call by that name is no evidence of reaching this one."""
+    root = tmp_path / "repo"
+    (root / "tensor-ops" / "src").mkdir(parents=True)
+    (root / "tensor-ops" / "src" / "lib.rs").write_text(OPS)
+    (snapshot,) = resolve(str(root), SourceOptions(repo="t/ops"))
+    with SQLiteStore(tmp_path / "ops.sqlite") as store:
+        index_snapshot(snapshot, store, workers=1)
+        (row,) = [r for r in store.records() if r.message.startswith("pool: no tensor")]
+        record = store.record(row.id)
+    assert record.facts is not None
+    assert record.facts.sites[0].entry_points == ()

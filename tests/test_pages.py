@@ -327,8 +327,8 @@ def test_a_constructor_is_called_as_its_class(python: Any) -> None:
 
 def test_a_check_mixing_an_argument_and_state_says_which_is_which(python: Any) -> None:
     page = _page(python, "the cursor position is out of range")
-    assert ("Of the values it checks, `pos` is the argument of `seek`; the others are held or "
-            "computed inside the library.") in page["what_it_means"]
+    assert ("Of the values it checks, `pos` is the argument of `seek`; `limit` is held by the "
+            "object.") in page["what_it_means"]
     assert "computed inside `seek`, not passed by you" not in page["what_it_means"]
 
 

@@ -79,9 +79,10 @@ class CallGraph:
 
     def _callers_of(self, target: _Def) -> list[int]:
         if target.in_trait and target.owner:
-            builders = self._builders_of(target.owner)
-            if builders:
-                return builders
+            # A trait's method name is shared by every impl (`fwd`, `load`, `convert`):
+            # callers by that name call some impl, not this one. Only the free functions
+            # that build this type are known to reach it; else none is.
+            return self._builders_of(target.owner)
         ambiguous = len(self.files_of[target.name]) > 1
         out = []
         for caller, qualifier in self.callers.get(target.name, ()):

@@ -234,9 +234,9 @@ def receiver_state(
 ) -> tuple[StateFact, ...]:
     """The receiver's fields the guard reads (`self._eof`) that methods of the same
     class set, each with those methods: state left by an earlier call."""
-    if not site.guard or file is None or own is None or not own.params:
+    if not site.guard or file is None or own is None or own.receiver is None:
         return ()
-    receiver = own.params[0]
+    receiver = own.receiver
     field = re.compile(rf"(?<![\w.]){re.escape(receiver)}\.([A-Za-z_]\w*)\b(?!\s*\()")
     read = {m.group(1) for m in field.finditer(site.guard)}
     out = []
@@ -280,6 +280,7 @@ def record_facts(
             # A trait impl's method is public by the trait, yet reached through what
             # builds or holds the value: the page decides that from the snippet.
             public=own.public if own is not None and not own.in_trait else None,
+            results=own.results if own is not None else None,
             state=receiver_state(site, file, own),
         ))
     return RecordFacts(sites=tuple(sites), tests=tests, history=history)

@@ -208,10 +208,12 @@ def _parameter(site: Site, lines: list[str], name: str) -> Origin | None:
 def declared_type(site: Site, name: str) -> str | None:
     """The type the snippet declares for `name` (a parameter or a struct field), if any."""
     last = re.escape(name.split(".")[-1])
-    bare_types = spec_for(site.language).can("optional_type_checking")  # `x: int`
-    for m in re.finditer(rf"(?<![\w.]){last}\s*:\s*([^,=)\n{{]+)", site.snippet.code):
+    spec = spec_for(site.language)
+    bare_types = spec.can("optional_type_checking") or spec.can("bare_type_names")
+    pattern = spec.declared_type.replace("{root}", last)
+    for m in re.finditer(pattern, site.snippet.code):
         text = m.group(1).strip()
-        if _TYPEISH.fullmatch(text) or (bare_types and text.isidentifier()):
+        if _TYPEISH.fullmatch(text) or (bare_types and re.fullmatch(r"[*\[\]]*[\w.]+", text)):
             return text
     return None
 

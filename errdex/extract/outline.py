@@ -147,21 +147,50 @@ def _definition(spec: LanguageSpec, node: Node, name: Node, source: bytes) -> Ou
     else:  # `_private`, but a dunder (`__init__`) is reached through its class
         dunder = own_name.startswith("__") and own_name.endswith("__")
         public = (dunder or not own_name.startswith("_")) and not (owner or "").startswith("_")
+    params, receiver_name = _parameters(spec, node, source)
     return OutlineDef(own_name, owner, node.start_point.row + 1, public, in_trait,
-                      node.end_point.row + 1, _parameters(spec, node, source))
+                      node.end_point.row + 1, params, receiver_name, _results(spec, node))
 
 
-def _parameters(spec: LanguageSpec, node: Node, source: bytes) -> tuple[str, ...] | None:
-    """The names a definition's parameter list binds, in order; the receiver first
-    (`self`, or Go's `func (e *T)` as its name) when there is one."""
+def _results(spec: LanguageSpec, node: Node) -> int | None:
+    """How many values a definition returns, for a grammar whose definitions list them
+    (the spec's `results` field: a list of several, or one type alone)."""
+    field = spec.outline.results
+    if field is None:
+        return None
+    result = node.child_by_field_name(field)
+    if result is None:
+        return 0
+    if result.type != "parameter_list":
+        return 1
+    count = 0
+    for declaration in result.named_children:
+        if declaration.type not in spec.comment_nodes:
+            count += max(1, len(declaration.children_by_field_name("name")))
+    return count
+
+
+def _parameters(
+    spec: LanguageSpec, node: Node, source: bytes
+) -> tuple[tuple[str, ...] | None, str | None]:
+    """The names a definition's parameter list binds, in order, with `self` first for a
+    receiver (Go's `func (c *T)` too: pages call it on a value), and the receiver's name
+    as written."""
     found: list[str] = []
+    receiver_name: str | None = None
     receiver = node.child_by_field_name(spec.outline.receiver) if spec.outline.receiver else None
-    for holder in (receiver, node.child_by_field_name("parameters")):
-        for child in holder.named_children if holder is not None else ():
-            if child.type in spec.comment_nodes:
-                continue
+    for child in receiver.named_children if receiver is not None else ():
+        names = _bound_names(child, source)
+        if names and child.type not in spec.comment_nodes:
+            receiver_name = names[0]
+            found.append("self")
+    parameters = node.child_by_field_name("parameters")
+    for child in parameters.named_children if parameters is not None else ():
+        if child.type not in spec.comment_nodes:
             found.extend(_bound_names(child, source))
-    return tuple(found) if node.child_by_field_name("parameters") is not None else None
+    if receiver_name is None and found[:1] == ["self"]:
+        receiver_name = "self"
+    return (tuple(found) if parameters is not None else None), receiver_name
 
 
 def _bound_names(parameter: Node, source: bytes) -> list[str]:
@@ -213,8 +242,8 @@ def _writes(
     for (node, name, target), writer in zip(assigned, writers, strict=True):
         if writer is None:
             continue
-        params = defs[writer].params or ()
-        if target is not None and (not params or _text(target, source) != params[0]):
+        receiver = defs[writer].receiver
+        if target is not None and (receiver is None or _text(target, source) != receiver):
             continue
         field = _text(name, source)
         found.setdefault((field, writer), FieldWrite(field, writer, node.start_point.row + 1))

@@ -77,7 +77,11 @@ class OutlineDef:
     in_trait: bool = False
     end_line: int = 0  # where the definition ends (0: not known)
     params: tuple[str, ...] | None = None  # its parameters' names in order, `self` first
-    # when it has one (None: not read)
+    # when it has a receiver, whatever the receiver's own name (None: not read)
+    receiver: str | None = None  # the receiver's name as the code writes it (`self`, Go's
+    # `c` of `func (c *Command)`), when it has one
+    results: int | None = None  # how many values it returns, where the grammar lists them
+    # (Go's `(T, error)`: 2); None: not read
 
 
 @dataclass(frozen=True)

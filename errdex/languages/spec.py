@@ -32,6 +32,7 @@ CAPABILITIES = frozenset(
         "classes_resolve_by_name",  # a constructed type resolves by its last name alone
         "variants_named_by_path",  # an error variant is named by its type's path (`E::V`)
         "optional_type_checking",  # wrong types are caught by a checker the user may run
+        "bare_type_names",  # a declared type may be a bare lowercase name (`n int`)
     }
 )
 
@@ -73,6 +74,8 @@ class Outline:
     receiver: str | None = None  # a definition's field naming its owner's type (Go's
     # `func (e *T) Error()`): the owner, when no owner block holds it
     exported_by_capital: bool = False  # public when its name starts with a capital letter
+    results: str | None = None  # a definition's field listing what it returns (Go's
+    # `result`), so written code takes as many values as the call gives back
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,8 @@ class LanguageSpec:
     local_binding: str  # regex before a local's name in its assignment (`let mut `)
     statement_end: str  # regex of what may end a statement (`;?`)
     typed_binding: str  # regex with `{root}`: `root` declared with a type (one group)
+    declared_type: str  # regex with `{root}`: the type written for a parameter or field
+    # named `root` (one group), for written code (`x: usize`, Go's `x int`)
     # Page wording by kind where it differs from the shared default (errdex.write.pagefacts):
     actions: Mapping[SiteKind, str]
     unnamed_action: str  # the action when a `{exc}` wording has no exception to name

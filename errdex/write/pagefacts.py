@@ -215,9 +215,10 @@ def gather(
         users = (re.sub(r"\.__init__$", "", site.function),)
     elif site_facts is not None:
         users = _nearest_users(site, [e.function for e in site_facts.entry_points])
-    params = reading.parameters(site)
-    if params is None and site_facts is not None and site_facts.parameters is not None:
-        params = list(site_facts.parameters)  # the header is above what the snippet shows
+    # From the definition's tree when the index read it (a header above the snippet, a
+    # receiver written as `self`), else from the header the snippet shows.
+    params = list(site_facts.parameters) if site_facts is not None and \
+        site_facts.parameters is not None else reading.parameters(site)
     comment = reading.comment_above(site)
     doc = reading.doc_comment(site)
     text = " ".join(t for t in (comment, doc if nature == "always" else None) if t)
@@ -251,6 +252,25 @@ def gather(
         debug_only=bool(re.search(r"\bdebug_assert", line)),
         exc_class=w.exception_class(record.exception or site.exception),
     )  # fmt: skip
+
+
+_UNSUPPORTED = re.compile(
+    r"not (yet )?(supported|implemented)|unsupported|does not support|unimplemented"
+)
+
+
+def unsupported(f: PageFacts) -> bool:
+    """The message (or guard) says the case is not supported or implemented; a wrapper
+    of what its try block raised is not such a case (that error decides)."""
+    if f.nature == "handler":
+        return False
+    text = f"{f.record.template.message} {f.guard or ''}".lower()
+    return f.nature == "unimplemented" or bool(_UNSUPPORTED.search(text))
+
+
+def shows_values(f: PageFacts) -> str:
+    """"; the message shows the values it rejected" when its template has holes."""
+    return "; the message shows the values it rejected" if f.record.template.placeholders else ""
 
 
 # What a comment or doc says when a check guards an invariant, not the caller's input.

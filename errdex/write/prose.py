@@ -23,8 +23,10 @@ from errdex.write.pagefacts import (
     fn_name,
     gather,
     loc,
+    shows_values,
     sibling_needs,
     single_leaf,
+    unsupported,
     users_value,
     verified_tests,
     violation_of,
@@ -43,16 +45,6 @@ def _tail(f: PageFacts) -> str:
     return f" (one of {len(sites)} places{where} that raise it)"
 
 
-def _unsupported(f: PageFacts) -> bool:
-    if f.nature == "handler":  # a wrapper of what its try block raised: that decides
-        return False
-    text = f"{f.record.template.message} {f.guard or ''}".lower()
-    return f.nature == "unimplemented" or bool(re.search(_UNSUPPORTED, text))
-
-
-_UNSUPPORTED = r"not (yet )?(supported|implemented)|unsupported|does not support|unimplemented"
-
-
 def _summary(f: PageFacts) -> str:
     tail = _tail(f)
     sites = f.record.sites
@@ -69,11 +61,11 @@ def _summary(f: PageFacts) -> str:
         return f"{f.req} when calling {f.entry} (checked in debug builds only){tail}"
     if f.req and f.user_terms:
         return f"{f.req} when calling {f.entry}{tail}"
-    if f.nature == "unimplemented" or (f.guard is None and _unsupported(f)):
+    if f.nature == "unimplemented" or (f.guard is None and unsupported(f)):
         return f"{f.entry} does not implement this case{tail}"
-    if f.guard and _unsupported(f) and f.req:
+    if f.guard and unsupported(f) and f.req:
         return f"{f.entry} does not support this case: {f.req}{tail}"
-    if f.guard and _unsupported(f):
+    if f.guard and unsupported(f):
         return f"{f.entry} does not support the case your inputs select{tail}"
     if f.guard:
         debug = " (checked in debug builds only)" if f.debug_only else ""
@@ -219,8 +211,8 @@ def _what_it_means(f: PageFacts) -> str:
         out.append(f"To pass, {f.req}" + (f"; it fails when {violation}." if violation else "."))
     elif f.state_only:
         out.append(_state_sentence(f))
-    elif f.req:
-        out.append(_arguments_sentence(f))
+    elif f.req and (said := _arguments_sentence(f)):
+        out.append(said)
     if f.invariant:
         out.append("The code treats this as an invariant: no input is meant to reach it, so "
                    "there is nothing to change in your call.")
@@ -281,13 +273,14 @@ def _arguments_sentence(f: PageFacts) -> str:
             computed = ", ".join(f"`{n}`" for n in derived)
             said += ("; " if said else "Of the values it checks, ") + \
                 f"{computed} {'is' if len(derived) == 1 else 'are'} computed from its arguments"
-        if roots - set(mine) - set(derived):
-            said += "; the others are held or computed inside the library"
+        held = sorted({o.name for o in f.origins if o.how == "field"} - set(mine) - set(derived))
+        if held:
+            fields = ", ".join(f"`{n}`" for n in held)
+            said += f"; {fields} {'is' if len(held) == 1 else 'are'} held by the object"
         return said + "."
-    if f.params is not None:
-        return (f"None of the values it checks is a parameter of {fn}: they are held or "
-                "computed inside the library.")
-    return f"The check reads values computed inside {fn}."
+    # Where the others come from is not known from the facts (a destructured tuple, a
+    # value read through several locals, the environment): say nothing rather than guess.
+    return ""
 
 
 def _listed(texts: Sequence[str]) -> str:
@@ -337,14 +330,14 @@ def _solutions(f: PageFacts) -> tuple[str, ...]:
         for origin in f.origins:
             out.append(f"`{origin.name}` is copied from `{origin.expression}`: set that value "
                        f"so that {f.holds}.")
-    elif _unsupported(f) and (f.req or f.reached):
+    elif unsupported(f) and (f.req or f.reached):
         supported = f.holds or f"not all of these hold: {_listed(f.reached)}"
         out.append(f"{f.entry} does not handle this case at this commit; it takes a path it "
                    f"supports when {supported}. Change the input that selects the case (the "
                    "message names it).")
         out.append(f"If you need this case, check whether a newer release of {repo} has it, "
                    "or ask for it there.")
-    elif _unsupported(f):
+    elif unsupported(f):
         out.append(f"{f.entry} does not handle this case at this commit, and no condition in "
                    "front of it selects another path. Do what the message says, or take a "
                    "path the code supports (the message names the case).")
@@ -360,7 +353,7 @@ def _solutions(f: PageFacts) -> tuple[str, ...]:
         what = f"the code that raises {what}" if f.nature == "handler" else what
         out.append(f"Make {what} succeed: give {f.entry} the input, file or state it relies "
                    "on.")
-        if f.nature in ("context", "handler"):
+        if f.nature in ("context", "handler") and "from None" not in facts.site_line(f.site):
             out.append(
                 "Print the whole error chain (the cause follows this message) to see "
                 "what actually failed."
@@ -376,15 +369,13 @@ def _solutions(f: PageFacts) -> tuple[str, ...]:
         listed = ", ".join(f"`{n}`" for n in read)
         if f.internal and f.users:
             out.append(f"Change the arguments of your call to {f.entry} that become {listed} "
-                       f"of `{fn_name(f)}`: the check ({here}) reads them; the message shows "
-                       "the values it rejected.")
+                       f"of `{fn_name(f)}`: the check ({here}) reads them{shows_values(f)}.")
         else:
             out.append(f"Change {listed} in your call to {f.entry}: the check ({here}) reads "
-                       "them; the message shows the values it rejected.")
+                       f"them{shows_values(f)}.")
     elif f.guard:
         out.append(f"Trace the values the check in `{fn_name(f)}` ({here}) reads back to the "
-                   f"inputs of your call to {f.entry}; the message shows the values it "
-                   "rejected.")
+                   f"inputs of your call to {f.entry}{shows_values(f)}.")
     else:
         out.append(
             f"Avoid the path that reaches {here}: {f.entry} raises it whenever that line is "
@@ -443,7 +434,7 @@ def _prevention(f: PageFacts) -> tuple[str, ...]:
             )
     if f.site.kind is SiteKind.WARN:
         out.append("Turn warnings into errors in your test suite so this one is noticed.")
-    if f.nature == "unimplemented" or (_unsupported(f) and not f.invariant):
+    if f.nature == "unimplemented" or (unsupported(f) and not f.invariant):
         when = f.record.version or (f.record.commit or "")[:10] or "this version"
         out.append(f"Track {f.record.repo} releases: the case is not handled in {when}.")
     out.append(

@@ -24,6 +24,7 @@ from errdex.write.pagefacts import (
     message_text,
     quote,
     single_leaf,
+    unsupported,
 )
 
 # Sample values for an `isinstance` fix: type -> (a wrong value, a right value).
@@ -152,7 +153,7 @@ def example_fix(f: PageFacts) -> ExampleFix:
             before=failing,
             after=f"{note} call it with arguments for which {holds}\n{stmt}",
         )
-    if f.nature == "unimplemented" or _unsupported(f):
+    if f.nature == "unimplemented" or unsupported(f):
         supported = f"{note} it supports the case when {f.holds}".replace("`", "") \
             if f.holds else f"{note} or use a case the code supports (the message names it)"
         return ExampleFix(
@@ -170,10 +171,12 @@ def example_fix(f: PageFacts) -> ExampleFix:
             f"{stmt}",
         )
     if f.guard:
+        shown = f"\n{note} the message shows which values" if f.record.template.placeholders \
+            else ""
         return ExampleFix(
             before=failing,
-            after=f"{note} a check inside this call ({loc(f.site)}) rejects values it reads;\n"
-            f"{note} the message shows which values\n{stmt}",
+            after=f"{note} a check inside this call ({loc(f.site)}) rejects values it reads"
+            f"{shown}\n{stmt}",
         )
     if f.nature in ("expect", "context") and f.receiver:
         return ExampleFix(
@@ -185,16 +188,6 @@ def example_fix(f: PageFacts) -> ExampleFix:
         after=f"{note} no argument makes {loc(f.site)} pass: take a path that avoids it\n"
         f"{note} (see the solutions above)",
     )
-
-
-_UNSUPPORTED = re.compile(
-    r"not (yet )?(supported|implemented)|unsupported|does not support|unimplemented"
-)
-
-
-def _unsupported(f: PageFacts) -> bool:
-    text = f"{f.record.template.message} {f.guard or ''}".lower()
-    return f.nature == "unimplemented" or bool(_UNSUPPORTED.search(text))
 
 
 def strategy(f: PageFacts) -> str:
@@ -226,9 +219,9 @@ def validate(f: PageFacts) -> str:
         return (f"{note} nothing to check before this call: {fn_name(f)} raises this whenever "
                 f"{loc(f.site)} is reached;\n{note} catch the error instead (see try/catch).\n"
                 f"{stmt}")
-    return (f"{note} no check before this call can see the values the check reads: they are\n"
-            f"{note} computed inside {fn_name(f)} ({loc(f.site)}); catch the error instead "
-            f"(see try/catch).\n{stmt}")
+    return (f"{note} the check is inside {fn_name(f)} ({loc(f.site)}), on values this page "
+            f"cannot\n{note} write in your terms: catch the error instead (see try/catch).\n"
+            f"{stmt}")
 
 
 def _stem(f: PageFacts) -> str:
@@ -248,10 +241,21 @@ def type_guard(f: PageFacts) -> str:
         params = [r for r in dict.fromkeys(re.findall(r"(?<![\w.:])[A-Za-z_]\w*", code))
                   if r in roots]  # fmt: skip
         return w.predicate(f, stem, positive, params)
-    return w.error_test(f, stem, quote(f.literal or message_text(f.record)))
+    if not f.literal:
+        return _no_text(f)
+    return w.error_test(f, stem, quote(f.literal))
+
+
+def _no_text(f: PageFacts) -> str:
+    """A message made wholly at run time has no text to test for: say to test its type."""
+    exc = f.exc_class or f.record.exception
+    by_type = f" by its type, `{exc}`" if exc else " by its type"
+    return f"{_writer(f).comment} this message has no fixed text to look for: tell it{by_type}"
 
 
 def try_catch(f: PageFacts) -> str:
-    literal = quote(f.literal or message_text(f.record))
+    if not f.literal:
+        return _no_text(f)
+    literal = quote(f.literal)
     advice = (f.req if f.user_terms and f.req else f"see {loc(f.site)}").replace("`", "")
     return _writer(f).try_catch(f, user_call(f), literal, advice)

@@ -96,14 +96,22 @@ class GoWriter(_Reading):
 
     def call(self, f: PageFacts) -> str:
         fn = f.site.function
-        return f"{fn}(...)" if fn else "..."
+        return self.user_call(fn, None, "." in fn) if fn else "..."
 
     def statement(self, f: PageFacts, call: str) -> str:
-        if call == "...":
+        """The call with its error checked, taking as many values as it returns when the
+        page knows (the site's own function); a panic leaves no error to check."""
+        if call == "..." or f.site.kind in (SiteKind.PANIC, SiteKind.ASSERT):
             return call
-        if f.site.kind in (SiteKind.PANIC, SiteKind.ASSERT):
-            return call
-        return f"if _, err := {call}; err != nil {{\n    return err\n}}"
+        name = (f.site.function or "").rsplit(".", 1)[-1]
+        own = bool(name) and f"{name}(" in call
+        results = f.site_facts.results if own and f.site_facts is not None else None
+        if results == 1:
+            return f"if err := {call}; err != nil {{\n    return err\n}}"
+        if results is not None and results > 1:
+            blanks = ", ".join(["_"] * (results - 1))
+            return f"if {blanks}, err := {call}; err != nil {{\n    return err\n}}"
+        return f"{call} // check the error it returns"
 
     def caller_code(self, f: PageFacts, code: str) -> str:
         return code
@@ -124,6 +132,9 @@ class GoWriter(_Reading):
 
     def error_test(self, f: PageFacts, stem: str, literal: str) -> str:
         name = "".join(w.capitalize() for w in stem.split("_"))
+        if f.site.kind is SiteKind.PANIC:  # a recovered value, not an error
+            return (f"func is{name}Panic(r any) bool {{\n"
+                    f"    return r != nil && strings.Contains(fmt.Sprint(r), {literal})\n}}")
         test = f"err != nil && strings.Contains(err.Error(), {literal})"
         return f"func is{name}Error(err error) bool {{\n    return {test}\n}}"
 

@@ -97,6 +97,7 @@ SPEC = LanguageSpec(
     declaration_words=("def", "class"),
     local_binding="",
     statement_end="",
+    declared_type=r"(?<![\w.]){root}\s*:\s*([^,=)\n{]+)",
     typed_binding=r"(?<![\w.]){root}\s*:\s*[\"']?((?:[A-Za-z_]\w*\.)*[A-Z]\w*)"
     r"|(?<![\w.]){root}\s*=\s*((?:[A-Za-z_]\w*\.)*[A-Z]\w*)\(",
     actions={

@@ -110,6 +110,7 @@ SPEC = LanguageSpec(
     declaration_words=("fn", "pub", "struct"),
     local_binding=r"(?:let\s+(?:mut\s+)?)?",
     statement_end=r";?",
+    declared_type=r"(?<![\w.]){root}\s*:\s*([^,=)\n{]+)",
     typed_binding=r"(?<![\w.]){root}\s*:\s*&?\s*(?:'\w+\s+)?(?:mut\s+)?"
     r"((?:[a-z_]\w*::)*[A-Z]\w*)",
     actions={
