@@ -69,8 +69,9 @@ def _summary(f: PageFacts) -> str:
         return f"{f.entry} does not support the case your inputs select{tail}"
     if f.guard:
         debug = " (checked in debug builds only)" if f.debug_only else ""
-        return (f"Calling {f.entry} fails a check inside it{debug}; the message shows the "
-                f"values it checked{tail}")
+        shown = "; the message shows the values it checked" if f.record.template.placeholders \
+            else ""
+        return f"Calling {f.entry} fails a check inside it{debug}{shown}{tail}"
     return {
         "unreachable": f"{f.entry} reached a branch its code marks as unreachable{tail}",
         "expect": (f"`{f.receiver}` was None or an Err inside {f.where}{tail}" if not f.internal
@@ -167,7 +168,7 @@ def history_sentence(history: History) -> str:
     if history.changed_commit and history.changed_commit != history.introduced_commit:
         when = f" on {history.changed_date[:10]}" if history.changed_date else ""
         parts.append(f"last changed in {history.changed_commit[:10]}{when}")
-    if history.removed_commit:
+    if history.removed and history.removed_commit:
         when = f" on {history.removed_date[:10]}" if history.removed_date else ""
         parts.append(f"removed in {history.removed_commit[:10]}{when}")
     return ("This message was " + "; ".join(parts) + ".") if parts else ""
