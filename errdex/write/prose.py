@@ -87,7 +87,7 @@ def _summary(f: PageFacts) -> str:
 
 
 def _verb(f: PageFacts) -> str:
-    return {SiteKind.PANIC: "panics", SiteKind.WARN: "warns", SiteKind.BAIL: "returns an Err",
+    return {SiteKind.PANIC: "panics", SiteKind.WARN: "warns", SiteKind.BAIL: "returns an error",
             SiteKind.ASSERT: "fails", SiteKind.ERROR_ENUM: "returns this error"}.get(
         f.site.kind, "raises")  # fmt: skip
 

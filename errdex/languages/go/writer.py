@@ -76,7 +76,8 @@ class _Reading:
     def user_call(self, function: str, args: list[str] | None, is_method: bool | None) -> str:
         parts = function.split(".")
         listed = "..." if args is None else ", ".join(args)
-        if is_method and len(parts) > 1 and parts[-2][:1].isupper():
+        # `Type.Method` is a method (a package is lower case): it is called on a value.
+        if is_method is not False and len(parts) > 1 and parts[-2][:1].isupper():
             value = parts[-2][:1].lower() + parts[-2][1:]
             return f"{value}.{parts[-1]}({listed})"
         return f"{function}({listed})"
@@ -103,15 +104,8 @@ class GoWriter(_Reading):
         page knows (the site's own function); a panic leaves no error to check."""
         if call == "..." or f.site.kind in (SiteKind.PANIC, SiteKind.ASSERT):
             return call
-        name = (f.site.function or "").rsplit(".", 1)[-1]
-        own = bool(name) and f"{name}(" in call
-        results = f.site_facts.results if own and f.site_facts is not None else None
-        if results == 1:
-            return f"if err := {call}; err != nil {{\n    return err\n}}"
-        if results is not None and results > 1:
-            blanks = ", ".join(["_"] * (results - 1))
-            return f"if {blanks}, err := {call}; err != nil {{\n    return err\n}}"
-        return f"{call} // check the error it returns"
+        head = _checked(f, call)
+        return f"{head} {{\n    return err\n}}" if head else f"{call} // check the error it returns"
 
     def caller_code(self, f: PageFacts, code: str) -> str:
         return code
@@ -145,10 +139,24 @@ class GoWriter(_Reading):
                     f"{json.dumps(advice)}, r)\n    }}\n}}()\n{call}")  # fmt: skip
         # By its text: the error may come wrapped (`fmt.Errorf("..: %w", err)`), which
         # `strings.Contains` on `err.Error()` still sees.
-        return (f"if _, err := {call}; err != nil {{\n"
+        head = _checked(f, call) or f"if err := {call} /* and its other results */; err != nil"
+        return (f"{head} {{\n"
                 f"    if strings.Contains(err.Error(), {literal}) {{\n"
                 f"        return fmt.Errorf(\"{_format_literal(advice)}: %w\", err)\n    }}\n"
                 f"    return err\n}}")  # fmt: skip
+
+
+def _checked(f: PageFacts, call: str) -> str | None:
+    """`if err := call; err != nil` taking as many values as the call returns, when the
+    page knows it (a call of the site's own function); None when it does not."""
+    name = (f.site.function or "").rsplit(".", 1)[-1]
+    own = (bool(name) and f".{name}(" in f".{call}") or call.startswith(f"{name}(")
+    results = f.site_facts.results if own and f.site_facts is not None else None
+    if results == 1:
+        return f"if err := {call}; err != nil"
+    if results is not None and results > 1:
+        return f"if {', '.join(['_'] * (results - 1))}, err := {call}; err != nil"
+    return None
 
 
 def _format_literal(text: str) -> str:
