@@ -223,10 +223,13 @@ def _what_it_means(f: PageFacts) -> str:
     out += _variant_sentences(f)
     holes = [h for h in f.record.template.placeholders if h.expression]
     if holes:
+        written = f.record.template.message
+        # A hole's name is said only where the message names it (`{dtype}`); a positional
+        # `{}` or `%d` got its name from errdex, which the code does not have.
         listed = ", ".join(
-            f"`{h.expression}`"
-            if h.expression == h.name
-            else f"`{{{h.name}}}` from `{h.expression}`"
+            f"`{{{h.name}}}` from `{h.expression}`"
+            if h.expression != h.name and "{" + h.name in written
+            else f"`{h.expression}`"
             for h in holes
         )
         out.append(f"The message fills in {listed} when it is raised.")
@@ -354,7 +357,9 @@ def _solutions(f: PageFacts) -> tuple[str, ...]:
         what = f"the code that raises {what}" if f.nature == "handler" else what
         out.append(f"Make {what} succeed: give {f.entry} the input, file or state it relies "
                    "on.")
-        if f.nature in ("context", "handler") and "from None" not in facts.site_line(f.site):
+        first = f.site.snippet.start_line
+        raised = f.site.snippet.code.splitlines()[f.site.line - first : f.site.end_line - first + 1]
+        if f.nature in ("context", "handler") and "from None" not in " ".join(raised):
             out.append(
                 "Print the whole error chain (the cause follows this message) to see "
                 "what actually failed."
@@ -487,8 +492,11 @@ def _situations(f: PageFacts) -> tuple[str, ...]:
         elif (source := f.source_of(origin.name)) and "." in source and " " not in source:
             owner, field = source.split(".", 1)
             out.append(f"A `{owner}` built with a `{field}` value this check rejects")
-    text = " ".join([f.record.template.message, f.guard or "", f.record.exception or ""]).lower()
-    out += [phrase for pattern, phrase in SITUATIONS if re.search(pattern, text)]
+    # Situations from the facts only: the keyword table (`SITUATIONS`) guessed from words
+    # the message happens to hold ("file" in "keyfile": "a path that does not exist"), so
+    # it is used only for the error's own type, where the type names the situation.
+    exception = (f.record.exception or "").lower()
+    out += [phrase for pattern, phrase in SITUATIONS if exception and re.search(pattern, exception)]
     if not out:
         out.append(f"Calling {f.entry} with inputs that fail the check at {loc(f.site)}"
                    if f.guard else f"Any call that reaches {loc(f.site)}")  # fmt: skip
