@@ -42,9 +42,14 @@ def draw(rows: list[dict[str, Any]], seed: int, size: int) -> list[dict[str, Any
             break
         quota[kind] += 1
     sample = [r for k, n in quota.items() for r in rng.sample(by_kind[k], min(n, len(by_kind[k])))]
-    for wanted in (lambda r: r["kind"] in ERROR_TYPES, lambda r: r["site_count"] > 1):
+    quotas = (("error-type", lambda r: r["kind"] in ERROR_TYPES),
+              ("multi-site", lambda r: r["site_count"] > 1))  # fmt: skip
+    for label, wanted in quotas:
         have = [r for r in sample if wanted(r)]
         pool = [r for r in rows if wanted(r) and r not in sample]
+        if len(have) + len(pool) < 3:
+            print(f"draw.py: only {len(have) + len(pool)} {label} records exist: the "
+                  "rubric's quota of 3 cannot be met", file=sys.stderr)
         while len(have) < 3 and pool:
             largest = max(quota, key=lambda k: sum(1 for r in sample if r["kind"] == k))
             out = next(r for r in sample if r["kind"] == largest and not wanted(r))
