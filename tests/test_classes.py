@@ -110,3 +110,15 @@ def test_the_error_type_outweighs_words_and_words_outweigh_the_guard() -> None:
                               "!matches!(q.dtype(), DType::BF16 | DType::F32)")
     found = classify(unsupported)
     assert found is not None and found.slug == "unsupported-operation"  # not dtype-mismatch
+
+
+def test_words_inside_other_words_do_not_pick_a_class() -> None:
+    """`Pylock` is no lock, "unexpected state" says nothing of an expected argument."""
+    pylock = builders.make_record("Missing required value: {key}", language=Language.PYTHON,
+                                  exception="PylockValidationError")
+    found = classify(pylock)
+    assert found is None or found.slug != "concurrency"
+    state = builders.make_record("Future in unexpected state", language=Language.PYTHON,
+                                 exception="InvalidStateError")
+    found = classify(state)
+    assert found is None or found.slug != "invalid-argument"
