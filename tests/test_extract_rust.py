@@ -523,3 +523,30 @@ def _shown(condition: Condition) -> str:
     if condition.kind == "all":
         return " and ".join(_shown(part) for part in condition.parts)
     return condition.text
+
+
+def test_an_error_built_in_a_fallback_is_guarded_by_its_receiver(rules: list[Rule]) -> None:
+    """`x.ok_or_else(|| anyhow!(..))?` fails when `x` is None, whatever `if` it sits in:
+    that is its guard (and the last step of its path), not the enclosing `if flag`."""
+    found = _extract_one(
+        """fn load(map: &HashMap<String, usize>, name: &str, flag: bool) -> Result<usize> {
+    if flag {
+        let v = map.get(name).ok_or_else(|| anyhow!("no tensor named {name}"))?;
+        let w = parse(name)
+            .map_err(|e| anyhow!("bad name {name}: {e}"))?;
+        let z = map.get("x").ok_or(anyhow!("no x in the map"))?;
+        return Ok(*v + w + z);
+    }
+    Ok(0)
+}
+""",
+        rules,
+    )
+    guards = {s.template.text: s.guard for s in found.sites}
+    assert guards == {"no tensor named {name}": "map.get(name).is_none()",
+                      "bad name {name}: {e}": "parse(name).is_err()",
+                      "no x in the map": 'map.get("x").is_none()'}  # fmt: skip
+    assert found.structure is not None
+    path = found.structure.path_at(3, 3)
+    assert path is not None and [s.kind for s in path.steps] == ["if", "if"]
+    assert path.steps[-1].condition == Condition("test", "map.get(name).is_none()")

@@ -192,6 +192,11 @@ def gather(
         unwrapped = facts.receiver(site, "ok_or_else") or facts.receiver(site, "ok_or")
         if unwrapped:
             nature, recv = "expect", unwrapped
+    fallback = re.fullmatch(r"(.+)\.is_(?:none|err)\(\)", guard or "")
+    if fallback and re.search(r"\.(?:ok_or(?:_else)?|map_err)\s*\(", " ".join(
+            site.snippet.code.splitlines()[max(site.line - site.snippet.start_line - 2, 0):
+                                           site.line - site.snippet.start_line + 1])):
+        nature, recv = "expect", fallback.group(1)  # the error a fallback builds: x was None
     if site.kind in (SiteKind.EXPECT, SiteKind.CONTEXT):
         method = "expect" if site.kind is SiteKind.EXPECT else "context"
         recv = facts.receiver(site, method) or facts.receiver(site, "with_context")

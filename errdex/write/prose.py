@@ -67,7 +67,7 @@ def _summary(f: PageFacts) -> str:
         return f"{f.entry} does not support this case: {f.req}{tail}"
     if f.guard and unsupported(f):
         return f"{f.entry} does not support the case your inputs select{tail}"
-    if f.guard:
+    if f.guard and f.nature != "expect":
         debug = " (checked in debug builds only)" if f.debug_only else ""
         shown = "; the message shows the values it checked" if f.record.template.placeholders \
             else ""

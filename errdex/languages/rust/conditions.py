@@ -26,6 +26,29 @@ _GUARD_STOP = frozenset(
 _CATCH_ALL = re.compile(r"^(?:[\s(),&]|\.\.|\bref\b|\bmut\b|\b[a-z_][a-z0-9_]*\b)*$")
 
 
+# Methods whose argument (or the closure passed as it) runs only when the receiver holds
+# no value: the error built there is what `x.ok_or_else(|| anyhow!(..))?` returns when `x`
+# is None, whatever `if` the statement sits in.
+_FALLBACKS = {"ok_or": "{}.is_none()", "ok_or_else": "{}.is_none()", "map_err": "{}.is_err()"}
+
+
+def fallback_test(file: RustFile, cur: Node, child: Node) -> str | None:
+    """The receiver's failing test when `child` is the argument of a fallback method
+    (`x.ok_or_else(..)`, `r.map_err(..)`) at `cur`, its argument list."""
+    if cur.type != "arguments" or child.type not in ("closure_expression", "macro_invocation",
+                                                     "call_expression"):  # fmt: skip
+        return None
+    call = cur.parent
+    function = call.child_by_field_name("function") if call is not None else None
+    if function is None or function.type != "field_expression":
+        return None
+    field, receiver = function.child_by_field_name("field"), function.child_by_field_name("value")
+    test = _FALLBACKS.get(file.text(field)) if field is not None else None
+    if not test or receiver is None:
+        return None
+    return test.format(re.sub(r"\s+(?=\.)", "", file.code(receiver)))  # a chain over lines
+
+
 class Conditions(RustFile):
     # ---- context: function, guard --------------------------------------------------
 
@@ -103,7 +126,7 @@ class Conditions(RustFile):
             if child != cur.child_by_field_name("value"):
                 return None
             return self._arm_guard(cur)
-        return None
+        return fallback_test(self, cur, child)
 
     def _condition(self, cond: Node, negate: bool) -> str:
         if cond.type == "let_condition":

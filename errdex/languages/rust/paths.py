@@ -32,7 +32,7 @@ from errdex.extract.structure import (
     SitePath,
     Step,
 )
-from errdex.languages.rust.conditions import _CATCH_ALL, _GUARD_STOP
+from errdex.languages.rust.conditions import _CATCH_ALL, _GUARD_STOP, fallback_test
 from errdex.languages.rust.messages import Messages
 from errdex.languages.rust.state import _COMMENTS
 
@@ -107,7 +107,8 @@ class Paths(Messages):
             return None
         if kind == "match_arm" and child == cur.child_by_field_name("value"):
             return self._arm_step(cur)
-        return None
+        fallback = fallback_test(self, cur, child)
+        return Step(IF, _test(fallback), line) if fallback is not None else None
 
     def _arm_step(self, arm: Node) -> Step | None:
         """The arm's pattern, after every unguarded arm before it failed to match."""
