@@ -1,0 +1,143 @@
+"""Real-paste shapes around a short message, on fixture repositories indexed through the
+CLI: the position an error type appends (serde_json's ` at line 1 column 8`, Python
+json's `: line 1 column 1 (char 0)` and its Python 2 range form), a caller's context in
+front (`invalid json: ...`), and a hand-written Debug form (`Error("msg", line: 1,
+column: 4)`). A short template must still be its whole message: words of a sentence that
+merely hold it are no match. Fixture code written for these tests, in the shape of the
+libraries whose pastes showed it (bench/pastes)."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pytest
+
+from errdex.serve.cli import main
+
+ERROR_RS = """\
+use std::fmt;
+
+pub enum ErrorCode {
+    TrailingCharacters,
+    ExpectedSomeValue,
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            ErrorCode::TrailingCharacters => f.write_str("trailing characters"),
+            ErrorCode::ExpectedSomeValue => f.write_str("expected value"),
+        }
+    }
+}
+"""
+
+DE_RS = """\
+use crate::error::{Error, ErrorCode};
+
+pub fn end(rest: &str) -> Result<(), Error> {
+    if !rest.is_empty() {
+        return Err(Error::syntax(ErrorCode::TrailingCharacters, 1, 1));
+    }
+    Ok(())
+}
+
+pub fn value(rest: &str) -> Result<(), Error> {
+    if rest.is_empty() {
+        return Err(Error::syntax(ErrorCode::ExpectedSomeValue, 1, 1));
+    }
+    Ok(())
+}
+"""
+
+DECODER_PY = """\
+class DecodeError(ValueError):
+    def __init__(self, msg, doc, pos):
+        lineno = doc.count("\\n", 0, pos) + 1
+        colno = pos - doc.rfind("\\n", 0, pos)
+        errmsg = "%s: line %d column %d (char %d)" % (msg, lineno, colno, pos)
+        ValueError.__init__(self, errmsg)
+
+
+def decode(s, end):
+    if end != len(s):
+        raise DecodeError("Extra data", s, end)
+    return s
+"""
+
+
+def run(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = main(list(argv), out=out)
+    return code, out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    root = tmp_path_factory.mktemp("shapes")
+    rust = root / "jsonish"
+    (rust / "src").mkdir(parents=True)
+    (rust / "Cargo.toml").write_text('[package]\nname = "jsonish"\nversion = "0.1.0"\n')
+    (rust / "src" / "error.rs").write_text(ERROR_RS)
+    (rust / "src" / "de.rs").write_text(DE_RS)
+    python = root / "pyjson"
+    (python / "pyjson").mkdir(parents=True)
+    (python / "pyjson" / "decoder.py").write_text(DECODER_PY)
+    path = str(root / "db.sqlite")
+    for tree, repo, commit in ((rust, "acme/jsonish", "1" * 40), (python, "acme/pyjson", "2" * 40)):
+        code, out = run("--db", path, "index", str(tree), "--repo", repo, "--commit", commit)
+        assert code == 0, out
+    return path
+
+
+def explain(db: str, text: str) -> list[dict[str, Any]]:
+    code, out = run("--db", db, "explain", "--json", text)
+    matches: list[dict[str, Any]] = json.loads(out)["matches"]
+    assert code == (0 if matches else 1)
+    return matches
+
+
+def exact_messages(db: str, text: str) -> list[str]:
+    return [m["record"]["message"] for m in explain(db, text) if m["exact"]]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "trailing characters at line 1 column 8",
+        "Error: trailing characters at line 1 column 10",
+        "invalid json: trailing characters at line 1 column 90",
+        "Caused by:\n    JSON deserialization error: trailing characters at line 1 column 281",
+    ],
+)
+def test_a_short_message_with_the_position_its_error_appends(db: str, text: str) -> None:
+    assert exact_messages(db, text)[:1] == ["trailing characters"]
+
+
+def test_a_hand_written_debug_form_names_its_message(db: str) -> None:
+    text = (
+        "thread 'main' panicked at 'called `Result::unwrap()` on an `Err` value: "
+        "Error(\"trailing characters\", line: 1, column: 552)', src/main.rs:62:36"
+    )
+    top = explain(db, text)[0]
+    assert (top["record"]["message"], top["exact"]) == ("trailing characters", True)
+    assert top["record"]["sites"][0]["path"] == "src/de.rs"
+
+
+def test_the_python_2_range_form_of_a_json_position(db: str) -> None:
+    text = "ValueError: Extra data: line 2 column 15 - line 5 column 1 (char 15 - 46)"
+    assert "Extra data" in exact_messages(db, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "trailing characters are not allowed in this file",  # words of a longer sentence
+        "no trailing characters at line 1 column 8",  # no context separator before it
+        "trailing characters at line 1 column 8 and more after it",
+    ],
+)
+def test_a_short_message_inside_other_text_is_no_exact_match(db: str, text: str) -> None:
+    assert "trailing characters" not in exact_messages(db, text)
