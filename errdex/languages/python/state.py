@@ -37,7 +37,7 @@ class PythonFile:
     def __init__(self, path: str, source: bytes, rules: Sequence[Rule]) -> None:
         self.path = path
         self.source = source
-        self.rules = [r for r in rules if r.form == "call"]
+        self.rules = [r for r in rules if r.form in ("call", "method")]
         self.module = module_name(path)
         self.lines = SourceLines(source)
         self._assignments: dict[int, dict[str, list[Node]]] = {}
