@@ -67,6 +67,39 @@ def decode(s, end):
     return s
 """
 
+# concurrent.futures' and asyncio's shape: an exception handed to a future, and a context
+# handed to the event loop's exception handler, are what the user sees.
+POOL_PY = """\
+class BrokenPool(RuntimeError):
+    pass
+
+
+class Manager:
+    def terminate_broken(self, items):
+        error = BrokenPool("A worker of the pool died while the job was "
+                           "running or pending.")
+        for item in items:
+            item.future.set_exception(error)
+
+    def on_timeout(self, fut):
+        fut.set_exception(TimeoutError("the job took longer than its deadline"))
+
+
+class Job:
+    def __del__(self):
+        if self.pending:
+            context = {
+                "job": self,
+                "message": "Job was dropped but it is pending!",
+            }
+            self._loop.call_exception_handler(context)
+
+
+def accept(server):
+    if server.callback_failed:
+        raise RuntimeError("Unhandled exception in client_connected_cb of the server")
+"""
+
 
 def run(*argv: str) -> tuple[int, str]:
     out = io.StringIO()
@@ -85,6 +118,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> str:
     python = root / "pyjson"
     (python / "pyjson").mkdir(parents=True)
     (python / "pyjson" / "decoder.py").write_text(DECODER_PY)
+    (python / "pyjson" / "pool.py").write_text(POOL_PY)
     path = str(root / "db.sqlite")
     for tree, repo, commit in ((rust, "acme/jsonish", "1" * 40), (python, "acme/pyjson", "2" * 40)):
         code, out = run("--db", path, "index", str(tree), "--repo", repo, "--commit", commit)
@@ -95,7 +129,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> str:
 def explain(db: str, text: str) -> list[dict[str, Any]]:
     code, out = run("--db", db, "explain", "--json", text)
     matches: list[dict[str, Any]] = json.loads(out)["matches"]
-    assert code == (0 if matches else 1)
+    assert code == (0 if any(m["exact"] for m in matches) else 1)  # 0: a real match
     return matches
 
 
@@ -141,3 +175,36 @@ def test_the_python_2_range_form_of_a_json_position(db: str) -> None:
 )
 def test_a_short_message_inside_other_text_is_no_exact_match(db: str, text: str) -> None:
     assert "trailing characters" not in exact_messages(db, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\n"
+         "    job.result()\npyjson.pool.BrokenPool: A worker of the pool died while the job"
+         " was running or pending.", 10),
+        ("TimeoutError: the job took longer than its deadline", 13),
+        ("2024-05-01 10:00:00 ERROR (MainThread) [app] Error doing job: Job was dropped but"
+         " it is pending!", 23),
+    ],
+)
+def test_a_message_handed_to_a_future_or_the_loop_handler(db: str, text: str, line: int) -> None:
+    top = explain(db, text)[0]
+    assert top["exact"] is True
+    site = top["record"]["sites"][0]
+    assert (site["path"], site["line"]) == ("pyjson/pool.py", line)
+
+
+def test_a_paste_cut_inside_a_message_is_its_beginning(db: str) -> None:
+    top = explain(db, "RuntimeError: Unhandled exception in client_connected_cb of the se")[0]
+    assert top["record"]["message"].startswith("Unhandled exception in client_connected_cb")
+    assert top["exact"] is False and "partial paste" in top["why"]
+
+
+def test_a_shared_opening_phrase_is_no_partial_paste(db: str) -> None:
+    text = "Unhandled exception in task 5b84b0c1-e087-4557-924c-ac5d5ae2b985."
+    assert not any(
+        m["record"]["message"].startswith("Unhandled exception in client_connected_cb")
+        and "partial paste" in m["why"]
+        for m in explain(db, text)
+    )
