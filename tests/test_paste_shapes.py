@@ -67,6 +67,37 @@ def decode(s, end):
     return s
 """
 
+# jinja2's parser shape: a message assigned in each branch of an `if`, then raised (or
+# handed to a helper that raises it).
+BRANCHES_PY = """\
+class TemplateError(Exception):
+    pass
+
+
+class Parser:
+    def fail(self, msg, lineno=None):
+        raise TemplateError(msg, lineno)
+
+    def fail_eof(self, name, stack):
+        if name is None:
+            message = ["Unexpected end of input."]
+        else:
+            message = [f"Encountered unknown tag {name!r}."]
+        if stack:
+            message.append(f"The innermost block that needs closing is {stack[-1]!r}.")
+        self.fail(" ".join(message), 1)
+
+
+def check(kind, value):
+    if kind == "alpha":
+        msg = "bad alpha value"
+    elif kind == "beta":
+        msg = f"bad beta value {value!r}"
+    else:
+        msg = "bad value"
+    raise ValueError(msg)
+"""
+
 # concurrent.futures' and asyncio's shape: an exception handed to a future, and a context
 # handed to the event loop's exception handler, are what the user sees.
 POOL_PY = """\
@@ -119,6 +150,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> str:
     (python / "pyjson").mkdir(parents=True)
     (python / "pyjson" / "decoder.py").write_text(DECODER_PY)
     (python / "pyjson" / "pool.py").write_text(POOL_PY)
+    (python / "pyjson" / "parser.py").write_text(BRANCHES_PY)
     path = str(root / "db.sqlite")
     for tree, repo, commit in ((rust, "acme/jsonish", "1" * 40), (python, "acme/pyjson", "2" * 40)):
         code, out = run("--db", path, "index", str(tree), "--repo", repo, "--commit", commit)
@@ -208,3 +240,24 @@ def test_a_shared_opening_phrase_is_no_partial_paste(db: str) -> None:
         and "partial paste" in m["why"]
         for m in explain(db, text)
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "line"),
+    [
+        ("pyjson.parser.TemplateError: Unexpected end of input. The innermost block that"
+         " needs closing is 'for'.", "Unexpected end of input.", 16),
+        ("pyjson.parser.TemplateError: Encountered unknown tag 'endfor'.",
+         "Encountered unknown tag {name}.", 16),
+        ("ValueError: bad alpha value", "bad alpha value", 26),
+        ("ValueError: bad beta value 'x'", "bad beta value {value}", 26),
+    ],
+)
+def test_a_message_assigned_in_each_branch_of_an_if(
+    db: str, text: str, message: str, line: int
+) -> None:
+    top = explain(db, text)[0]
+    assert top["exact"] is True
+    assert top["record"]["message"].startswith(message.split("{")[0])
+    site = top["record"]["sites"][0]
+    assert (site["path"], site["line"]) == ("pyjson/parser.py", line)

@@ -199,8 +199,16 @@ class _File(ExceptionClasses, Paths):
             self.arguments(arguments) if arguments.type == "argument_list" else _Args([], {}, False)
         )
         guard = self.guard_of(node)
-        message = self.message_of(args)
-        emitted = self.add_site(SiteKind.RAISE, type_path, message, node, guard)
+        # One site per message the raise may carry (a name assigned in each branch of an
+        # `if` above it: `if a: msg = "x"` / `else: msg = "y"`).
+        messages = self.choices(lambda: self.message_of(args))
+        emitted = False
+        seen: set[str] = set()
+        for alternative in messages:
+            if alternative is None or alternative[1] in seen:
+                continue
+            seen.add(alternative[1])
+            emitted = self.add_site(SiteKind.RAISE, type_path, alternative, node, guard) or emitted
         if function.type in ("identifier", "attribute") and self._may_be_class(type_path):
             # A class that may own its message: a site if it turns out to (even when the
             # call passes a literal message of its own, which makes a site as well).
