@@ -3,6 +3,7 @@
     python bench/pastes.py --db PASTES.sqlite [--pastes bench/pastes] [--details OUT.jsonl]
     python bench/pastes.py --build --checkouts DIR [--work .pastes-work] [--details OUT.jsonl]
     python bench/pastes.py --build --mirrors /work/.mirror [--work .pastes-work]
+    python bench/pastes.py --db PASTES.sqlite --set fresh   # the untuned set, bench/pastes/fresh
 
 `bench/pastes/<library>.jsonl` holds one real paste a line with the record it should find
 (the message template as written in the library's source and its site, path and line, at
@@ -398,6 +399,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--work", type=Path, default=Path(".pastes-work"))
     parser.add_argument("--pastes", type=Path, default=PASTES)
+    parser.add_argument(
+        "--set",
+        choices=("original", "fresh"),
+        default="original",
+        help="original: the set the matcher was tuned on (PASTES/*.jsonl); fresh: the untuned"
+        " set collected after it (PASTES/fresh/*.jsonl, same sources.toml)",
+    )
     parser.add_argument("--details", type=Path, help="write one JSON line per paste here")
     parser.add_argument(
         "--halves",
@@ -418,7 +426,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         db = args.db
     else:
         parser.error("give --db DB or --build")
-    expected, foreign = load_pastes(args.pastes)
+    folder = args.pastes if args.set == "original" else args.pastes / "fresh"
+    expected, foreign = load_pastes(folder)
     results = run_errdex(errdex, db, [p.text for p in expected] + [p.text for p in foreign])
     tallies, details = score(expected, results[: len(expected)], listed_records(errdex, db))
     print_table(tallies)
@@ -429,10 +438,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print_table(score([expected[i] for i in chosen], [results[i] for i in chosen],
                               listed_records(errdex, db))[0])
     exact, shown = foreign_rates(results[len(expected) :])
-    print(
-        f"\nforeign      {len(foreign):>6}   false-match (exact) {_pct(exact, len(foreign))}"
-        f"   any match shown {_pct(shown, len(foreign))}"
-    )
+    if foreign:
+        print(
+            f"\nforeign      {len(foreign):>6}   false-match (exact) {_pct(exact, len(foreign))}"
+            f"   any match shown {_pct(shown, len(foreign))}"
+        )
     if args.details is not None:
         with args.details.open("w", encoding="utf-8") as out:
             for row in details:

@@ -125,7 +125,7 @@ def test_rules_from_the_repository_config() -> None:
     assert names[:2] == ["warnings.warn", "warn"]
     assert "self.fail" in names
     builtin = load_rules(Language.PYTHON)
-    assert all(r.form == "call" for r in builtin)
+    assert all(r.form in ("call", "method") for r in builtin)
     assert "self.fail" not in [r.name for r in builtin]
 
 
@@ -230,7 +230,10 @@ def test_local_variable_messages() -> None:
         msg = "not a"
     msg += " (" + str(b) + ")"
     """
-    assert message("msg", setup).text == "not a ({b})"
+    # a name assigned in each branch of an `if`: one site per message it may hold
+    code = "def f(a, b):\n" + textwrap.indent(textwrap.dedent(setup), "    ") + (
+        "\n    raise ValueError(msg)\n")
+    assert [s.template.text for s in extract(code).sites] == ["not a ({b})", "a is {a} ({b})"]
     assert message("msg", 'msg = "one"\nother = "two"').text == "one"
     # the nearest assignment *before* the raise, in the same function
     assert message("msg", 'msg = "early"\ndef g():\n    msg = "nested"\n').text == "early"

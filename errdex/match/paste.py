@@ -73,7 +73,8 @@ DEBUG_START = re.compile(r"[A-Z]\w*[ \t]*[({\[]|\"")
 # an opener or a quote (`err="Variant { .. }"`).
 LATE_DEBUG = re.compile(r"(?<=[\s:(,=\"])[A-Z]\w*(?:::[A-Z]\w*)*(?: \{|\()")
 # Debug wrappers whose string is the message, and struct fields holding one.
-MESSAGE_WRAPPERS = frozenset({"Msg", "Message", "Custom", "Other", "Context", "Any"})
+# `Error("msg", line: 1, column: 4)`: serde_json's, and any newtype error around a String.
+MESSAGE_WRAPPERS = frozenset({"Msg", "Message", "Custom", "Other", "Context", "Any", "Error"})
 MESSAGE_FIELDS = frozenset({"context", "message", "msg", "reason", "description"})
 CAUSE_FIELDS = frozenset({"source", "cause", "inner_error"})
 

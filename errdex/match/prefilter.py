@@ -13,7 +13,7 @@ from typing import Final
 
 from errdex.match.compiled import Compiled
 from errdex.match.index import POSTING, AnchorIndex
-from errdex.match.prefixes import strip_prefixes
+from errdex.match.prefixes import CHAIN_SEPARATOR, POSITION_TAIL, strip_prefixes
 
 MIN_SCAN_KEY: Final = 5  # anchors shorter than this are too common to pre-filter a log with
 SCAN_ASK: Final = -1  # `scan_keys`' tag for a line only the matcher can judge (a Debug value)
@@ -101,9 +101,11 @@ def _may_cover(line: str, literals: tuple[str, ...], start: int, end: int) -> bo
     last literals."""
     first, last = literals[0], literals[-1]
     if first and not (0 <= line.find(first) < start
-                      or line[start:].lstrip().startswith(first.lstrip())):
+                      or line[start:].lstrip().startswith(first.lstrip())
+                      or CHAIN_SEPARATOR + first in line):  # after a context: `verify`'s too
         return False
     if not last:
         return True
     at = line.rfind(last)
-    return (at >= 0 and at + len(last) > end) or line[:end].rstrip().endswith(last.rstrip())
+    return ((at >= 0 and at + len(last) > end) or line[:end].rstrip().endswith(last.rstrip())
+            or POSITION_TAIL.search(line, 0, end) is not None)  # a position may follow it

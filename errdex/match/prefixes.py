@@ -264,3 +264,32 @@ def prefix_span(line: str) -> tuple[int, int, str | None, Frame | None, bool]:
         pos = m.end()
         panic_header = found.panic and not line[pos:end].strip()
     return pos, end, exception, frame, panic_header
+
+
+# --- what stands after a message, and what joins it to a context -------------------------
+
+# What an error type appends after its message on the same line: where in the input it
+# failed (serde_json's ` at line 1 column 8`, Python json's `: line 1 column 1 (char 0)`
+# and Python 2's range form `: line 2 column 15 - line 5 column 1 (char 15 - 46)`). A
+# message that must be its whole line still is with one of these after it.
+POSITION_TAIL = re.compile(
+    r"(?:,? at line \d{1,9},? column \d{1,9}"
+    r"|: line \d{1,9} column \d{1,9}(?: - line \d{1,9} column \d{1,9})?"
+    r" \(char \d{1,12}(?: - \d{1,12})?\))\.?[ \t]*"
+)
+MAX_TAIL = 96  # longer than any POSITION_TAIL match: a longer rest is more text
+# What joins a context to the error it wraps on one line (`invalid json: trailing
+# characters`, anyhow's `{context}: {error}`): the wrapped message starts after it.
+CHAIN_SEPARATOR = ": "
+
+
+def position_tail(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]` is a position an error type appends to its message."""
+    return 0 < end - start <= MAX_TAIL and POSITION_TAIL.fullmatch(text, start, end) is not None
+
+
+def after_context(text: str, line_start: int, start: int) -> bool:
+    """Whether the message at `start` follows a context and CHAIN_SEPARATOR on its line."""
+    return start - len(CHAIN_SEPARATOR) > line_start and text.startswith(
+        CHAIN_SEPARATOR, start - len(CHAIN_SEPARATOR)
+    )

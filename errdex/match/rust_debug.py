@@ -52,7 +52,9 @@ class DebugValue:
         if self.kind == "atom":
             return self.raw
         inner = ", ".join(
-            f"{key}: {value.render()}" if self.kind in ("struct", "map") else value.render()
+            f"{key}: {value.render()}"
+            if self.kind in ("struct", "map") or not key.isdigit()
+            else value.render()
             for key, value in self.fields
         )
         name = self.name or ""
@@ -175,6 +177,16 @@ class DebugParser:
                 if value is None:
                     return self._cut(kind[opener], name, fields, start)
                 if not keyed:
+                    self._ws()
+                    if (self._peek() == ":" and value.kind == "atom"
+                            and _IDENT.fullmatch(value.raw) is not None):
+                        # `Error("msg", line: 1, column: 4)`: a hand-written Debug impl
+                        # (serde_json's) that names some items between parentheses.
+                        self.pos += 1
+                        key = value.raw
+                        value = self._value(depth + 1)
+                        if value is None:
+                            return self._cut(kind[opener], name, fields, start)
                     fields.append((key, value))
                     if value.cut:
                         return self._cut(kind[opener], name, fields, start)

@@ -9,10 +9,12 @@ Candidates are the templates sharing word pairs with the message at a low word s
 with whitespace collapsed: from the template's start, every literal in order, a hole
 taking the text up to the next literal, until the message ends (inside a literal: cut
 mid-word; inside a hole: cut mid-value) or the two part (the message's last line
-differs, or other text follows). What counts is how much of the template the text holds
-in order, in literal non-space characters: a candidate holding fewer than CUT_MIN_CHARS
-of them is dropped. The score is the share of the template's literal
-characters held. Such records are flagged not exact. Knows nothing of ranking.
+differs, or other text follows; inside the template's first literal only once the text
+holds PARTED_MIN_CHARS of it: a shared opening phrase is no sign of the same message).
+What counts is how much of the template the text holds in order, in literal non-space
+characters: a candidate holding fewer than CUT_MIN_CHARS of them is dropped. The score
+is the share of the template's literal characters held. Such records are flagged not
+exact. Knows nothing of ranking.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from errdex.match.paste import Group, Paste
 
 CUT_WORD_SHARE: Final = 0.15  # idf-weighted word share of a candidate (see near.py)
 CUT_MIN_CHARS: Final = 20  # literal non-space characters the text must hold in order
+PARTED_MIN_CHARS: Final = 40  # ... where it goes on otherwise inside the first literal
 CUT_MAX_MESSAGE: Final = 4_000  # characters of a message (and the lines after it) read
 CUT_MAX_GROUPS: Final = 64  # messages read this way per paste
 _SPACE: Final = re.compile(r"\s+")
@@ -48,8 +51,16 @@ def held_in_order(literals: tuple[str, ...], message: str) -> tuple[int, int] | 
             if not piece:
                 continue  # a leading hole: the message starts inside its value
             if not text.startswith(piece):
+                # A message that goes on otherwise inside the first literal (not cut
+                # there) may only share an opening phrase with it (`Unhandled exception
+                # in task 5b84...`, `Unhandled exception in client_connected_cb`): it
+                # must hold more of it than one that ends there.
                 common = _common_prefix(text, piece)
-                return (_solid(piece[:common]), total) if common else None
+                held = _solid(piece[:common])
+                parted = common < len(text) and piece[common:].strip()
+                if not common or (parted and held < PARTED_MIN_CHARS):
+                    return None
+                return held, total
             held, pos = _solid(piece), len(piece)
             continue
         if not piece:

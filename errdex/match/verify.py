@@ -17,6 +17,7 @@ from errdex.match.found import Found, MatchStats
 from errdex.match.holes import TYPE_CHECKS
 from errdex.match.index import CLOSES_LINE, LINE_FLAGS, OPENS_LINE, POSTING, AnchorIndex
 from errdex.match.paste import Doc
+from errdex.match.prefixes import after_context, position_tail
 
 CHECK_TEXT: Final = 1 << 14  # texts up to this long are searched for check words
 MAX_HOLE: Final = 20_000  # longest value a hole may take
@@ -87,10 +88,10 @@ def find_exact(
             if literal_index & LINE_FLAGS:
                 # bind's test that the match is its whole line, made before reading
                 # the template: most of these occurrences are words inside a sentence.
-                if literal_index & OPENS_LINE and not blank(
+                if literal_index & OPENS_LINE and not opens_message(
                         text, doc.line_at(literal_start).content_start, literal_start):
                     continue
-                if literal_index & CLOSES_LINE and not blank(
+                if literal_index & CLOSES_LINE and not ends_message(
                         text, anchor_end, doc.line_at(anchor_end - 1).content_end):
                     continue
                 literal_index &= ~LINE_FLAGS
@@ -199,7 +200,7 @@ def bind(
     last_line = first_line if match_end <= first_line.end else doc.line_at(match_end - 1)
     if first_line.group < 0:
         return None  # inside a traceback frame, code line or header
-    whole = blank(text, first_line.content_start, match_start) and blank(
+    whole = opens_message(text, first_line.content_start, match_start) and ends_message(
         text, match_end, last_line.content_end
     )
     if c.whole_line and not whole:
@@ -242,6 +243,18 @@ def bind(
         entry, exact, tuple(values), (match_start, match_end), score, first_line.group,
         detail, partial=not whole,
     )
+
+
+def opens_message(text: str, content_start: int, start: int) -> bool:
+    """Whether a message starting at `start` begins its line's content: nothing but space
+    before it, or a context and the separator that joins it to the error it wraps."""
+    return blank(text, content_start, start) or after_context(text, content_start, start)
+
+
+def ends_message(text: str, end: int, content_end: int) -> bool:
+    """Whether a message ending at `end` ends its line's content: nothing but space after
+    it, or the position in the input that its error type appends."""
+    return blank(text, end, content_end) or position_tail(text, end, content_end)
 
 
 def blank(text: str, start: int, end: int) -> bool:

@@ -199,8 +199,16 @@ class _File(ExceptionClasses, Paths):
             self.arguments(arguments) if arguments.type == "argument_list" else _Args([], {}, False)
         )
         guard = self.guard_of(node)
-        message = self.message_of(args)
-        emitted = self.add_site(SiteKind.RAISE, type_path, message, node, guard)
+        # One site per message the raise may carry (a name assigned in each branch of an
+        # `if` above it: `if a: msg = "x"` / `else: msg = "y"`).
+        messages = self.choices(lambda: self.message_of(args))
+        emitted = False
+        seen: set[str] = set()
+        for alternative in messages:
+            if alternative is None or alternative[1] in seen:
+                continue
+            seen.add(alternative[1])
+            emitted = self.add_site(SiteKind.RAISE, type_path, alternative, node, guard) or emitted
         if function.type in ("identifier", "attribute") and self._may_be_class(type_path):
             # A class that may own its message: a site if it turns out to (even when the
             # call passes a literal message of its own, which makes a site as well).
@@ -245,8 +253,15 @@ class _File(ExceptionClasses, Paths):
             self.add_construction(callee, self.arguments(arguments), node, raised=False)
 
     def _rule_for(self, callee: str) -> Rule | None:
-        named = ((rule.name, rule) for rule in self.rules)
-        return find_call_rule(callee, named, ".", bare_rule_matches_path=False, short_callee=True)
+        named = ((rule.name, rule) for rule in self.rules if rule.form != "method")
+        found = find_call_rule(callee, named, ".", bare_rule_matches_path=False,
+                               short_callee=True)
+        if found is None and "." in callee:
+            # `fut.set_exception(exc)`: a method of whatever object, named by its last part.
+            method = callee.rsplit(".", 1)[-1]
+            found = next((r for r in self.rules if r.form == "method" and r.name == method),
+                         None)
+        return found
 
     def _on_rule(self, rule: Rule, node: Node, args: _Args) -> None:
         self.scope = self._scope_of(node)
@@ -259,9 +274,10 @@ class _File(ExceptionClasses, Paths):
         exception = rule.exception
         message: tuple[list[Piece], str] | None = None
         if message_node is not None:
-            inner = message_node
-            if inner.type == "call" and rule.kind is SiteKind.WARN:
-                # warnings.warn(SomeWarning("..."))
+            inner = self._assigned_value(message_node, node)
+            if inner.type == "call":
+                # warnings.warn(SomeWarning("...")), fut.set_exception(SomeError("...")),
+                # or the name of one assigned above: the type and message are the call's.
                 function = inner.child_by_field_name("function")
                 arguments = inner.child_by_field_name("arguments")
                 if (
@@ -272,6 +288,9 @@ class _File(ExceptionClasses, Paths):
                 ):
                     exception = re.sub(r"\s+", "", self.text(function))
                     message = self.message_of(self.arguments(arguments))
+            elif inner.type == "dictionary":
+                # loop.call_exception_handler({'message': '...', ...}): the context's message
+                message = self._dict_message(inner)
             if message is None:
                 message = self.expression_message(message_node)
         if rule.kind is SiteKind.WARN and exception is None:
@@ -285,6 +304,29 @@ class _File(ExceptionClasses, Paths):
         guard = own if own is not None else self.guard_of(node)
         if not self.add_site(rule.kind, exception, message, node, guard, own):
             self.dynamic += 1
+
+
+    def _assigned_value(self, expression: Node, at: Node) -> Node:
+        """What a local name passed to a rule holds, where it is assigned just once before
+        (`bpe = BrokenProcessPool("...")`, `context = {"message": ...}`); else the
+        expression itself."""
+        if expression.type != "identifier":
+            return expression
+        assignment = self._assignment_before(self.text(expression), at)
+        right = assignment.child_by_field_name("right") if assignment is not None else None
+        if assignment is None or assignment.type != "assignment" or right is None:
+            return expression
+        return right if right.type in ("call", "dictionary") else expression
+
+    def _dict_message(self, mapping: Node) -> tuple[list[Piece], str] | None:
+        """The value of a `"message"` (or `"msg"`) key of a dict literal, as a message."""
+        for pair in mapping.named_children:
+            key = pair.child_by_field_name("key") if pair.type == "pair" else None
+            value = pair.child_by_field_name("value") if key is not None else None
+            if key is not None and value is not None and key.type == "string" and (
+                    self.text(key)[1:-1] in ("message", "msg")):
+                return self.expression_message(value)
+        return None
 
 
 class PythonExtractor:

@@ -153,27 +153,36 @@ def _helper_call(state: _File, call: Node, local: set[str]) -> None:
         return
     args = state.arguments(arguments)
     state.scope = state._scope_of(call)
-    given: list[tuple[str, Template]] = []
-    values: list[tuple[str, str]] = []
-    for key, node in [*((str(i), n) for i, n in enumerate(args.positional)),
-                      *args.keywords.items()]:
-        values.append((key, state.text(node)))
-        if node.type not in ("string", "concatenated_string", "call", "binary_operator",
-                             "identifier"):
-            continue
-        pieces, source = state.expression_message(node)
-        template = build_template(source, pieces)
-        if template.literal_chars and any(isinstance(p, str) and p.strip() for p in pieces):
-            given.append((key, template))
-    if not given:
-        return
+    passed = [*((str(i), n) for i, n in enumerate(args.positional)), *args.keywords.items()]
+    values = [(key, state.text(node)) for key, node in passed]
+
+    def payloads() -> tuple[tuple[str, Template], ...]:
+        given: list[tuple[str, Template]] = []
+        for key, node in passed:
+            if node.type not in ("string", "concatenated_string", "call", "binary_operator",
+                                 "identifier"):
+                continue
+            pieces, source = state.expression_message(node)
+            template = build_template(source, pieces)
+            if template.literal_chars and any(isinstance(p, str) and p.strip() for p in pieces):
+                given.append((key, template))
+        return tuple(given)
+
+    # One construction per message the call may pass (`message` assigned in each branch
+    # of an `if` above it), each a template of its own.
     line, end_line = call.start_point[0] + 1, call.end_point[0] + 1
-    state.constructions.append(
-        Construction(
-            language=Language.PYTHON, type_path=callee, path=state.path, line=line,
-            end_line=end_line, function=state.function_of(call), guard=state.guard_of(call),
-            snippet=state.lines.snippet(line, end_line), field_values=tuple(values),
-            payloads=tuple(given),
+    seen: set[tuple[tuple[str, Template], ...]] = set()
+    for given in state.choices(payloads):
+        if not given or given in seen:
+            continue
+        seen.add(given)
+        state.constructions.append(
+            Construction(
+                language=Language.PYTHON, type_path=callee, path=state.path, line=line,
+                end_line=end_line, function=state.function_of(call),
+                guard=state.guard_of(call), snippet=state.lines.snippet(line, end_line),
+                field_values=tuple(values), payloads=given,
+            )
         )
-    )
-    state.record_path(call)
+    if seen:
+        state.record_path(call)

@@ -37,7 +37,7 @@ class PythonFile:
     def __init__(self, path: str, source: bytes, rules: Sequence[Rule]) -> None:
         self.path = path
         self.source = source
-        self.rules = [r for r in rules if r.form == "call"]
+        self.rules = [r for r in rules if r.form in ("call", "method")]
         self.module = module_name(path)
         self.lines = SourceLines(source)
         self._assignments: dict[int, dict[str, list[Node]]] = {}
@@ -54,6 +54,11 @@ class PythonFile:
         # set by each handler (a node's parents are slow to walk from deep inside).
         self.scope: Node | None = None
         self.init_scope: Node | None = None
+        # A name assigned in several branches of one `if` (`if a: m = "x" / else: m =
+        # "y"`): the assignment each alternative message is read with (scopes.choices).
+        # assignment in force (its node id) -> the other branch's assignment read instead
+        self.forced: dict[int, Node] = {}
+        self.branch_points: dict[int, list[Node]] | None = None  # recorded while not None
 
     # --- text helpers -------------------------------------------------------------
 
