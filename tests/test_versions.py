@@ -266,6 +266,8 @@ def test_the_installed_packaging_is_indexed_at_its_version() -> None:
     ("pip install Foo.Bar==2.0rc1 then candle v0.9.1 broke",
      [NamedVersion("foo-bar", "2.0rc1"), NamedVersion(None, "v0.9.1")]),
     ("/opt/eggs/numpy-1.26.4-py3.11.egg/numpy/core.py", [NamedVersion("numpy", "1.26.4")]),
+    ("\t/home/u/go/pkg/mod/github.com/spf13/cobra@v1.8.1/command.go:1085 +0x1d",
+     [NamedVersion("cobra", "v1.8.1")]),
     ('File "/usr/lib/python3.11/site-packages/packaging/version.py", line 3', []),
     ("ValueError: shape [2, 3] vs v2 of the model (dev-9 build)", []),
 ])

@@ -1,7 +1,8 @@
 """Which indexed version of a library a pasted text comes from, when the text says so.
 
 A traceback through `site-packages/packaging-24.0.dist-info`, a cargo registry path
-`registry/src/index.crates.io-6f17d22bba15001f/tokio-1.38.0/src/...`, a pin
+`registry/src/index.crates.io-6f17d22bba15001f/tokio-1.38.0/src/...`, a Go module path
+`pkg/mod/github.com/spf13/cobra@v1.8.1/command.go`, a pin
 `packaging==24.0` or a bare `v0.9.1` names a version; when a repository is indexed at
 that version, its records there explain the text better than the newest ones (the lines,
 the conditions, whether the message exists at all). `prefer_named_versions` returns a
@@ -42,8 +43,11 @@ NAMED = (
                r"(?:\.dist-info|\.egg-info|-py\d(?:\.\d+)?\.egg)\b"),
     # a requirement pinned to one version
     re.compile(rf"(?<![\w.-])(?P<name>{_NAME})\s*==\s*(?P<version>{_VERSION})(?![\w.])"),
+    # a Go module in the module cache: `pkg/mod/github.com/owner/repo@v1.2.3/file.go`
+    re.compile(rf"(?<={_SEP})(?P<name>{_NAME})@(?P<version>v{_VERSION}(?:-[0-9A-Za-z.]+)?)"
+               rf"(?={_SEP})"),
 )
-BARE = re.compile(r"(?<![\w.-])(?P<version>v\d+(?:\.\d+){1,3}(?:-[A-Za-z0-9.]+)?)(?![\w.])")
+BARE = re.compile(r"(?<![\w.@-])(?P<version>v\d+(?:\.\d+){1,3}(?:-[A-Za-z0-9.]+)?)(?![\w.])")
 
 
 @dataclass(frozen=True)
