@@ -31,7 +31,8 @@ class SiteKind(StrEnum):
     EXPECT = "expect"  # Rust `.expect("...")`
     CONTEXT = "context"  # Rust `.context(...)` / `.with_context(...)`
     ERROR_ENUM = "error-enum"  # a constructed error variant/class whose type owns the text
-    WARN = "warn"  # Python `warnings.warn(...)`
+    WARN = "warn"  # Python `warnings.warn(...)`, a logged warning (`log.warning(...)`)
+    LOG = "log"  # a logged error (`logger.error(...)`, `log::error!`): printed, not raised
 
 
 @dataclass(frozen=True)

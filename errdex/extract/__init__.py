@@ -53,6 +53,8 @@ class Rule:
     guard_arg: int | None = None  # the argument that must hold (`ensure!(cond, ...)`)
     guard_op: str | None = None  # `assert_eq!`: "==" joins arguments 0 and 1
     exception: str | None = None  # the exception/error type it produces, if fixed
+    format_args: bool = False  # the arguments after the message fill its format (logging's
+    # `log.warning("retrying %s after %r", url, err)`), not a separate category
 
 
 class Extractor(Protocol):
@@ -256,6 +258,7 @@ def parse_rules(entries: Iterable[Mapping[str, Any]], origin: str) -> list[Rule]
                     guard_arg=None if guard_arg is None else int(guard_arg),
                     guard_op=entry.get("guard_op"),
                     exception=entry.get("exception"),
+                    format_args=bool(entry.get("format_args", False)),
                 )
             )
         except (KeyError, ValueError, TypeError) as exc:
@@ -268,7 +271,8 @@ MAX_CONFIG_BYTES = 1_000_000  # a repository's errdex.toml; rules are a few line
 MAX_CONFIG_RULES = 1_000  # rules per language in it: every call site is tried against each
 # The fields of a rule in errdex.toml, and the type each must have.
 _RULE_FIELDS: dict[str, type] = {"name": str, "form": str, "kind": str, "message_arg": int,
-                                 "guard_arg": int, "guard_op": str, "exception": str}
+                                 "guard_arg": int, "guard_op": str, "exception": str,
+                                 "format_args": bool}
 _REQUIRED = ("name", "form")
 MAX_ARGUMENT = 64  # the highest argument position a rule may name
 

@@ -36,6 +36,7 @@ _ACTION = {
     SiteKind.CONTEXT: "wraps the underlying error with this message as context",
     SiteKind.ERROR_ENUM: "returns the error `{exc}`, whose display text is this message",
     SiteKind.WARN: "emits this warning and carries on",
+    SiteKind.LOG: "logs this message (a log line, not a raised error)",
 }
 # Unguarded sites, recognised from the raising line: (pattern, nature).
 _NATURES = (

@@ -291,9 +291,12 @@ class _File(ExceptionClasses, Paths):
             elif inner.type == "dictionary":
                 # loop.call_exception_handler({'message': '...', ...}): the context's message
                 message = self._dict_message(inner)
+            if message is None and rule.format_args and inner.type == "string":
+                rest = args.positional[rule.message_arg + 1 :]
+                message = self.logged(message_node, rest)
             if message is None:
                 message = self.expression_message(message_node)
-        if rule.kind is SiteKind.WARN and exception is None:
+        if rule.kind is SiteKind.WARN and exception is None and not rule.format_args:
             category = args.keywords.get("category")
             if category is None and len(args.positional) > rule.message_arg + 1:
                 category = args.positional[rule.message_arg + 1]

@@ -347,6 +347,26 @@ class Messages(Scopes):
             out.append(Hole(expression, piece.spec, name))
         return out
 
+    def logged(self, fmt: Node, values: Sequence[Node]) -> tuple[list[Piece], str] | None:
+        """A logging call's message: its format string filled, `%` style, by the
+        arguments after it (`log.warning("retry %s after %r", url, err)`)."""
+        parts = self.string_pieces(fmt)
+        if any(not isinstance(p, str) for p in parts):
+            return None  # an f-string: its own holes, read as any message
+        text = "".join(p for p in parts if isinstance(p, str))
+        out: list[Piece] = []
+        index = 0
+        for piece in printf.split(text):
+            if isinstance(piece, str):
+                out.append(piece)
+                continue
+            index += piece.stars
+            value = values[index] if index < len(values) else None
+            index += 1
+            out.append(Hole(_compact(self.text(value)) if value is not None else "",
+                            piece.written, piece.name))
+        return out, _compact(self.text(fmt))
+
     def message_of(self, args: _Args, message_arg: int = 0) -> tuple[list[Piece], str] | None:
         """The message pieces of a call's arguments, and its source text."""
         node: Node | None = None
