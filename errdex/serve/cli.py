@@ -23,7 +23,7 @@ from errdex.errors import ErrdexError, NotFoundError, StoreError, UsageError
 from errdex.explain import batch_lines, read_input, valid_text
 from errdex.serve import terminal
 from errdex.service import Explainer, MatcherMode
-from errdex.store import SQLiteStore, Store
+from errdex.store import Store, open_store
 from errdex.store.sqlite import WRITE_TIMEOUT
 
 EXIT_STORE = 3  # the database is missing, locked or broken: not "nothing matched" (1)
@@ -153,15 +153,15 @@ def _say(message: str) -> None:
 
 def _open_store(
     args: argparse.Namespace, *, create: bool = False, writes: bool = False
-) -> SQLiteStore:
+) -> Store:
     """Writers wait for another writer's lock as long as the store's WRITE_TIMEOUT;
     readers only --lock-wait seconds, then fail with one line instead of seeming to
     hang."""
     path = settings.database_path(args.db)
     if create or writes:
-        return SQLiteStore(path, create=create, timeout=WRITE_TIMEOUT)
+        return open_store(path, create=create, timeout=WRITE_TIMEOUT)
     wait = settings.resolve("lock_wait", args.lock_wait)
-    return SQLiteStore(path, create=False, timeout=float(wait or 0))
+    return open_store(path, create=False, timeout=float(wait or 0))
 
 
 def _explainer(args: argparse.Namespace, mode: MatcherMode = MatcherMode.PER_TEXT

@@ -39,6 +39,7 @@ from errdex.serve.web.protocol import (
     deadline_protocol,
 )
 from errdex.serve.web.render import CSP, Links, render
+from errdex.store import store_name
 
 STATIC_DIR = Path(__file__).parent / "static"
 LINKS = Links()
@@ -277,7 +278,7 @@ def serve(db_path: str | Path, host: str, port: int, *,
         if value <= 0:
             raise UsageError(f"{name} must be positive, not {value}")
     app = create_app(db_path)
-    print(f"errdex: serving {db_path} at http://{host}:{port}/", flush=True)
+    print(f"errdex: serving {store_name(db_path)} at http://{host}:{port}/", flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False,
                 http=deadline_protocol(header_timeout, body_timeout),
                 timeout_keep_alive=int(keep_alive))
