@@ -1,0 +1,194 @@
+"""errdex on a real PostgreSQL server: the CLI through a `postgresql://` URL, server errors
+as one line and exit 3, two processes indexing different repositories at once while a
+reader reads, and `serve` with several worker processes over one database.
+
+A write is held mid-transaction without any timing: a trigger the test installs makes
+the writer's first inserted record wait for an advisory lock the test holds, and the test
+waits (until a generous deadline, asserting nothing about time) until PostgreSQL reports
+the writer waiting on that lock.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from errdex.errors import StoreError
+from errdex.serve.cli import EXIT_STORE
+from errdex.store import is_url, open_store, store_name
+from errdex.store.postgres import PostgresStore
+from tests.postgres_server import Server, postgres_server, postgres_url  # noqa: F401
+
+FIXTURES = Path(__file__).parent / "fixtures"
+ROOT = Path(__file__).parent.parent
+HOLD = 4242  # the advisory lock a held writer waits for
+WAIT = 120  # seconds: a deadline for something that must happen, never a measurement
+
+
+def errdex(db: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([sys.executable, "-m", "errdex", "--db", db, *args],
+                          capture_output=True, text=True, timeout=WAIT, cwd=ROOT)
+    if check:
+        assert done.returncode == 0, done.stderr
+    return done
+
+
+def _ids(db: str, repo: str) -> set[str]:
+    return {row["id"] for row in json.loads(errdex(db, "list", "--repo", repo, "--json").stdout)}
+
+
+def _messages(db: str, repo: str) -> set[str]:
+    listed = json.loads(errdex(db, "list", "--repo", repo, "--json").stdout)
+    return {row["message"] for row in listed}
+
+
+def test_index_list_show_and_explain_through_the_cli(postgres_url: str) -> None:
+    done = errdex(postgres_url, "index", str(FIXTURES / "rust_repo"), "--repo", "o/rust")
+    assert "records" in done.stdout
+    listed = json.loads(errdex(postgres_url, "list", "--json").stdout)
+    assert len(listed) > 20 and {row["repo"] for row in listed} == {"o/rust"}
+    assert "empty model name" in {row["message"] for row in listed}
+    first = listed[0]
+    shown = json.loads(errdex(postgres_url, "show", first["id"], "--json").stdout)
+    assert (shown["id"], shown["message"]) == (first["id"], first["message"])
+    explained = json.loads(errdex(postgres_url, "explain", "--json",
+                                  "Error: empty model name").stdout)
+    assert explained["matches"][0]["record"]["message"] == "empty model name"
+    # the same records as the same tree indexed into SQLite
+    sqlite_db = str(Path(postgres_url.rsplit("/", 1)[1] + ".sqlite").absolute())
+    try:
+        errdex(sqlite_db, "index", str(FIXTURES / "rust_repo"), "--repo", "o/rust")
+        assert json.loads(errdex(sqlite_db, "list", "--json").stdout) == listed
+        found = errdex(sqlite_db, "explain", "--json", "Error: empty model name").stdout
+        assert json.loads(found)["matches"] == explained["matches"]
+    finally:
+        for suffix in ("", "-wal", "-shm"):
+            Path(sqlite_db + suffix).unlink(missing_ok=True)
+
+
+def test_server_problems_are_one_line_and_exit_3(postgres_server: Server) -> None:
+    port = postgres_server.port
+    empty = postgres_server.create_database("errdex_never_indexed")
+    try:
+        cases = {
+            f"postgresql://errdex@127.0.0.1:{port}/no_such_db": 'database "no_such_db" does '
+                                                                "not exist",
+            f"postgresql://nobody_here:secret@127.0.0.1:{port}/postgres": 'role "nobody_here"',
+            empty: "no errdex database at",
+        }
+        for url, said in cases.items():
+            done = errdex(url, "list", check=False)
+            assert done.returncode == EXIT_STORE, done.stderr
+            assert said in done.stderr and "Traceback" not in done.stderr
+            assert len(done.stderr.strip().splitlines()) == 1
+            assert "secret" not in done.stderr  # a password is never printed
+    finally:
+        postgres_server.drop_database("errdex_never_indexed")
+    with pytest.raises(StoreError, match=r"^cannot open database postgresql://errdex@127\.0\."
+                       r"0\.1:1/x: connection failed: .*refused"):
+        PostgresStore("postgresql://errdex@127.0.0.1:1/x")
+
+
+def test_urls_choose_postgresql_and_hide_passwords(tmp_path: Path) -> None:
+    assert is_url("postgresql://h/db") and is_url("postgres://h/db")
+    assert not is_url(str(tmp_path / "db.sqlite")) and not is_url(tmp_path)
+    assert store_name("postgresql://me:pw@h:5/db") == "postgresql://me:***@h:5/db"
+    with open_store(tmp_path / "db.sqlite") as store:
+        assert type(store).__name__ == "SQLiteStore"
+
+
+def _hold_writes_of(url: str, repo: str) -> psycopg.Connection[tuple[object, ...]]:
+    """Make a write of `repo`'s records wait, mid-transaction, until the returned
+    connection (which holds the lock) is closed."""
+    holder = psycopg.connect(url, autocommit=True)
+    holder.execute(f"""CREATE FUNCTION errdex_test_hold() RETURNS trigger AS $$ BEGIN
+        IF NEW.repo = '{repo}' THEN
+            PERFORM pg_advisory_lock_shared({HOLD}); PERFORM pg_advisory_unlock_shared({HOLD});
+        END IF; RETURN NEW; END $$ LANGUAGE plpgsql""")
+    holder.execute("CREATE TRIGGER errdex_test_hold BEFORE INSERT ON records FOR EACH ROW "
+                   "EXECUTE FUNCTION errdex_test_hold()")
+    holder.execute("SELECT pg_advisory_lock(%s)", (HOLD,))
+    return holder
+
+
+def _wait_until_held(holder: psycopg.Connection[tuple[object, ...]],
+                     writer: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        row = holder.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' "
+                             "AND objid = %s AND NOT granted", (HOLD,)).fetchone()
+        if row and row[0]:
+            return
+        assert writer.poll() is None, writer.communicate()
+        time.sleep(0.05)
+    pytest.fail("the writer never reached its held insert")
+
+
+def test_two_writers_of_different_repositories_and_a_reader_in_between(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    tree = tmp_path / "rust_repo"
+    shutil.copytree(FIXTURES / "rust_repo", tree)
+    errdex(postgres_url, "index", str(tree), "--repo", "o/rust")
+    before = _ids(postgres_url, "o/rust")
+    old_messages = _messages(postgres_url, "o/rust")
+    lib = tree / "src" / "lib.rs"
+    lib.write_text(lib.read_text() + '\npub fn fresh() -> Result<()> {\n'
+                   '    crate::bail!("a brand new failure appeared")\n}\n')
+    holder = _hold_writes_of(postgres_url, "o/rust")
+    env = dict(os.environ)
+    a = subprocess.Popen([sys.executable, "-m", "errdex", "--db", postgres_url, "index",
+                          str(tree), "--repo", "o/rust"], cwd=ROOT, env=env, text=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        _wait_until_held(holder, a)
+        # Writer A is mid-transaction (its old records deleted, new ones going in). A
+        # second process writes another repository meanwhile: it is not held up by A.
+        errdex(postgres_url, "index", str(FIXTURES / "python_repo"), "--repo", "o/py")
+        assert a.poll() is None
+        # Readers see A's repository as it was, whole, and B's new one.
+        assert _ids(postgres_url, "o/rust") == before
+        assert "a brand new failure appeared" not in _messages(postgres_url, "o/rust")
+        with open_store(postgres_url, create=False) as reader:
+            assert {r.repo for r in reader.repos()} == {"o/rust", "o/py"}
+            assert {r.id for r in reader.records("o/rust")} == before
+            assert reader.search_text("brand new failure") == []
+    finally:
+        holder.close()  # releases the lock: A goes on
+        out, err = a.communicate(timeout=WAIT)
+    assert a.returncode == 0, err
+    after = _messages(postgres_url, "o/rust")
+    assert after == old_messages | {"a brand new failure appeared"}
+    assert _messages(postgres_url, "o/py")  # B's records were kept
+
+
+def test_concurrent_writers_in_process_each_see_their_own_snapshot(postgres_url: str) -> None:
+    """Two stores (two connections) writing two repositories, interleaved: each write is
+    its own transaction and neither disturbs the other's records or versions."""
+    from tests.test_store_contract import _library, _write
+
+    with PostgresStore(postgres_url) as one, PostgresStore(postgres_url) as two:
+        start = one.data_version()
+        _write(one, "o/a", _library())
+        _write(two, "o/b", _library()[:2])
+        _write(one, "o/a", _library()[:1], version="2.0")
+        assert two.data_version() > start  # a commit on another connection is seen
+        assert [r.repo for r in two.repos()] == ["o/a", "o/b"]
+        assert [(s.repo, s.ref, s.records) for s in one.snapshots()] == [
+            ("o/a", "2.0", 1), ("o/a", "1.0", 4), ("o/b", "1.0", 2)]
+        assert len(two.records("o/a", "1.0")) == 4
+
+
+@pytest.fixture
+def indexed(postgres_url: str) -> Iterator[str]:
+    errdex(postgres_url, "index", str(FIXTURES / "rust_repo"), "--repo", "o/rust")
+    yield postgres_url
