@@ -8,8 +8,9 @@ a CI run without PostgreSQL must not pass for one that tested it. PostgreSQL ref
 run as root, so under root the server runs as the `postgres` user (else `nobody`), its
 directory handed to that user.
 
-Import the fixtures into a test module by name (`from tests.postgres_server import
-postgres_server, postgres_url  # noqa: F401`).
+Import the fixtures into a test module (`from tests.postgres_server import
+postgres_server_fixture, postgres_url_fixture  # noqa: F401`): they are named
+`postgres_server` (the session's server) and `postgres_url` (a fresh database's URL).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def binaries() -> Path | None:
     return None
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -105,7 +106,7 @@ def start_server() -> Server:
     if done.returncode != 0:
         shutil.rmtree(home, ignore_errors=True)
         pytest.fail(f"initdb failed: {done.stderr.strip()}")
-    server = Server(bindir, home, _free_port(), prefix)
+    server = Server(bindir, home, free_port(), prefix)
     options = (f"-p {server.port} -k {home} -c listen_addresses=127.0.0.1 -c fsync=off "
                "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
     started = server.pg_ctl("-l", str(home / "server.log"), "-w", "-t", str(START_SECONDS),
@@ -122,8 +123,8 @@ def stop_server(server: Server) -> None:
     shutil.rmtree(server.home, ignore_errors=True)
 
 
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[Server]:
+@pytest.fixture(scope="session", name="postgres_server")
+def postgres_server_fixture() -> Iterator[Server]:
     server = start_server()
     try:
         yield server
@@ -134,8 +135,8 @@ def postgres_server() -> Iterator[Server]:
 _NAMES = itertools.count(1)
 
 
-@pytest.fixture
-def postgres_url(postgres_server: Server) -> Iterator[str]:
+@pytest.fixture(name="postgres_url")
+def postgres_url_fixture(postgres_server: Server) -> Iterator[str]:
     """The URL of a new, empty database on the session's server (dropped after)."""
     name = f"errdex_test_{os.getpid()}_{next(_NAMES)}"
     url = postgres_server.create_database(name)

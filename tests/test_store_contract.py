@@ -31,7 +31,7 @@ from errdex.store import MemoryStore, SQLiteStore, Store
 from errdex.store.base import MAX_SEARCH_TERMS, Backend, mapped, not_found
 from errdex.store.postgres import PostgresStore
 from tests.builders import make_record
-from tests.postgres_server import postgres_server, postgres_url  # noqa: F401
+from tests.postgres_server import postgres_server_fixture, postgres_url_fixture  # noqa: F401
 
 LISTING = {"id", "repo", "language", "kind", "exception", "message", "path", "line",
            "site_count"}

@@ -13,10 +13,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
@@ -26,7 +28,12 @@ from errdex.errors import StoreError
 from errdex.serve.cli import EXIT_STORE
 from errdex.store import is_url, open_store, store_name
 from errdex.store.postgres import PostgresStore
-from tests.postgres_server import Server, postgres_server, postgres_url  # noqa: F401
+from tests.postgres_server import (  # noqa: F401
+    Server,
+    free_port,
+    postgres_server_fixture,
+    postgres_url_fixture,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ROOT = Path(__file__).parent.parent
@@ -164,7 +171,7 @@ def test_two_writers_of_different_repositories_and_a_reader_in_between(
             assert reader.search_text("brand new failure") == []
     finally:
         holder.close()  # releases the lock: A goes on
-        out, err = a.communicate(timeout=WAIT)
+        _, err = a.communicate(timeout=WAIT)
     assert a.returncode == 0, err
     after = _messages(postgres_url, "o/rust")
     assert after == old_messages | {"a brand new failure appeared"}
@@ -188,7 +195,91 @@ def test_concurrent_writers_in_process_each_see_their_own_snapshot(postgres_url:
         assert len(two.records("o/a", "1.0")) == 4
 
 
-@pytest.fixture
-def indexed(postgres_url: str) -> Iterator[str]:
+def _descendants(pid: int) -> set[int]:
+    found, todo = set(), [pid]
+    while todo:
+        at = todo.pop()
+        for task in Path(f"/proc/{at}/task").glob("*"):
+            children = (task / "children").read_text().split()
+            todo.extend(int(c) for c in children)
+            found.update(int(c) for c in children)
+    return found
+
+
+def _get(port: int, path: str, body: dict[str, object] | None = None) -> dict[str, object]:
+    """One request on a new connection (the kernel hands each to some worker)."""
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}", method="POST" if body is not None else "GET",
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=WAIT) as response:
+        data: dict[str, object] = json.loads(response.read())
+        return data
+
+
+def _until(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        try:
+            if condition():
+                return
+        except OSError:  # not listening yet
+            pass
+        time.sleep(0.1)
+    pytest.fail(f"never: {what}")
+
+
+def test_serve_with_several_worker_processes(postgres_url: str) -> None:
     errdex(postgres_url, "index", str(FIXTURES / "rust_repo"), "--repo", "o/rust")
-    yield postgres_url
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "errdex", "--db", postgres_url, "serve", "--port", str(port),
+         "--workers", "2"], cwd=ROOT, text=True, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE)
+    watcher = psycopg.connect(postgres_url, autocommit=True)
+
+    def worker_pids() -> set[int]:
+        rows = watcher.execute("SELECT DISTINCT application_name FROM pg_stat_activity "
+                               "WHERE datname = current_database() "
+                               "AND application_name LIKE 'errdex %'").fetchall()
+        return {int(str(name).split()[1]) for (name,) in rows} & _descendants(server.pid)
+
+    try:
+        _until(lambda: _get(port, "/api/health")["status"] == "ok", "serving")
+        _until(lambda: len(worker_pids()) == 2, "two worker processes reading the database")
+        for _ in range(6):
+            found = _get(port, "/api/match", {"text": "Error: empty model name", "limit": 1})
+            [match] = found["matches"]  # type: ignore[misc]
+            assert match["record"]["message"] == "empty model name"
+            searched = _get(port, "/api/search?q=model+name")
+            assert searched["mode"] in ("match", "text")
+            page = _get(port, f"/api/errors/{match['id']}")
+            assert page["record"]["id"] == match["id"]  # type: ignore[index]
+        # A re-index while serving: every worker reloads (its own watcher) and serves it.
+        errdex(postgres_url, "index", str(FIXTURES / "python_repo"), "--repo", "o/py")
+
+        def everyone_serves_it() -> bool:
+            return all(
+                "o/py" in {s["repo"] for s in _get(port, "/api/health")["snapshots"]}  # type: ignore[attr-defined]
+                for _ in range(8))
+
+        _until(everyone_serves_it, "every worker serving the new repository")
+        found = _get(port, "/api/match", {"text": "TypeError: None in items", "limit": 1})
+        assert found["matches"][0]["record"]["repo"] == "o/py"  # type: ignore[index]
+    finally:
+        watcher.close()
+        server.send_signal(signal.SIGINT)
+        try:
+            server.communicate(timeout=WAIT)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.communicate()
+
+
+def test_serve_refuses_an_unreachable_database_before_starting_workers() -> None:
+    done = subprocess.run([sys.executable, "-m", "errdex", "--db",
+                           "postgresql://errdex@127.0.0.1:1/x", "serve", "--workers", "2",
+                           "--port", str(free_port())],
+                          capture_output=True, text=True, timeout=WAIT, cwd=ROOT)
+    assert done.returncode == EXIT_STORE and "Traceback" not in done.stderr
+    assert done.stderr.startswith("errdex: cannot open database postgresql://")

@@ -114,6 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="serve the error pages and the JSON API")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument("--workers", type=int, default=1,
+                       help="worker processes serving requests (default 1)")
     for name in ("header_timeout", "body_timeout", "keep_alive_timeout"):
         _add_setting(serve, name)
 
@@ -329,7 +331,7 @@ def _serve(args: argparse.Namespace, out: TextIO) -> int:
                 for name in ("header_timeout", "body_timeout", "keep_alive_timeout")}
     serve(settings.database_path(args.db), args.host, args.port,
           header_timeout=timeouts["header_timeout"], body_timeout=timeouts["body_timeout"],
-          keep_alive=timeouts["keep_alive_timeout"])
+          keep_alive=timeouts["keep_alive_timeout"], workers=args.workers)
     return 0
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
@@ -181,7 +182,7 @@ class PostgresStore(Backend):
         self.timeout = timeout
         self._conn: psycopg.Connection[Row] = psycopg.connect(
             url, autocommit=True, row_factory=dict_row, connect_timeout=CONNECT_TIMEOUT,
-            application_name="errdex")
+            application_name=f"errdex {os.getpid()}")  # whose connection, to an operator
         try:
             self._open(create)
         except BaseException:
