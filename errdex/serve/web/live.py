@@ -1,9 +1,9 @@
 """What a server serves, kept fresh: the matcher and the snapshots it was built from, and
-one SQLite connection per worker thread.
+one store connection per worker thread (SQLite or PostgreSQL: `errdex.store.open_store`).
 
 A re-index (`errdex index` from another process) commits new records while the server
-runs. A watcher thread asks SQLite every RELOAD_CHECK_SECONDS whether another connection
-has committed (`PRAGMA data_version`: one pragma, no table read), and if so builds a new
+runs. A watcher thread asks the store every RELOAD_CHECK_SECONDS whether another connection
+has committed (`Store.data_version`: in SQLite one pragma, no table read), and if so builds a new
 matcher on that thread, off the event loop, then swaps it in as one object: a request sees
 the old matcher and snapshots or the new ones, never a mix. Until the swap, a match of a
 record the re-index removed is dropped (`errdex.service.explain_text`), never a 404 or a stale
