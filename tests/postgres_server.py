@@ -95,7 +95,8 @@ def start_server() -> Server:
         pytest.fail("PostgreSQL's initdb and pg_ctl are not on PATH nor in "
                     "/usr/lib/postgresql/*/bin: install Debian's postgresql (.ci/run does)")
     prefix, user = _run_as()
-    home = Path(tempfile.mkdtemp(prefix="errdex-pg-"))
+    # Under root, in /tmp: the server's user must reach the directory (TMPDIR may not be).
+    home = Path(tempfile.mkdtemp(prefix="errdex-pg-", dir=None if user is None else "/tmp"))
     if user is not None:
         entry = pwd.getpwnam(user)
         os.chown(home, entry.pw_uid, entry.pw_gid)

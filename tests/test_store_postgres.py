@@ -195,6 +195,26 @@ def test_concurrent_writers_in_process_each_see_their_own_snapshot(postgres_url:
         assert len(two.records("o/a", "1.0")) == 4
 
 
+def test_a_read_after_the_server_dropped_the_connection_connects_again(
+    postgres_url: str,
+) -> None:
+    """A server restart or a terminated backend costs a long-lived reader (a `serve`
+    worker thread) nothing: the read is tried once more on a new connection."""
+    from tests.test_store_contract import _library, _write
+
+    with PostgresStore(postgres_url) as store, psycopg.connect(postgres_url,
+                                                               autocommit=True) as admin:
+        _write(store, "o/a", _library())
+        pid = store._conn.info.backend_pid
+        admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        _until(lambda: admin.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s",
+                                     (pid,)).fetchone() == (0,), "the backend gone")
+        assert len(store.records()) == 4
+        assert store._conn.info.backend_pid != pid
+        _write(store, "o/b", _library()[:1])  # and writes go on
+        assert [r.repo for r in store.repos()] == ["o/a", "o/b"]
+
+
 def _descendants(pid: int) -> set[int]:
     found, todo = set(), [pid]
     while todo:

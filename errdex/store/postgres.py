@@ -151,6 +151,16 @@ def _in_transaction(
     def wrap(method: Callable[Concatenate[B, P], R]) -> Callable[Concatenate[B, P], R]:
         @functools.wraps(method)
         def run(self: B, /, *args: P.args, **kwargs: P.kwargs) -> R:
+            fresh = self._conn.info.transaction_status not in _BUSY
+            try:
+                with self._transaction(write):
+                    return method(self, *args, **kwargs)
+            except psycopg.OperationalError:
+                # The server dropped the connection (a restart, a terminated backend): a
+                # read is tried once more on a new one; a write fails, and the next call
+                # connects again.
+                if write or not fresh or not self._conn.broken:
+                    raise
             with self._transaction(write):
                 return method(self, *args, **kwargs)
 
@@ -167,6 +177,10 @@ def writing(method: Callable[Concatenate[B, P], R]) -> Callable[Concatenate[B, P
     return mapped("write")(_in_transaction(True)(method))
 
 
+_BUSY = (psycopg.pq.TransactionStatus.INTRANS, psycopg.pq.TransactionStatus.INERROR,
+         psycopg.pq.TransactionStatus.ACTIVE)
+
+
 class PostgresStore(Backend):
     """A store in a PostgreSQL database (`url`: a libpq URL). With `create=False` the
     database must already hold errdex's tables; with `create` they are made (the
@@ -180,18 +194,22 @@ class PostgresStore(Backend):
         self.url = url
         self.name = display_url(url)
         self.timeout = timeout
-        self._conn: psycopg.Connection[Row] = psycopg.connect(
-            url, autocommit=True, row_factory=dict_row, connect_timeout=CONNECT_TIMEOUT,
-            application_name=f"errdex {os.getpid()}")  # whose connection, to an operator
+        self._conn = self._connect()
         try:
             self._open(create)
         except BaseException:
             self._conn.close()
             raise
 
+    def _connect(self) -> psycopg.Connection[Row]:
+        conn: psycopg.Connection[Row] = psycopg.connect(
+            self.url, autocommit=True, row_factory=dict_row, connect_timeout=CONNECT_TIMEOUT,
+            application_name=f"errdex {os.getpid()}")  # whose connection, to an operator
+        if timeout := self.timeout:  # 0 would mean "for ever" here: readers never wait
+            conn.execute(f"SET lock_timeout = {int(timeout * 1000)}")
+        return conn
+
     def _open(self, create: bool) -> None:
-        if timeout := self.timeout:
-            self._conn.execute(f"SET lock_timeout = {int(timeout * 1000)}")
         version = self._schema_version()
         if version is not None and version > SCHEMA_VERSION:
             raise StoreError(f"{self.name} was written by a newer errdex (schema {version})")
@@ -220,9 +238,11 @@ class PostgresStore(Backend):
     @contextmanager
     def _transaction(self, write: bool) -> Iterator[None]:
         conn = self._conn
-        if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        if conn.info.transaction_status in _BUSY:
             yield  # a public method called from another: one transaction
             return
+        if conn.broken:  # lost since the last call: a new connection
+            conn = self._conn = self._connect()
         conn.isolation_level = (psycopg.IsolationLevel.READ_COMMITTED if write
                                 else psycopg.IsolationLevel.REPEATABLE_READ)
         conn.read_only = not write
