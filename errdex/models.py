@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 class Language(StrEnum):
     RUST = "rust"
     PYTHON = "python"
+    GO = "go"
 
 
 class SiteKind(StrEnum):
@@ -398,6 +399,22 @@ class PathStep:
 
 
 @dataclass(frozen=True)
+class Setter:
+    """A method that assigns a field, and the line it does so on."""
+
+    function: str
+    line: int
+
+
+@dataclass(frozen=True)
+class StateFact:
+    """A field of the object that a check reads, and where the object's class sets it."""
+
+    field: str  # as the guard reads it: "_eof"
+    set_in: tuple[Setter, ...]  # each assignment in its class, in source order
+
+
+@dataclass(frozen=True)
 class SiblingCheck:
     """Another check in the same function, in source order."""
 
@@ -454,6 +471,13 @@ class SiteFacts:
     siblings: tuple[SiblingCheck, ...] = ()
     entry_points: tuple[EntryPoint, ...] = ()
     reached: tuple[PathStep, ...] = ()  # what else holds on the way here, outermost first
+    # The site's function's parameters, `self` first when it has one (None: not known),
+    # read from the file's structure, not from what the snippet happens to show.
+    parameters: tuple[str, ...] | None = None
+    public: bool | None = None  # the site's function is callable by users (from its tree)
+    # Fields of the receiver the guard reads, each with the methods that set it
+    # (`self._eof` set by `write_eof`): state an earlier call left, not an argument.
+    state: tuple[StateFact, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -104,7 +104,7 @@ def test_entry_points_are_public_callers(rust: Any, python: Any) -> None:
         {"function": "Model::forward", "path": "src/attn.rs", "line": 40, "depth": 2}]
     py, _ = python
     assert _site(py["retries must be an int"])["entry_points"] == [
-        {"function": "open_model", "path": "pkg/loader.py", "line": 19, "depth": 1}]
+        {"function": "pkg.loader.open_model", "path": "pkg/loader.py", "line": 19, "depth": 1}]
     assert _site(py["PKG_CACHE is not set to a directory"])["entry_points"] == []
 
 

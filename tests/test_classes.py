@@ -98,3 +98,15 @@ def test_the_taxonomy_is_complete_and_documented() -> None:
     assert {"shape-mismatch", "missing-key", "not-implemented", "internal-invariant"} <= set(slugs)
     for slug, title, text in CLASSES:
         assert title and len(text) > 80 and background(slug) == text
+
+
+def test_the_error_type_outweighs_words_and_words_outweigh_the_guard() -> None:
+    make_record = builders.make_record
+    deprecated = make_record("urllib.parse.splitnport() is deprecated, use urlparse()",
+                             language=Language.PYTHON, exception="DeprecationWarning")
+    found = classify(deprecated)
+    assert found is not None and found.slug == "version-compatibility"  # not "parse-error"
+    unsupported = make_record("unsupported sdpa type {other:?}",
+                              "!matches!(q.dtype(), DType::BF16 | DType::F32)")
+    found = classify(unsupported)
+    assert found is not None and found.slug == "unsupported-operation"  # not dtype-mismatch

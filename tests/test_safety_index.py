@@ -106,7 +106,8 @@ def test_every_case_exits_as_documented_without_a_crash(ran: dict[str, Ran]) -> 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["nested-ifs", "nested-parens", "method-chain"])
+@pytest.mark.parametrize("name", ["nested-ifs", "nested-parens", "method-chain",
+                                  "go-method-chain"])
 def test_too_deep_a_file_is_skipped_and_counted(ran: dict[str, Ran], name: str) -> None:
     assert ran[name].skipped() == {"too deeply nested": 1}
     assert ran[name].messages() == [OK_MESSAGE]
@@ -353,3 +354,17 @@ def test_unstorable_literals_are_replaced_not_fatal(ran: dict[str, Ran]) -> None
                                capture_output=True, text=True)  # fmt: skip
     assert explained.returncode == 0, explained.stderr
     assert "two halves" in explained.stdout
+
+
+@pytest.mark.slow
+def test_go_escapes_that_are_not_text_are_stored_safely(ran: dict[str, Ran]) -> None:
+    messages = ran["go-bad-literals"].messages()
+    assert len([m for m in messages if m.startswith("go ")]) == 4
+    assert all("\x00" not in m for m in messages)
+
+
+@pytest.mark.slow
+def test_a_sentinel_returned_thousands_of_times_is_cut_and_counted(ran: dict[str, Ran]) -> None:
+    result = ran["go-returns"]
+    assert result.skipped().get("sites over the per-file budget", 0) > 0
+    assert "go: the same error" in result.messages()

@@ -56,7 +56,7 @@ def test_analysis_finds_entry_points_from_the_extraction_alone(tmp_path: Path) -
     (record,) = analyzed
     assert record.facts is not None
     (facts,) = record.facts.sites
-    assert [e.function for e in facts.entry_points] == ["public_api"]
+    assert [e.function for e in facts.entry_points] == ["pkg.core.public_api"]
     # The earlier `return` not taken is part of when the raise is reached, on the page too.
     assert [step.text for step in facts.reached] == ["`n` is at most 100"]
     assert "reached only when `n` is at most 100" in record.explanation.what_it_means

@@ -79,7 +79,9 @@ class CallGraph:
 
     def _callers_of(self, target: _Def) -> list[int]:
         if target.in_trait and target.owner:
-            return self._builders_of(target.owner)
+            builders = self._builders_of(target.owner)
+            if builders:
+                return builders
         ambiguous = len(self.files_of[target.name]) > 1
         out = []
         for caller, qualifier in self.callers.get(target.name, ()):
@@ -90,11 +92,13 @@ class CallGraph:
         return sorted(out, key=lambda i: (self.defs[i].path, self.defs[i].line))
 
     def _builders_of(self, owner: str) -> list[int]:
-        """The functions that build a value of `owner` (a literal `Owner { .. }`, a call
-        `Owner(..)` or `Owner::new(..)`): how a trait method of it is reached. Methods of
-        `owner` itself are left out (they need a value already)."""
+        """The free functions that build a value of `owner` (a literal `Owner { .. }`, a
+        call `Owner(..)` or `Owner::new(..)`) and so run its trait methods: an op built
+        and applied in one call (`sdpa` builds an `Sdpa` for `apply_op3`). Methods that
+        build one (an allocator, a device's constructor) hand it back instead: the
+        trait method's callers by name reach it then."""
         found = {c for c, _ in self.callers.get(owner, ())} | self.by_qualifier.get(owner, set())
-        found = {c for c in found if self.defs[c].owner != owner}
+        found = {c for c in found if self.defs[c].owner is None}
         return sorted(found, key=lambda i: (self.defs[i].path, self.defs[i].line))
 
     def entry_points(self, site: Site) -> tuple[EntryPoint, ...]:

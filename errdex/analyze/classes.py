@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -57,11 +58,22 @@ def _rule(entry: dict[str, Any], index: int) -> ClassRule:
 
 
 @cache
+def _data() -> dict[str, Any]:
+    text = resources.files("errdex").joinpath("rules").joinpath("classes.toml").read_text()
+    return tomllib.loads(text)
+
+
+@cache
 def rules() -> tuple[ClassRule, ...]:
     """The classes, highest priority first."""
-    text = resources.files("errdex").joinpath("rules").joinpath("classes.toml").read_text()
-    loaded = [_rule(entry, i) for i, entry in enumerate(tomllib.loads(text).get("class", []))]
+    loaded = [_rule(entry, i) for i, entry in enumerate(_data().get("class", []))]
     return tuple(sorted(loaded, key=lambda r: -r.priority))
+
+
+@cache
+def _generic() -> frozenset[str]:
+    """Error types raised for many causes: weaker evidence than the message's words."""
+    return frozenset(str(name) for name in _data().get("generic", []))
 
 
 CLASSES: tuple[tuple[str, str, str], ...] = tuple(
@@ -84,13 +96,16 @@ def _exception_names(record: Record) -> set[str]:
     return out
 
 
-def _fits(rule: ClassRule, record: Record, message: str, exceptions: set[str]) -> bool:
-    if rule.exceptions & exceptions:
-        return True
-    if any(p.search(e) for p in rule.variants for e in exceptions):
-        return True
-    if any(p.search(message) for p in rule.messages):
-        return True
+def _by_type(rule: ClassRule, exceptions: set[str]) -> bool:
+    return bool(rule.exceptions & exceptions) or any(
+        p.search(e) for p in rule.variants for e in exceptions)
+
+
+def _by_message(rule: ClassRule, message: str) -> bool:
+    return any(p.search(message) for p in rule.messages)
+
+
+def _by_code(rule: ClassRule, record: Record) -> bool:
     for site in record.sites:
         if site.guard and any(p.search(site.guard) for p in rule.guards):
             return True
@@ -100,13 +115,22 @@ def _fits(rule: ClassRule, record: Record, message: str, exceptions: set[str]) -
 
 
 def classify(record: Record) -> FailureClass | None:
-    """The highest-priority class whose rules fit the record; None when no rule fits.
-    No class is guessed from words the message happens to share with a class's
-    description: a wrong family on a page misleads more than none."""
+    """The class the strongest evidence names: a specific error type first (a
+    `DeprecationWarning` whose text says "urllib.parse" is not a parse error), then the
+    message's words, then a generic type (`ValueError`), then the guard and the raising
+    line (`q.dtype()` in the guard of "unsupported sdpa type" says less than
+    "unsupported"); within one kind of evidence, the highest priority. None when nothing
+    fits: no class is guessed from words the message happens to share with a class's
+    description."""
     message = _message_text(record)
     exceptions = _exception_names(record)
-    for rule in rules():
-        if _fits(rule, record, message, exceptions):
+    specific, generic = exceptions - _generic(), exceptions & _generic()
+    tiers: tuple[Callable[[ClassRule], bool], ...] = (
+        lambda r: _by_type(r, specific), lambda r: _by_message(r, message),
+        lambda r: _by_type(r, generic), lambda r: _by_code(r, record))  # fmt: skip
+    for fits in tiers:
+        rule = next((r for r in rules() if fits(r)), None)
+        if rule is not None:
             return FailureClass(slug=rule.slug, title=rule.title)
     return None
 

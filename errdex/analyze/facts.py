@@ -38,16 +38,20 @@ from errdex.analyze.guards import (
 )
 from errdex.analyze.origins import Origin, declared_type, find_origins, owner_of, short_name
 from errdex.analyze.reached import site_path
-from errdex.extract.structure import FileStructure, TypedBinding
+from errdex.extract.structure import FileStructure, OutlineDef, TypedBinding
+from errdex.languages import spec_for
 from errdex.models import (
     EntryPoint,
     History,
+    Language,
     OriginFact,
     Record,
     RecordFacts,
+    Setter,
     SiblingCheck,
     Site,
     SiteFacts,
+    StateFact,
     TestRef,
 )
 
@@ -141,15 +145,39 @@ def _kind_of_value(expression: str, site: Site) -> str | None:
     return None
 
 
-def through_locals(guard: str | None, origins: Sequence[Origin | OriginFact]) -> str | None:
+def through_locals(
+    guard: str | None, origins: Sequence[Origin | OriginFact], language: Language
+) -> str | None:
     """The guard with a local that only holds a shape (`let expected_v =
     k_l.shape().dims4()?`) replaced by what it holds, so the requirement names the inputs:
     "`k_l` and `v_l` must have the same shape" rather than "`expected_v` must equal ..."."""
     for origin in origins:
-        if guard and origin.how == "local" and aspect(origin.expression):
-            pattern = re.compile(rf"(?<![\w.]){re.escape(origin.name)}\b")
+        if not guard or origin.how != "local":
+            continue
+        pattern = re.compile(rf"(?<![\w.]){re.escape(origin.name)}\b")
+        if aspect(origin.expression):
             guard = pattern.sub(origin.expression.replace("\\", "\\\\"), guard)
+        elif _is_flag(guard, origin.name, language) and _balanced(origin.expression):
+            # `let supported = matches!(d, 32 | 64); if !supported {..}`: the flag's own
+            # test is the requirement ("`d` must match `32 | 64`"), not "`supported`".
+            guard = pattern.sub(f"({origin.expression})".replace("\\", "\\\\"), guard)
     return guard
+
+
+def _is_flag(guard: str, name: str, language: Language) -> bool:
+    """Whether the guard is `name` or its negation alone."""
+    negation = spec_for(language).negation
+    flag = rf"\s*(?:{negation})?\s*\(?\s*{re.escape(name)}\s*\)?\s*"
+    return re.fullmatch(flag, guard) is not None
+
+
+def _balanced(expression: str) -> bool:
+    depth = 0
+    for char in _STRING.sub('""', expression):
+        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def origin_facts(
@@ -201,6 +229,25 @@ def sibling_checks(
     return tuple(check for _, check in out)
 
 
+def receiver_state(
+    site: Site, file: FileStructure | None, own: OutlineDef | None
+) -> tuple[StateFact, ...]:
+    """The receiver's fields the guard reads (`self._eof`) that methods of the same
+    class set, each with those methods: state left by an earlier call."""
+    if not site.guard or file is None or own is None or not own.params:
+        return ()
+    receiver = own.params[0]
+    field = re.compile(rf"(?<![\w.]){re.escape(receiver)}\.([A-Za-z_]\w*)\b(?!\s*\()")
+    read = {m.group(1) for m in field.finditer(site.guard)}
+    out = []
+    for name in sorted(read):
+        set_in = tuple(Setter(file.defs[w.writer].name, w.line) for w in file.writes
+                       if w.field == name and file.defs[w.writer].owner == own.owner)  # fmt: skip
+        if set_in:
+            out.append(StateFact(name, set_in))
+    return tuple(out)
+
+
 def record_facts(
     record: Record,
     siblings: Sequence[Record] = (),
@@ -215,8 +262,10 @@ def record_facts(
     and for the record as a whole."""
     sites = []
     for site in record.sites[:20]:
+        file = structure(site.path) if structure else None
+        own = file.def_at(site.line) if file is not None else None
         origins = origin_facts(site, typed(site.path) if typed else None)
-        guard = through_locals(site.guard, origins)
+        guard = through_locals(site.guard, origins, site.language)
         sites.append(SiteFacts(
             path=site.path,
             line=site.line,
@@ -226,6 +275,11 @@ def record_facts(
             origins=origins,
             siblings=sibling_checks(site, record.id, siblings),
             entry_points=entry_points(site) if entry_points else (),
-            reached=site_path(site, structure(site.path)) if structure else (),
+            reached=site_path(site, file) if file is not None else (),
+            parameters=own.params if own is not None else None,
+            # A trait impl's method is public by the trait, yet reached through what
+            # builds or holds the value: the page decides that from the snippet.
+            public=own.public if own is not None and not own.in_trait else None,
+            state=receiver_state(site, file, own),
         ))
     return RecordFacts(sites=tuple(sites), tests=tests, history=history)

@@ -56,7 +56,9 @@ def find_origins(site: Site, names: Sequence[str]) -> tuple[Origin, ...]:
         last = name.split(".")[-1]
         field_read = f"self.{name}" in (site.guard or "") or spec.can("fields_read_through_self")
         start = 0 if field_read else own
-        origin = _nearest_assignment(site, lines[start:stop], name, last, start)
+        floor = _indent(lines[stop]) if stop < len(lines) else 0
+        origin = _nearest_assignment(site, lines[start:stop], name, last, start, floor,
+                                     own - start)  # fmt: skip
         if origin:
             found.append(origin)
         param = _parameter(site, lines[: stop + 1], name)
@@ -89,7 +91,10 @@ _ASSIGN_REST = re.compile(r"\s*(?::[^=]+)?=(?!=)\s*(?P<value>.+?);?\s*$")  # aft
 
 @lru_cache(maxsize=16)
 def _definition_line(keyword: str) -> re.Pattern[str]:
-    return re.compile(rf"\s*(?:async\s+)?{keyword}\s+([A-Za-z_]\w*)(?!\w)")
+    # Modifier words before it (`pub(crate) async fn`, `async def`), a receiver after it
+    # (`func (e *T) Name`).
+    return re.compile(rf"\s*(?:[a-z]+(?:\([^)]*\))?\s+)*{keyword}\s+(?:\([^)]*\)\s*)?"
+                      rf"([A-Za-z_]\w*)(?!\w)")
 
 
 @lru_cache(maxsize=16)
@@ -122,8 +127,9 @@ def _after_word(line: str, word: str, rest: re.Pattern[str], dot_ok: bool) -> re
 
 
 def _nearest_assignment(
-    site: Site, lines: list[str], name: str, last: str, offset: int = 0
-) -> Origin | None:
+    site: Site, lines: list[str], name: str, last: str, offset: int = 0, floor: int = 0,
+    own: int = 0,
+) -> Origin | None:  # fmt: skip
     if not any(last in line for line in lines):
         return None
     spec = spec_for(site.language)
@@ -132,8 +138,16 @@ def _nearest_assignment(
     # A struct literal sets a field as `name: value,` (only where fields are read through
     # `self`: elsewhere `name: T` is an annotation).
     copied = spec.can("fields_read_through_self")
+    # In the site's own function (from line `own` of `lines`), only an assignment in a
+    # block still open at the site sets the value it reads: one in a branch that closed
+    # before it (the `if` arm of the site's `else`) does not. A field is set elsewhere.
     for index in range(len(lines) - 1, -1, -1):
         line = lines[index]
+        if index >= own and line.strip() and not line.lstrip().startswith(
+                (spec.comment, ")", "]", "}")):  # fmt: skip
+            if _indent(line) > floor:
+                continue
+            floor = _indent(line)
         if last not in line or declaration.search(line):
             continue
         code = _blank_strings(line)  # `{x:?}` in a message isn't code
@@ -155,6 +169,10 @@ def _nearest_assignment(
                 line_number = _line_of(site, index + offset)
                 return Origin(name, how, expression, line_number, line.strip())
     return None
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 @cache

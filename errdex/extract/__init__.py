@@ -215,6 +215,14 @@ def parse_within(parser: Parser, source: bytes, seconds: float = PARSE_SECONDS) 
     return tree
 
 
+def parse_file(parser: Parser, source: bytes, seconds: float = PARSE_SECONDS) -> Tree:
+    """`source` parsed within its time budget and checked for depth (OverBudget if
+    either is exceeded): every extractor's one parse of a file."""
+    tree = parse_within(parser, source, seconds)
+    check_depth(tree.root_node)
+    return tree
+
+
 def check_depth(root: Node) -> None:
     """Raise OverBudget if the tree is deeper than MAX_TREE_DEPTH (a chain of 20,000
     `.b()` calls has no deep brackets but a tree 40,000 deep, and the query's work grows
@@ -446,10 +454,12 @@ def _defined_site(built: Construction, definition: MessageDefinition) -> Site:
         for name, value in built.field_values
         if is_literal(value)
     )
-    by_path = spec_for(definition.language).can("variants_named_by_path")
+    spec = spec_for(definition.language)
+    by_path = spec.can("variants_named_by_path")
+    returned = by_path or spec.can("errors_propagate_by_return")  # a value, not a raise
     return _site_at(
         built,
-        kind=SiteKind.ERROR_ENUM if by_path else SiteKind.RAISE,
+        kind=SiteKind.ERROR_ENUM if returned else SiteKind.RAISE,
         exception=definition.exception or (f"{definition.owner}::{definition.name}"
                                            if by_path and definition.owner else definition.name),
         # Text passed for a field is inlined: both parts were bounded, their join is too.

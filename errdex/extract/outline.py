@@ -18,6 +18,7 @@ from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Query, QueryCursor
 
 from errdex.extract.structure import (
+    FieldWrite,
     FileStructure,
     OutlineCall,
     OutlineDef,
@@ -31,8 +32,10 @@ from errdex.models import Language
 _QUALIFIER = re.compile(r"([A-Za-z_]\w*)\s*(?:::|\.)\s*$")
 _OWNER_NAME = re.compile(r"([A-Za-z_]\w*)\s*$")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_TYPE_NAME = re.compile(r"[A-Za-z_]\w*")
 _DEFINES = ("definition.function", "definition.method")
 _CALLS = "reference.call"
+_WRITES = "write"  # the folder's `writes` section: an assignment to a receiver's field
 # Words written like calls that call nothing a page could name.
 NOT_CALLS = frozenset(
     "if while for match return fn def loop Some Ok Err Box Vec print len isinstance str int "
@@ -44,7 +47,8 @@ MAX_NAME_CHARS = 200  # longer "identifiers" (the inside of a long string) name 
 @lru_cache(maxsize=8)
 def _tags(language: Language) -> Query:
     spec = spec_for(language)
-    extra = spec.queries().get("tags", "")
+    queries = spec.queries()
+    extra = queries.get("tags", "") + "\n" + queries.get("writes", "")
     return Query(TSLanguage(spec.grammar()), spec.outline.tags() + "\n" + extra)
 
 
@@ -67,12 +71,13 @@ def file_structure(
     """The structure of one parsed file: its outline, with the condition paths of its
     sites that the extractor found."""
     text = source.decode("utf-8", "replace")
-    defs, calls = _definitions_and_calls(language, root, source)
+    defs, calls, writes = _outline(language, root, source)
     return FileStructure(
         path=path,
         paths=tuple(paths),
         defs=defs,
         calls=calls,
+        writes=writes,
         typed=_typed_bindings(language, text),
         identifiers=frozenset(
             n for n in set(_IDENT.findall(text)) if len(n) <= MAX_NAME_CHARS
@@ -80,12 +85,13 @@ def file_structure(
     )
 
 
-def _definitions_and_calls(
+def _outline(
     language: Language, root: Node, source: bytes
-) -> tuple[tuple[OutlineDef, ...], tuple[OutlineCall, ...]]:
+) -> tuple[tuple[OutlineDef, ...], tuple[OutlineCall, ...], tuple[FieldWrite, ...]]:
     spec = spec_for(language)
     functions: dict[int, tuple[Node, Node]] = {}  # start byte -> (definition, its name)
     references: list[tuple[Node, Node]] = []  # (call, the name it calls)
+    assigned: list[tuple[Node, Node, Node | None]] = []  # (write, field, object written)
     for _, captures in QueryCursor(_tags(language)).matches(root):
         names = captures.get("name")
         if not names:
@@ -96,10 +102,15 @@ def _definitions_and_calls(
         for node in captures.get(_CALLS, ()):
             if node.type not in spec.outline.not_calls:
                 references.append((node, names[0]))
+        for node in captures.get(_WRITES, ()):
+            targets = captures.get("object")
+            assigned.append((node, names[0], targets[0] if targets else None))
     ordered = sorted(functions.values(), key=lambda d: d[0].start_byte)
     defs = tuple(_definition(spec, node, name, source) for node, name in ordered)
-    return defs, _calls(ordered, defs, sorted(references, key=lambda r: r[0].start_byte),
-                        source)  # fmt: skip
+    references.sort(key=lambda r: r[0].start_byte)
+    assigned.sort(key=lambda w: w[0].start_byte)
+    return (defs, _calls(ordered, defs, references, source),
+            _writes(ordered, defs, assigned, source))  # fmt: skip
 
 
 def _text(node: Node, source: bytes) -> str:
@@ -124,12 +135,50 @@ def _definition(spec: LanguageSpec, node: Node, name: Node, source: bytes) -> Ou
                 in_trait = True
         parent = parent.parent
     own_name = _text(name, source)
-    if outline.public_marker is not None:
+    receiver = node.child_by_field_name(outline.receiver) if outline.receiver else None
+    if owner is None and receiver is not None:
+        types = _TYPE_NAME.findall(_text(receiver, source).split("[", 1)[0])
+        owner = types[-1] if types else None
+    if outline.exported_by_capital:
+        public = own_name[:1].isupper() and (owner is None or owner[:1].isupper())
+    elif outline.public_marker is not None:
         marked = any(child.type == outline.public_marker for child in node.children)
         public = marked or in_trait
-    else:
-        public = not own_name.startswith("_") and not (owner or "").startswith("_")
-    return OutlineDef(own_name, owner, node.start_point.row + 1, public, in_trait)
+    else:  # `_private`, but a dunder (`__init__`) is reached through its class
+        dunder = own_name.startswith("__") and own_name.endswith("__")
+        public = (dunder or not own_name.startswith("_")) and not (owner or "").startswith("_")
+    return OutlineDef(own_name, owner, node.start_point.row + 1, public, in_trait,
+                      node.end_point.row + 1, _parameters(spec, node, source))
+
+
+def _parameters(spec: LanguageSpec, node: Node, source: bytes) -> tuple[str, ...] | None:
+    """The names a definition's parameter list binds, in order; the receiver first
+    (`self`, or Go's `func (e *T)` as its name) when there is one."""
+    found: list[str] = []
+    receiver = node.child_by_field_name(spec.outline.receiver) if spec.outline.receiver else None
+    for holder in (receiver, node.child_by_field_name("parameters")):
+        for child in holder.named_children if holder is not None else ():
+            if child.type in spec.comment_nodes:
+                continue
+            found.extend(_bound_names(child, source))
+    return tuple(found) if node.child_by_field_name("parameters") is not None else None
+
+
+def _bound_names(parameter: Node, source: bytes) -> list[str]:
+    """The names one parameter binds: itself when it is a name, else its `name` or
+    `pattern` fields, else its first name (`x: int`, `*args`, `mut x`, `self`)."""
+    if parameter.type in ("identifier", "self"):
+        return [_text(parameter, source)]
+    named = parameter.children_by_field_name("name") or parameter.children_by_field_name(
+        "pattern")
+    if named:
+        return [n for child in named for n in _bound_names(child, source)][:8]
+    text = _text(parameter, source)
+    first = _IDENT.search(text.split(":", 1)[0])
+    if first is None:
+        return []
+    word = first.group(0)
+    return ["self"] if "self" in text.split(":", 1)[0].split() or word == "self" else [word]
 
 
 def _calls(
@@ -139,18 +188,10 @@ def _calls(
     """Each call with the innermost function it is written in (calls outside every
     function are left out) and the owner written before its name (`Owner::name(`)."""
     calls: dict[tuple[str, int, str], None] = {}  # in order, each once
-    open_defs: list[int] = []  # indexes of the functions enclosing the current call
-    next_def = 0
-    for call, name in references:
-        at = call.start_byte
-        while next_def < len(functions) and functions[next_def][0].start_byte <= at:
-            _close(open_defs, functions, functions[next_def][0].start_byte)
-            open_defs.append(next_def)
-            next_def += 1
-        _close(open_defs, functions, at)
-        if not open_defs:
+    callers = _innermost(functions, [call.start_byte for call, _ in references])
+    for (_, name), caller in zip(references, callers, strict=True):
+        if caller is None:
             continue
-        caller = open_defs[-1]
         called = _text(name, source)
         if called in NOT_CALLS or called == defs[caller].name:
             continue
@@ -158,6 +199,41 @@ def _calls(
         qualifier = _QUALIFIER.search(before.decode("utf-8", "replace"))
         calls[(called, caller, qualifier.group(1) if qualifier else "")] = None
     return tuple(OutlineCall(name, caller, qualifier) for name, caller, qualifier in calls)
+
+
+def _writes(
+    functions: list[tuple[Node, Node]], defs: tuple[OutlineDef, ...],
+    assigned: list[tuple[Node, Node, Node | None]], source: bytes,
+) -> tuple[FieldWrite, ...]:  # fmt: skip
+    """Each assignment to a field of the receiver, with the function it is in: the
+    object written through must be that function's first parameter (`self`, Go's `e`)
+    unless the grammar marks the receiver itself (Rust's `self`)."""
+    found: dict[tuple[str, int], FieldWrite] = {}
+    writers = _innermost(functions, [node.start_byte for node, _, _ in assigned])
+    for (node, name, target), writer in zip(assigned, writers, strict=True):
+        if writer is None:
+            continue
+        params = defs[writer].params or ()
+        if target is not None and (not params or _text(target, source) != params[0]):
+            continue
+        field = _text(name, source)
+        found.setdefault((field, writer), FieldWrite(field, writer, node.start_point.row + 1))
+    return tuple(found.values())
+
+
+def _innermost(functions: list[tuple[Node, Node]], positions: list[int]) -> list[int | None]:
+    """For each byte position (in increasing order), the innermost function around it."""
+    out: list[int | None] = []
+    open_defs: list[int] = []  # indexes of the functions enclosing the current position
+    next_def = 0
+    for at in positions:
+        while next_def < len(functions) and functions[next_def][0].start_byte <= at:
+            _close(open_defs, functions, functions[next_def][0].start_byte)
+            open_defs.append(next_def)
+            next_def += 1
+        _close(open_defs, functions, at)
+        out.append(open_defs[-1] if open_defs else None)
+    return out
 
 
 def _close(open_defs: list[int], functions: list[tuple[Node, Node]], at: int) -> None:

@@ -75,6 +75,18 @@ class OutlineDef:
     # In a trait impl (`impl CustomOp3 for Sdpa`): reached through a value of `owner`,
     # so the functions that build one are its callers, not those of every `name`.
     in_trait: bool = False
+    end_line: int = 0  # where the definition ends (0: not known)
+    params: tuple[str, ...] | None = None  # its parameters' names in order, `self` first
+    # when it has one (None: not read)
+
+
+@dataclass(frozen=True)
+class FieldWrite:
+    """An assignment to a field of the receiver (`self._eof = True`) in def `writer`."""
+
+    field: str
+    writer: int  # an index into the file's defs
+    line: int
 
 
 @dataclass(frozen=True)
@@ -105,6 +117,12 @@ class FileStructure:
     calls: tuple[OutlineCall, ...] = ()
     typed: tuple[TypedBinding, ...] = ()
     identifiers: frozenset[str] = frozenset()
+    writes: tuple[FieldWrite, ...] = ()
+
+    def def_at(self, line: int) -> OutlineDef | None:
+        """The innermost definition spanning `line`, when the outline knows its end."""
+        inside = [d for d in self.defs if d.line <= line <= d.end_line]
+        return max(inside, key=lambda d: d.line, default=None)
 
     def path_at(self, line: int, end_line: int) -> SitePath | None:
         """The condition path of the site spanning `line`..`end_line`, if recorded."""

@@ -17,6 +17,7 @@ from errdex.models import Language
 _FOLDERS: dict[Language, str] = {
     Language.RUST: "errdex.languages.rust",
     Language.PYTHON: "errdex.languages.python",
+    Language.GO: "errdex.languages.go",
 }
 
 __all__ = ["CAPABILITIES", "LanguageSpec", "all_specs", "spec_for"]

@@ -70,6 +70,9 @@ class Outline:
     # None: public unless its name or its owner's starts with `_`
     not_calls: frozenset[str]  # node types the tags query counts as calls that are not
     separator: str  # between an owner and its function in a qualified name
+    receiver: str | None = None  # a definition's field naming its owner's type (Go's
+    # `func (e *T) Error()`): the owner, when no owner block holds it
+    exported_by_capital: bool = False  # public when its name starts with a capital letter
 
 
 @dataclass(frozen=True)

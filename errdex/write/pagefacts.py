@@ -16,7 +16,16 @@ from dataclasses import dataclass
 from errdex.analyze import facts
 from errdex.analyze.facts import Need, Origin
 from errdex.languages import spec_for
-from errdex.models import Language, Record, RecordFacts, Site, SiteFacts, SiteKind, TestRef
+from errdex.models import (
+    Language,
+    Record,
+    RecordFacts,
+    Site,
+    SiteFacts,
+    SiteKind,
+    StateFact,
+    TestRef,
+)
 from errdex.write import reading
 
 # What the code does when the error fires, by kind ("{exc}" is the exception type).
@@ -124,6 +133,23 @@ class PageFacts:
         return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
     @property
+    def state(self) -> tuple[StateFact, ...]:
+        """The receiver's fields the check reads that other methods set."""
+        return self.site_facts.state if self.site_facts else ()
+
+    @property
+    def state_only(self) -> bool:
+        """The check reads the receiver's state and none of the function's parameters:
+        no argument of this call changes the outcome; an earlier call's effect does."""
+        if not self.state:
+            return False
+        params = set(self.params or ()) - {"self"}
+        if self.params:
+            params -= {self.params[0]}  # the receiver (`self`, Go's `p`)
+        roots = {n.split(".")[0] for n in self.names}
+        return not (roots & params) and not any(o.how == "parameter" for o in self.origins)
+
+    @property
     def reached(self) -> tuple[str, ...]:
         """What else holds whenever the primary site is reached (enclosing branches,
         the arms before its own, earlier returns not taken), in words."""
@@ -157,7 +183,7 @@ def gather(
     origins = tuple(
         o for o in facts.find_origins(site, names) if not facts.is_literal(o.expression)
     )
-    need = facts.requirement_of(facts.through_locals(guard, origins), lang)
+    need = facts.requirement_of(facts.through_locals(guard, origins, lang), lang)
     line = facts.site_line(site)
     for pattern, kind in _NATURES:
         if re.search(pattern, line) or re.search(pattern, record.exception or ""):
@@ -182,12 +208,16 @@ def gather(
     site_facts = next((sf for sf in known.sites if (sf.path, sf.line) == position), None) \
         if known else None  # fmt: skip
     public = reading.is_public(site)
+    if site_facts is not None and site_facts.public is not None:
+        public = site_facts.public  # from the definition's tree: `pub`, a trait impl, `_`
     users: tuple[str, ...] = ()
     if public and site.function:  # a constructor is called as its class
         users = (re.sub(r"\.__init__$", "", site.function),)
     elif site_facts is not None:
         users = _nearest_users(site, [e.function for e in site_facts.entry_points])
     params = reading.parameters(site)
+    if params is None and site_facts is not None and site_facts.parameters is not None:
+        params = list(site_facts.parameters)  # the header is above what the snippet shows
     comment = reading.comment_above(site)
     doc = reading.doc_comment(site)
     text = " ".join(t for t in (comment, doc if nature == "always" else None) if t)

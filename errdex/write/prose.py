@@ -44,6 +44,8 @@ def _tail(f: PageFacts) -> str:
 
 
 def _unsupported(f: PageFacts) -> bool:
+    if f.nature == "handler":  # a wrapper of what its try block raised: that decides
+        return False
     text = f"{f.record.template.message} {f.guard or ''}".lower()
     return f.nature == "unimplemented" or bool(re.search(_UNSUPPORTED, text))
 
@@ -93,7 +95,8 @@ def _summary(f: PageFacts) -> str:
 
 def _verb(f: PageFacts) -> str:
     return {SiteKind.PANIC: "panics", SiteKind.WARN: "warns", SiteKind.BAIL: "returns an Err",
-            SiteKind.ASSERT: "fails"}.get(f.site.kind, "raises")  # fmt: skip
+            SiteKind.ASSERT: "fails", SiteKind.ERROR_ENUM: "returns this error"}.get(
+        f.site.kind, "raises")  # fmt: skip
 
 
 def _origin_sentence(f: PageFacts, origin: Origin) -> str:
@@ -214,17 +217,10 @@ def _what_it_means(f: PageFacts) -> str:
     if f.req and f.user_terms:
         violation = violation_of(f)
         out.append(f"To pass, {f.req}" + (f"; it fails when {violation}." if violation else "."))
+    elif f.state_only:
+        out.append(_state_sentence(f))
     elif f.req:
-        mine = sorted({n.split(".")[0] for n in f.names} & set(f.params or ()) - {"self"})
-        if mine:
-            listed = ", ".join(f"`{n}`" for n in mine)
-            out.append(f"Of the values it checks, {listed} {'is' if len(mine) == 1 else 'are'} "
-                       f"the argument{'s' if len(mine) > 1 else ''} of `{fn_name(f)}`; the "
-                       "others are held or computed inside the library.")
-        else:
-            out.append(f"The check reads values held or computed inside `{fn_name(f)}`; the "
-                       "code at this site does not show which of your arguments they come "
-                       "from.")
+        out.append(_arguments_sentence(f))
     if f.invariant:
         out.append("The code treats this as an invariant: no input is meant to reach it, so "
                    "there is nothing to change in your call.")
@@ -256,6 +252,42 @@ def _what_it_means(f: PageFacts) -> str:
         more = f"; and {len(sites) - 5} more" if len(sites) > 5 else ""
         out.append(f"The same message is raised at {len(sites)} places: {listed}{more}.")
     return " ".join(out)
+
+
+def _state_sentence(f: PageFacts) -> str:
+    """The receiver's state the check reads, and the methods that set it."""
+    parts = []
+    for fact in f.state[:3]:
+        places = ", ".join(f"`{s.function}` (line {s.line})" for s in fact.set_in[:3])
+        parts.append(f"`{fact.field}` is set by {places}")
+    return (f"It reads the state of the object, not an argument of `{fn_name(f)}`: "
+            + "; ".join(parts) + ". What was called on the object before decides.")
+
+
+def _arguments_sentence(f: PageFacts) -> str:
+    """Which of the checked values are the function's own parameters, or computed from
+    them, said only as far as the function's parameters are known."""
+    params = set(f.params or ()) - {"self"}
+    roots = {n.split(".")[0] for n in f.names}
+    mine = sorted(roots & params)
+    derived = sorted({o.name for o in f.origins if o.how == "local" and o.name not in mine
+                      and params & set(facts.names_in(o.expression))})  # fmt: skip
+    fn = f"`{fn_name(f)}`"
+    if mine or derived:
+        listed = ", ".join(f"`{n}`" for n in mine)
+        said = (f"Of the values it checks, {listed} {'is' if len(mine) == 1 else 'are'} the "
+                f"argument{'s' if len(mine) > 1 else ''} of {fn}") if mine else ""
+        if derived:
+            computed = ", ".join(f"`{n}`" for n in derived)
+            said += ("; " if said else "Of the values it checks, ") + \
+                f"{computed} {'is' if len(derived) == 1 else 'are'} computed from its arguments"
+        if roots - set(mine) - set(derived):
+            said += "; the others are held or computed inside the library"
+        return said + "."
+    if f.params is not None:
+        return (f"None of the values it checks is a parameter of {fn}: they are held or "
+                "computed inside the library.")
+    return f"The check reads values computed inside {fn}."
 
 
 def _listed(texts: Sequence[str]) -> str:
@@ -309,14 +341,13 @@ def _solutions(f: PageFacts) -> tuple[str, ...]:
         supported = f.holds or f"not all of these hold: {_listed(f.reached)}"
         out.append(f"{f.entry} does not handle this case at this commit; it takes a path it "
                    f"supports when {supported}. Change the input that selects the case (the "
-                   "message names it: a device, a data type, an option).")
+                   "message names it).")
         out.append(f"If you need this case, check whether a newer release of {repo} has it, "
                    "or ask for it there.")
     elif _unsupported(f):
         out.append(f"{f.entry} does not handle this case at this commit, and no condition in "
                    "front of it selects another path. Do what the message says, or take a "
-                   "path the code supports (the message names the case: a device, a data "
-                   "type, an option or a build feature).")
+                   "path the code supports (the message names the case).")
         out.append(f"If you need this case, check whether a newer release of {repo} has it, "
                    "or ask for it there.")
     elif f.nature == "unreachable":
@@ -334,9 +365,26 @@ def _solutions(f: PageFacts) -> tuple[str, ...]:
                 "Print the whole error chain (the cause follows this message) to see "
                 "what actually failed."
             )
+    elif f.state_only:
+        fact = f.state[0]
+        setters = " or ".join(f"`{s.function}`" for s in fact.set_in[:3])
+        out.append(f"Look at the calls made on the object before this one: the check in "
+                   f"`{fn_name(f)}` ({here}) reads `{fact.field}`, which {setters} set; no "
+                   "argument of this call changes it.")
+    elif f.guard and (read := sorted({n.split(".")[0] for n in f.names}
+                                     & (set(f.params or ()) - {"self"}))):  # fmt: skip
+        listed = ", ".join(f"`{n}`" for n in read)
+        if f.internal and f.users:
+            out.append(f"Change the arguments of your call to {f.entry} that become {listed} "
+                       f"of `{fn_name(f)}`: the check ({here}) reads them; the message shows "
+                       "the values it rejected.")
+        else:
+            out.append(f"Change {listed} in your call to {f.entry}: the check ({here}) reads "
+                       "them; the message shows the values it rejected.")
     elif f.guard:
-        out.append(f"Change the inputs you give {f.entry}: the check in `{fn_name(f)}` "
-                   f"({here}) rejects values computed from them; the message shows which.")
+        out.append(f"Trace the values the check in `{fn_name(f)}` ({here}) reads back to the "
+                   f"inputs of your call to {f.entry}; the message shows the values it "
+                   "rejected.")
     else:
         out.append(
             f"Avoid the path that reaches {here}: {f.entry} raises it whenever that line is "

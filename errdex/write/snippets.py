@@ -152,20 +152,28 @@ def example_fix(f: PageFacts) -> ExampleFix:
             before=failing,
             after=f"{note} call it with arguments for which {holds}\n{stmt}",
         )
-    if f.nature == "unimplemented" or (f.guard is not None and _unsupported(f)) or (
-        f.guard is None and _unsupported(f)
-    ):
+    if f.nature == "unimplemented" or _unsupported(f):
+        supported = f"{note} it supports the case when {f.holds}".replace("`", "") \
+            if f.holds else f"{note} or use a case the code supports (the message names it)"
         return ExampleFix(
             before=failing,
             after=f"{note} this case is not handled at this commit: do what the message says,\n"
-            f"{note} or use a case the code supports (a device, a data type, an option or a "
-            "build feature)",
+            f"{supported}",
+        )
+    if f.state_only:
+        fact = f.state[0]
+        setters = " or ".join(s.function for s in fact.set_in[:3])
+        return ExampleFix(
+            before=failing,
+            after=f"{note} the check reads the object's {fact.field}, set by {setters}:\n"
+            f"{note} no argument of this call changes it; look at the calls made before it\n"
+            f"{stmt}",
         )
     if f.guard:
         return ExampleFix(
             before=failing,
-            after=f"{note} change the inputs of this call: a check inside it ({loc(f.site)}) "
-            f"rejects\n{note} values computed from them; the message shows which values\n{stmt}",
+            after=f"{note} a check inside this call ({loc(f.site)}) rejects values it reads;\n"
+            f"{note} the message shows which values\n{stmt}",
         )
     if f.nature in ("expect", "context") and f.receiver:
         return ExampleFix(

@@ -87,6 +87,27 @@ BAD_RUST_LITERALS = (
 )
 
 
+def go_method_chain(calls: int) -> str:
+    """The Go form of `method_chain`: a tree as deep as the chain."""
+    return "package p\n\nfunc f() {\n\tx := a" + ".b()" * calls + "\n\t_ = x\n}\n"
+
+
+def go_returns(count: int) -> str:
+    """A sentinel returned `count` times: one construction each, cut by the file budget."""
+    body = "".join(f"\tif x == {i} {{\n\t\treturn ErrSame\n\t}}\n" for i in range(count))
+    return ('package p\n\nimport "errors"\n\nvar ErrSame = errors.New("go: the same error")'
+            f"\n\nfunc f(x int) error {{\n{body}\treturn nil\n}}\n")
+
+
+BAD_GO_LITERALS = (
+    'package p\n\nimport "errors"\n\n'
+    'func a() error { return errors.New("go surrogate \\ud800 escape") }\n'
+    'func b() error { return errors.New("go out of range \\U00110000 escape") }\n'
+    'func c() error { return errors.New("go nul \\x00 and \\000 escapes") }\n'
+    'func d() error { return errors.New("go invalid \\q escape and \\xZZ") }\n'
+)
+
+
 def cases(tmp: Path) -> list[Case]:
     """Each hostile tree, indexed by the real CLI: it must exit 0 with the hostile file
     skipped or capped (and counted), and the ordinary file indexed."""
@@ -104,4 +125,7 @@ def cases(tmp: Path) -> list[Case]:
               {f"z{i}.py": distinct_raises(1_500, i * 1_500) for i in range(6)},
               "--max-file-sites", "500", "--max-sites", "1200"),
         index("bad-literals", {"bad.py": BAD_LITERALS, "src/bad.rs": BAD_RUST_LITERALS}),
+        index("go-method-chain", {"chain.go": go_method_chain(20_000)}),
+        index("go-returns", {"many.go": go_returns(8_000)}),
+        index("go-bad-literals", {"bad.go": BAD_GO_LITERALS}),
     ]

@@ -24,11 +24,17 @@ class PrintfField:
     written: str
 
 
-def split(fmt: str) -> list[str | PrintfField]:
-    """A literal (maybe empty) before every conversion, then the tail; `%%` is "%"."""
+# Verbs as a letter of any kind and an explicit argument index (`%[2]d`, `%+v`, `%w`):
+# the family's wider form, for languages whose printf has verbs beyond C's.
+_VERBS = re.compile(r"%(?:\[(\d+)\])?([-#0 +]*)(\*|\d+)?(?:\.(\*|\d*))?([a-zA-Z%])")
+
+
+def split(fmt: str, any_verb: bool = False) -> list[str | PrintfField]:
+    """A literal (maybe empty) before every conversion, then the tail; `%%` is "%".
+    `any_verb`: every letter is a verb and `%[n]` indexes an argument (its `name`)."""
     out: list[str | PrintfField] = []
     position = 0
-    for match in _PERCENT.finditer(fmt):
+    for match in (_VERBS if any_verb else _PERCENT).finditer(fmt):
         out.append(fmt[position : match.start()])
         position = match.end()
         if match.group(5) == "%":

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, QueryCursor
 
-from errdex.extract import PARSE_SECONDS, Rule, check_depth, parse_within
+from errdex.extract import PARSE_SECONDS, Rule, parse_file
 from errdex.extract.outline import file_structure
 from errdex.extract.queries import build_query
 from errdex.extract.shared import find_call_rule, rule_guard
@@ -294,8 +294,7 @@ class PythonExtractor:
     def extract(
         self, path: str, source: bytes, rules: Sequence[Rule], seconds: float = PARSE_SECONDS
     ) -> FileExtraction:
-        tree = parse_within(_PARSER, source, seconds)
-        check_depth(tree.root_node)
+        tree = parse_file(_PARSER, source, seconds)
         state = _File(path, source, rules)
         # py-tree-sitter hands matches back in no fixed order (it differs with the hash
         # seed): in source order, the sites a budget keeps are the first ones, the same

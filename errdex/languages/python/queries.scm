@@ -13,3 +13,9 @@
 
 ;; query: call
 (call function: [(identifier) (attribute)]) @node
+
+;; query: writes
+; An assignment to a field of the receiver (`self._eof = True`), read by the outline
+; (errdex.extract.outline): which method sets the state a check reads.
+(assignment left: (attribute object: (identifier) @object attribute: (identifier) @name)) @write
+(augmented_assignment left: (attribute object: (identifier) @object attribute: (identifier) @name)) @write

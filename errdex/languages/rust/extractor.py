@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 
 from tree_sitter import Node, Parser, QueryCursor
 
-from errdex.extract import PARSE_SECONDS, Rule, check_depth, parse_within
+from errdex.extract import PARSE_SECONDS, Rule, parse_file
 from errdex.extract.outline import file_structure
 from errdex.extract.shared import find_call_rule, is_literal, rule_guard
 from errdex.extract.templates import build_template
@@ -210,8 +210,7 @@ class RustExtractor:
     def extract(
         self, path: str, source: bytes, rules: Sequence[Rule], seconds: float = PARSE_SECONDS
     ) -> FileExtraction:
-        tree = parse_within(_PARSER, source, seconds)
-        check_depth(tree.root_node)
+        tree = parse_file(_PARSER, source, seconds)
         state = _File(path=path, source=source, rules=_rule_set(tuple(rules)))
         kinds = state.rules.kinds
         found: list[tuple[str, Node, Node]] = []

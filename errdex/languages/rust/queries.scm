@@ -54,3 +54,8 @@
 (function_signature_item name: (identifier) @name) @definition.method
 ; A struct literal builds a value of its type: the callers of that type's trait methods.
 (struct_expression name: [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name)]) @reference.call
+
+;; query: writes
+; An assignment to a field of `self` (`self.closed = true`), read by the outline.
+(assignment_expression left: (field_expression value: (self) field: (field_identifier) @name)) @write
+(compound_assignment_expr left: (field_expression value: (self) field: (field_identifier) @name)) @write

@@ -1,0 +1,292 @@
+"""The Go extractor: the error-making calls of `rules.toml` (`errors.New`, `fmt.Errorf`,
+`panic`, `log.Fatal*`) with their message templates; sentinel errors (`var ErrX =
+errors.New(..)`), whose sites are also where they are returned by name; and error types
+with an `Error() string` method, whose text is the template and whose sites are where a
+value of the type is built in a `return` (`return nil, &DimError{Want: 1, Got: n}`).
+
+Parsing is done with tree-sitter-go, once per file; nothing of the indexed tree is run.
+`messages` reads a message expression, `paths` the conditions that lead to a site.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from tree_sitter import Language as TSLanguage
+from tree_sitter import Node, Parser, QueryCursor
+
+from errdex.extract import PARSE_SECONDS, Rule, parse_file
+from errdex.extract.outline import file_structure
+from errdex.extract.queries import build_query
+from errdex.extract.templates import Hole, Piece, build_template
+from errdex.languages.go import SPEC
+from errdex.languages.go.messages import (
+    FORMATTERS,
+    MAX_PIECES,
+    concatenation,
+    format_pieces,
+    literal_value,
+)
+from errdex.languages.go.paths import Paths
+from errdex.languages.go.state import receiver_type
+from errdex.models import (
+    Construction,
+    FileExtraction,
+    Language,
+    MessageDefinition,
+    Site,
+    Template,
+)
+
+__all__ = ["GoExtractor"]
+
+_TS_LANGUAGE = TSLanguage(SPEC.grammar())
+_PARSER = Parser(_TS_LANGUAGE)
+_QUERY, _KINDS = build_query(
+    _TS_LANGUAGE, SPEC.queries(), [(kind, {}) for kind in SPEC.query_names]
+)
+_SENTINEL_NAME = re.compile(r"(?:[A-Za-z_]\w*\.)?[Ee]rr[A-Z0-9_]\w*")
+_MAX_LIFT = 4  # parents between a composite literal and the `return` that hands it out
+
+
+class _File(Paths):
+    def call_name(self, call: Node) -> str:
+        function = call.child_by_field_name("function")
+        return re.sub(r"\s+", "", self.text(function)) if function is not None else ""
+
+    def arguments(self, call: Node) -> list[Node]:
+        args = call.child_by_field_name("arguments")
+        return [a for a in args.named_children if a.type != "comment"] if args else []
+
+    def pieces(self, node: Node, formats: bool = False,
+               rest: Sequence[Node] = ()) -> tuple[list[Piece], str] | None:  # fmt: skip
+        """The message of `node` as pieces and as written (the format string, or the
+        expression's source), or None when it has no text of its own."""
+        value = literal_value(node, self.text(node))
+        if value is not None:
+            if formats:
+                return format_pieces(value, [self.code(a) for a in rest]), value
+            return [value], value
+        if node.type == "call_expression" and self.call_name(node) in FORMATTERS:
+            args = self.arguments(node)
+            first = literal_value(args[0], self.text(args[0])) if args else None
+            if first is None:
+                return None
+            return format_pieces(first, [self.code(a) for a in args[1:]]), first
+        if node.type == "binary_expression" and self._operator(node) == "+":
+            parts = self._concatenated(node)
+            if parts is None or all(v is None for v, _ in parts):
+                return None
+            return concatenation(parts), self.code(node)
+        if node.type == "parenthesized_expression" and node.named_child_count:
+            return self.pieces(node.named_children[0], formats, rest)
+        return None
+
+    def _operator(self, node: Node) -> str:
+        op = node.child_by_field_name("operator")
+        return self.text(op) if op is not None else ""
+
+    def _concatenated(self, node: Node) -> list[tuple[str | None, str]] | None:
+        out: list[tuple[str | None, str]] = []
+        stack = [node]
+        while stack and len(out) < MAX_PIECES:
+            cur = stack.pop()
+            if cur.type == "binary_expression" and self._operator(cur) == "+":
+                left, right = cur.child_by_field_name("left"), cur.child_by_field_name("right")
+                if left is None or right is None:
+                    return None
+                stack += [right, left]
+                continue
+            out.append((literal_value(cur, self.text(cur)), self.code(cur)))
+        return out
+
+    def add_site(self, rule: Rule, at: Node, message: tuple[list[Piece], str]) -> None:
+        pieces, written = message
+        template = build_template(written, pieces)
+        if template.literal_chars == 0:
+            self.dynamic += 1
+            return
+        line, end_line = at.start_point.row + 1, at.end_point.row + 1
+        self.sites.append(Site(
+            language=Language.GO, kind=rule.kind, exception=rule.exception, template=template,
+            path=self.path, line=line, end_line=end_line, function=self.function_of(at),
+            guard=self.guard_of(at), snippet=self.lines.snippet(line, end_line),
+        ))  # fmt: skip
+        self.record_path(at)
+
+    # --- the handlers, one per query section ------------------------------------------
+
+    def on_call(self, call: Node) -> None:
+        if call.id in self.handled:
+            return
+        name = self.call_name(call)
+        rule = self.rules.get(name)
+        if rule is None:
+            return
+        args = self.arguments(call)
+        if rule.message_arg >= len(args):
+            return
+        message = args[rule.message_arg]
+        if message.type == "call_expression" and self.call_name(message) in self.rules:
+            return  # `panic(errors.New(..))`: the inner call is the site
+        found = self.pieces(message, name in FORMATTERS, args[rule.message_arg + 1 :])
+        if found is None:
+            self.dynamic += 1
+            return
+        self.add_site(rule, call, found)
+
+    def on_sentinel(self, spec: Node) -> None:
+        """`var ErrX = errors.New("..")`: a definition named `ErrX` whose sites are where
+        it is returned by name. A sentinel this file never returns keeps its declaration
+        as its site (it may leave from another file, or only wrapped)."""
+        name = spec.child_by_field_name("name")
+        values = spec.child_by_field_name("value")
+        call = values.named_children[0] if values is not None and values.named_children else None
+        if name is None or call is None or call.type != "call_expression":
+            return
+        rule = self.rules.get(self.call_name(call))
+        args = self.arguments(call)
+        if rule is None or not args:
+            return
+        found = self.pieces(args[0], self.call_name(call) in FORMATTERS, args[1:])
+        if found is None:
+            return
+        self._define(self.text(name), build_template(found[1], found[0]), (), spec)
+        if self.text(name) in self.returned:
+            self.handled.add(call.id)  # its sites are its returns, not its declaration
+
+    def on_error_method(self, method: Node, name: Node) -> None:
+        """`func (e *T) Error() string { return .. }`: T's text is what it returns, the
+        fields it reads through the receiver are the template's holes."""
+        params = method.child_by_field_name("parameters")
+        receiver = method.child_by_field_name("receiver")
+        body = method.child_by_field_name("body")
+        if self.text(name) != "Error" or receiver is None or body is None:
+            return
+        if params is not None and params.named_child_count:
+            return
+        owner = receiver_type(self.text(receiver))
+        var = next((self.text(c) for d in receiver.named_children for c in d.named_children
+                    if c.type == "identifier"), None)  # fmt: skip
+        for returned in _returns(body):
+            values = returned.named_children[0] if returned.named_child_count else None
+            if values is None or not values.named_children or owner is None:
+                continue
+            found = self.pieces(values.named_children[0])
+            if found is None:
+                continue
+            pieces = [_field_hole(p, var) for p in found[0]]
+            template = build_template(found[1], pieces)
+            fields = tuple(p.name for p in pieces if isinstance(p, Hole) and p.name)
+            self._define(owner, template, fields, method)
+            return
+
+    def _define(self, name: str, template: Template, fields: tuple[str, ...],
+                at: Node) -> None:  # fmt: skip
+        if template.literal_chars == 0:
+            return
+        self.definitions.append(MessageDefinition(
+            language=Language.GO, name=name, owner=None, template=template, fields=fields,
+            path=self.path, line=at.start_point.row + 1,
+        ))  # fmt: skip
+
+    def on_composite(self, literal: Node) -> None:
+        """`&T{Field: v}` handed out by a `return`: a construction of T."""
+        if not _in_return(literal):
+            return
+        kind = literal.child_by_field_name("type")
+        body = literal.child_by_field_name("body")
+        if kind is None:
+            return
+        fields: list[tuple[str, str]] = []
+        for element in body.named_children if body is not None else ():
+            if element.type == "keyed_element" and element.named_child_count >= 2:
+                key, value = element.named_children[0], element.named_children[-1]
+                fields.append((self.text(key).strip(), self.code(value)))
+        self._construct(self.text(kind), literal, tuple(fields))
+
+    def on_returned(self, value: Node) -> None:
+        """`return nil, ErrNotFound`: where a sentinel error leaves its function."""
+        text = self.text(value)
+        if _SENTINEL_NAME.fullmatch(text):
+            self._construct(text, value, ())
+
+    def _construct(self, type_path: str, at: Node, fields: tuple[tuple[str, str], ...]) -> None:
+        line, end_line = at.start_point.row + 1, at.end_point.row + 1
+        self.constructions.append(Construction(
+            language=Language.GO, type_path=type_path, path=self.path, line=line,
+            end_line=end_line, function=self.function_of(at), guard=self.guard_of(at),
+            snippet=self.lines.snippet(line, end_line), field_values=fields,
+        ))  # fmt: skip
+        self.record_path(at)
+
+
+def _field_hole(piece: Piece, receiver: str | None) -> Piece:
+    """A hole filled from the receiver's field (`e.Want`) is named by that field."""
+    if isinstance(piece, Hole) and receiver and piece.expression.startswith(receiver + "."):
+        field = piece.expression[len(receiver) + 1 :]
+        if field.isidentifier():
+            return Hole(expression=piece.expression, spec=piece.spec, name=field)
+    return piece
+
+
+def _returns(body: Node) -> list[Node]:
+    found: list[Node] = []
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if node.type == "return_statement":
+            found.append(node)
+        elif node.type != "func_literal":
+            stack.extend(reversed(node.named_children))
+    return found
+
+
+def _in_return(node: Node) -> bool:
+    cur = node.parent
+    for _ in range(_MAX_LIFT):
+        if cur is None:
+            return False
+        if cur.type == "return_statement":
+            return True
+        cur = cur.parent
+    return False
+
+
+class GoExtractor:
+    language = Language.GO
+    extensions = SPEC.suffixes
+
+    def extract(
+        self, path: str, source: bytes, rules: Sequence[Rule], seconds: float = PARSE_SECONDS
+    ) -> FileExtraction:
+        tree = parse_file(_PARSER, source, seconds)
+        state = _File(path, source, rules)
+        found: dict[str, list[tuple[Node, Node | None]]] = {kind: [] for kind in _KINDS}
+        for index, captures in QueryCursor(_QUERY).matches(tree.root_node):
+            names = captures.get("name")
+            for node in captures.get("node", ()):
+                found[_KINDS[index]].append((node, names[0] if names else None))
+        state.returned = {state.text(node) for node, _ in found["returned"]}
+        handlers: dict[str, Callable[[Node, Node | None], None]] = {
+            "sentinel": lambda node, _: state.on_sentinel(node),
+            "error_method": lambda node, name: state.on_error_method(node, name)
+            if name is not None else None,
+            "call": lambda node, _: state.on_call(node),
+            "composite": lambda node, _: state.on_composite(node),
+            "returned": lambda node, _: state.on_returned(node),
+        }
+        for kind in ("sentinel", "error_method", "call", "composite", "returned"):
+            for node, name in sorted(found[kind], key=lambda f: (f[0].start_byte, f[0].end_byte)):
+                try:
+                    handlers[kind](node, name)
+                except (RecursionError, ValueError, IndexError, KeyError, AttributeError):
+                    continue  # one odd construct must not cost the whole file
+        return FileExtraction(
+            sites=tuple(sorted(state.sites, key=lambda s: (s.line, s.end_line, s.kind.value))),
+            definitions=tuple(state.definitions),
+            constructions=tuple(sorted(state.constructions, key=lambda c: (c.line, c.type_path))),
+            dynamic_sites=state.dynamic,
+            structure=file_structure(SPEC.language, path, tree.root_node, source, state.paths),
+        )

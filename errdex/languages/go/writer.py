@@ -1,0 +1,148 @@
+"""The Go code of a page's code sections: calls that check `err`, `if cond { return
+fmt.Errorf(..) }`, `func ...Ok(..) bool`, and `errors.Is`/`strings.Contains` or
+`recover()` handlers. It writes code text from the page's facts only; what the page says
+is decided in `errdex.write.snippets`."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from errdex.analyze import facts
+from errdex.languages.writer import COMPARISONS
+from errdex.models import Language, Site, SiteKind
+from errdex.write.pagefacts import PageFacts
+
+_RAISES = r"(?:return\b.*(?:errors\.New|fmt\.Errorf|Err\w*|&\w+\{)|panic\(|log\.(?:Fatal|Panic))"
+_CHECK = re.compile(rf"\s*(?:}}\s*else\s+)?if\b.*\{{.*{_RAISES}")
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`')
+
+
+class _Reading:
+    """How Go code is read from a snippet (see errdex.write.reading)."""
+
+    def is_comment(self, line: str) -> bool:
+        return line.lstrip().startswith("//")
+
+    def comment_text(self, line: str) -> str:
+        return re.sub(r"^\s*//\s?", "", line).strip()
+
+    def opens_check(self, line: str) -> bool:
+        return _CHECK.match(line) is not None
+
+    def exclusive_branch(self, line: str) -> bool:
+        text = _STRINGS.sub('""', line).strip()
+        return text.startswith(("} else", "else", "case ", "default:"))
+
+    def defines(self, line: str, name: str) -> bool:
+        return re.search(rf"\bfunc\s+(?:\([^)]*\)\s*)?{re.escape(name)}\s*[\[(]", line) is not None
+
+    def parameter_names(self, params: str) -> list[str]:
+        out: list[str] = []
+        for part in facts.split_top(params, ",", Language.GO):
+            words = part.strip().split()
+            out.append(words[0] if words and words[0].isidentifier() else "_")
+        return out
+
+    def public_by_name(self, site: Site) -> bool | None:
+        name = re.split(r"\.", site.function or "")[-1]
+        return name[:1].isupper() if name else None
+
+    def public_header(self, header: str) -> bool | None:
+        m = re.match(r"\s*func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)", header)
+        return m.group(1)[:1].isupper() if m else None
+
+    def doc_of(self, lines: list[str], index: int) -> str | None:
+        found: list[str] = []
+        i = index - 1
+        while i >= 0 and lines[i].lstrip().startswith("//"):
+            found.append(lines[i].lstrip()[2:].strip())
+            i -= 1
+        if i < 0 or not found:
+            return None
+        prose: list[str] = []
+        for line in reversed(found):
+            if not line and prose:
+                break
+            prose.append(line)
+        return " ".join(prose).strip() or None
+
+    def exception_class(self, name: str | None) -> str | None:
+        return name
+
+    def arguments(self, params: list[str], values: dict[str, str]) -> list[str] | None:
+        return [values.get(p, p) for p in params]
+
+    def user_call(self, function: str, args: list[str] | None, is_method: bool | None) -> str:
+        parts = function.split(".")
+        listed = "..." if args is None else ", ".join(args)
+        if is_method and len(parts) > 1 and parts[-2][:1].isupper():
+            value = parts[-2][:1].lower() + parts[-2][1:]
+            return f"{value}.{parts[-1]}({listed})"
+        return f"{function}({listed})"
+
+
+class GoWriter(_Reading):
+    ops = COMPARISONS
+    comment = "//"
+    inline_comment = " //"
+    statement_end = ""
+    binding = ""
+    keyword_arguments = False
+    copies_fields = True
+
+    def negate(self, guard: str, *, bare: bool) -> str:
+        return f"!{guard.strip()}" if bare else f"!({guard})"
+
+    def call(self, f: PageFacts) -> str:
+        fn = f.site.function
+        return f"{fn}(...)" if fn else "..."
+
+    def statement(self, f: PageFacts, call: str) -> str:
+        if call == "...":
+            return call
+        if f.site.kind in (SiteKind.PANIC, SiteKind.ASSERT):
+            return call
+        return f"if _, err := {call}; err != nil {{\n    return err\n}}"
+
+    def caller_code(self, f: PageFacts, code: str) -> str:
+        return code
+
+    def if_block(self, condition: str, body: str) -> str:
+        return f"if {condition} {{\n    {body}\n}}"
+
+    def validate(self, f: PageFacts, guard: str, plain: str, stmt: str) -> str:
+        return f"if {guard} {{\n    return errors.New({plain})\n}}\n{stmt}"
+
+    def predicate_body(self, positive: str) -> str:
+        return positive
+
+    def predicate(self, f: PageFacts, stem: str, positive: str, params: list[str]) -> str:
+        typed = ", ".join(f"{p} {facts.declared_type(f.site, p) or 'any'}" for p in params)
+        name = "".join(w.capitalize() for w in stem.split("_"))
+        return f"func {name[:1].lower() + name[1:]}Ok({typed}) bool {{\n    return {positive}\n}}"
+
+    def error_test(self, f: PageFacts, stem: str, literal: str) -> str:
+        name = "".join(w.capitalize() for w in stem.split("_"))
+        test = f"err != nil && strings.Contains(err.Error(), {literal})"
+        return f"func is{name}Error(err error) bool {{\n    return {test}\n}}"
+
+    def try_catch(self, f: PageFacts, call: str, literal: str, advice: str) -> str:
+        if f.site.kind is SiteKind.PANIC:
+            return ("defer func() {\n    if r := recover(); r != nil && strings.Contains("
+                    f"fmt.Sprint(r), {literal}) {{\n        log.Printf(\"%s: %v\", "
+                    f"{json.dumps(advice)}, r)\n    }}\n}}()\n{call}")  # fmt: skip
+        # By its text: the error may come wrapped (`fmt.Errorf("..: %w", err)`), which
+        # `strings.Contains` on `err.Error()` still sees.
+        return (f"if _, err := {call}; err != nil {{\n"
+                f"    if strings.Contains(err.Error(), {literal}) {{\n"
+                f"        return fmt.Errorf(\"{_format_literal(advice)}: %w\", err)\n    }}\n"
+                f"    return err\n}}")  # fmt: skip
+
+
+def _format_literal(text: str) -> str:
+    """Text made safe inside a Go format string: quotes, backslashes and `%`."""
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
+
+
+WRITER = GoWriter()

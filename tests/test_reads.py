@@ -1,0 +1,138 @@
+"""What a check reads (issue 20, defects 3 and 4): the object's state that another method
+set, the function's own parameters even when its header is far above the check, a
+local's value only from an assignment that reaches the check, and a flag computed by a
+test. Pages say these in the user's terms and never tell the user to change arguments a
+check does not read. Indexed from small repositories written here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from errdex.contract import record_to_dict
+from errdex.index import index_snapshot
+from errdex.source.resolve import SourceOptions, resolve
+from errdex.store import SQLiteStore
+
+TRANSPORT = '''\
+class Transport:
+    def __init__(self, sock):
+        self._sock = sock
+        self._eof = False
+
+    def write_eof(self):
+        self._eof = True
+
+    def write(self, data):
+        if not isinstance(data, bytes):
+            raise TypeError("data must be bytes")
+        if self._eof:
+            raise RuntimeError("Cannot call write() after write_eof()")
+        self._sock.send(data)
+'''
+
+# `indent` is the parameter, rebound in place; its header is further up than a snippet
+# shows; `port` is set in the other arm of the `if` than the raise.
+PRINTER = "class Printer:\n    def __init__(self, indent=1, width=80):\n" + "".join(
+    f"        self.option_{i} = {i}\n" for i in range(30)
+) + '''\
+        indent = int(indent)
+        if indent < 0:
+            raise ValueError("indent must be >= 0")
+
+
+def parse_port(text):
+    port = text.rpartition(":")[2]
+    if port.isdigit():
+        port = int(port)
+    else:
+        raise ValueError(f"Port could not be cast to integer value as {port!r}")
+    return port
+'''
+
+KERNEL = """\
+pub fn attention(q: &Tensor) -> Result<Tensor> {
+    let head_dim = q.dim(3)?;
+    let supported = matches!(head_dim, 32 | 64 | 128);
+    if !supported {
+        bail!("attention does not support head dim {head_dim}")
+    }
+    Ok(q.clone())
+}
+"""
+
+
+# A public method whose header is further up than a snippet shows.
+HEADER = "pub struct Graph;\n\nimpl Graph {\n    pub fn backward(&self, op: &str) -> Result<()> {\n"
+GRAPH = HEADER + "".join(f"        let step_{i} = {i};\n" for i in range(30)) + """\
+        if op == "ceil" {
+            bail!("backward is not supported for {op}")
+        }
+        Ok(())
+    }
+}
+
+pub fn train(graph: &Graph) -> Result<()> {
+    graph.backward("add")
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    root = tmp_path_factory.mktemp("reads") / "repo"
+    for path, text in {"net/transport.py": TRANSPORT, "fmt/printer.py": PRINTER,
+                       "kernels/src/lib.rs": KERNEL,
+                       "autograd/src/lib.rs": GRAPH}.items():  # fmt: skip
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    (snapshot,) = resolve(str(root), SourceOptions(repo="t/reads"))
+    with SQLiteStore(root.parent / "reads.sqlite") as store:
+        index_snapshot(snapshot, store, workers=1)
+        return {r.message: record_to_dict(store.record(r.id)) for r in store.records()}
+
+
+def _text(page: dict[str, Any]) -> str:
+    e = page["explanation"]
+    return " ".join([e["summary"], e["what_it_means"], *e["solutions"], e["example_fix"]["after"]])
+
+
+def test_a_check_on_state_names_the_method_that_set_it(pages: dict[str, Any]) -> None:
+    page = pages["Cannot call write() after write_eof()"]
+    (site,) = page["facts"]["sites"]
+    assert site["state"] == [{"field": "_eof", "set_in": [{"function": "__init__", "line": 4},
+                                                          {"function": "write_eof", "line": 7}]}]
+    text = _text(page)
+    assert "`_eof` is set by `__init__` (line 4), `write_eof` (line 7)" in text
+    assert "Change the inputs" not in text and "Change the arguments" not in text
+
+
+def test_parameters_come_from_the_structure_not_the_snippet(pages: dict[str, Any]) -> None:
+    page = pages["indent must be >= 0"]
+    (site,) = page["facts"]["sites"]
+    assert site["parameters"] == ["self", "indent", "width"]
+    # The parameter is rebound in place (`indent = int(indent)`): still the caller's value.
+    assert page["explanation"]["summary"].startswith("`indent` must be at least 0 when calling")
+    assert "does not show which of your arguments" not in _text(page)
+
+
+def test_a_value_set_in_the_other_branch_is_not_its_origin(pages: dict[str, Any]) -> None:
+    page = pages["Port could not be cast to integer value as {port!r}"]
+    origins = page["facts"]["sites"][0]["origins"]
+    assert all(o["expression"] != "int(port)" for o in origins)
+    assert any(o["expression"] == 'text.rpartition(":")[2]' for o in origins)
+
+
+def test_a_flag_computed_by_a_test_is_read_through(pages: dict[str, Any]) -> None:
+    page = pages["attention does not support head dim {head_dim}"]
+    requirement = page["facts"]["sites"][0]["requirement"]
+    assert requirement is not None and "`supported`" not in requirement
+    assert requirement == "`head_dim` must be one of 32, 64, 128"
+
+
+def test_a_public_method_is_public_when_its_header_is_out_of_view(pages: dict[str, Any]) -> None:
+    page = pages["backward is not supported for {op}"]
+    assert page["facts"]["sites"][0]["public"] is True
+    assert "(internal" not in page["explanation"]["what_it_means"]
+    assert page["explanation"]["summary"].startswith("`op` must")
