@@ -303,3 +303,15 @@ def test_serve_refuses_an_unreachable_database_before_starting_workers() -> None
                           capture_output=True, text=True, timeout=WAIT, cwd=ROOT)
     assert done.returncode == EXIT_STORE and "Traceback" not in done.stderr
     assert done.stderr.startswith("errdex: cannot open database postgresql://")
+
+
+def test_without_psycopg_a_url_says_what_to_install() -> None:
+    """`pip install errdex` leaves psycopg out (the `postgres` extra brings it): a URL
+    then fails in one line that says how to get it, and SQLite is untouched."""
+    code = ("import sys; sys.modules['psycopg'] = None; from errdex.serve.cli import main; "
+            "sys.exit(main(sys.argv[1:]))")
+    done = subprocess.run([sys.executable, "-c", code, "--db", "postgresql://h/db", "list"],
+                          capture_output=True, text=True, timeout=WAIT, cwd=ROOT)
+    assert done.returncode == EXIT_STORE
+    assert done.stderr.strip() == ("errdex: a PostgreSQL database needs psycopg (psycopg is "
+                                   "not installed): pip install 'errdex[postgres]'")
