@@ -315,3 +315,25 @@ def test_without_psycopg_a_url_says_what_to_install() -> None:
     assert done.returncode == EXIT_STORE
     assert done.stderr.strip() == ("errdex: a PostgreSQL database needs psycopg (psycopg is "
                                    "not installed): pip install 'errdex[postgres]'")
+
+
+def test_errdex_db_names_the_url_for_every_command(postgres_url: str, tmp_path: Path) -> None:
+    """ERRDEX_DB=postgresql://... instead of --db: index, analyze, export and the
+    exception hook (`errdex run`) all read and write the server's database."""
+    env = {**os.environ, "ERRDEX_DB": postgres_url}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "errdex", *args], capture_output=True,
+                              text=True, timeout=WAIT, cwd=ROOT, env=env)
+
+    assert run("index", str(FIXTURES / "python_repo"), "--repo", "o/py").returncode == 0
+    analyzed = run("analyze")
+    assert analyzed.returncode == 0 and "pages written:" in analyzed.stdout
+    exported = run("export", str(tmp_path / "site"))
+    assert exported.returncode == 0 and (tmp_path / "site" / "index.html").exists()
+    script = tmp_path / "boom.py"
+    script.write_text('raise TypeError("None in items")\n')
+    hooked = run("run", str(script))
+    assert hooked.returncode == 1
+    assert "errdex: o/py — None in items" in hooked.stderr
+    assert "at pkg/checks.py:26" in hooked.stderr
