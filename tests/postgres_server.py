@@ -30,7 +30,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
-USER = "errdex"  # the server's superuser, trusted on the local port only
+USER = "errdex"  # the server's superuser
+PASSWORD = "errdex-test"  # asked on TCP (scram-sha-256), so a wrong one is a real refusal
 START_SECONDS = 120
 
 
@@ -68,12 +69,12 @@ def _run_as() -> tuple[list[str], str | None]:
 @dataclass
 class Server:
     bindir: Path
-    home: Path  # the data directory (also its unix socket directory)
+    home: Path  # holds the data directory and the unix socket
     port: int
     prefix: list[str]
 
     def url(self, database: str = "postgres") -> str:
-        return f"postgresql://{USER}@127.0.0.1:{self.port}/{database}"
+        return f"postgresql://{USER}:{PASSWORD}@127.0.0.1:{self.port}/{database}"
 
     def create_database(self, name: str) -> str:
         with psycopg.connect(self.url(), autocommit=True) as conn:
@@ -85,8 +86,9 @@ class Server:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
     def pg_ctl(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([*self.prefix, str(self.bindir / "pg_ctl"), "-D", str(self.home),
-                               *args], capture_output=True, text=True, timeout=START_SECONDS)
+        return subprocess.run([*self.prefix, str(self.bindir / "pg_ctl"), "-D",
+                               str(self.home / "data"), *args],
+                              capture_output=True, text=True, timeout=START_SECONDS)
 
 
 def start_server() -> Server:
@@ -97,11 +99,15 @@ def start_server() -> Server:
     prefix, user = _run_as()
     # Under root, in /tmp: the server's user must reach the directory (TMPDIR may not be).
     home = Path(tempfile.mkdtemp(prefix="errdex-pg-", dir=None if user is None else "/tmp"))
+    secret = home / "password"
+    secret.write_text(PASSWORD + "\n")
     if user is not None:
         entry = pwd.getpwnam(user)
-        os.chown(home, entry.pw_uid, entry.pw_gid)
+        for path in (home, secret):
+            os.chown(path, entry.pw_uid, entry.pw_gid)
     done = subprocess.run(
-        [*prefix, str(bindir / "initdb"), "-D", str(home), "-U", USER, "--auth=trust",
+        [*prefix, str(bindir / "initdb"), "-D", str(home / "data"), "-U", USER,
+         f"--pwfile={secret}", "--auth-local=trust", "--auth-host=scram-sha-256",
          "-E", "UTF8", "--no-locale", "--no-sync"],
         capture_output=True, text=True, timeout=START_SECONDS)
     if done.returncode != 0:
