@@ -1,6 +1,7 @@
-"""errdex on a real PostgreSQL server: the CLI through a `postgresql://` URL, server errors
-as one line and exit 3, two processes indexing different repositories at once while a
-reader reads, and `serve` with several worker processes over one database.
+"""errdex on a real PostgreSQL server: the CLI through a `postgresql://` URL (or
+ERRDEX_DB), server errors as one line and exit 3, two processes indexing different
+repositories at once while a reader reads, two writers of one snapshot taking turns, a
+dropped connection, and `serve` with several worker processes over one database.
 
 A write is held mid-transaction without any timing: a trigger the test installs makes
 the writer's first inserted record wait for an advisory lock the test holds, and the test
@@ -25,6 +26,7 @@ import psycopg
 import pytest
 
 from errdex.errors import StoreError
+from errdex.models import Record
 from errdex.serve.cli import EXIT_STORE
 from errdex.store import is_url, open_store, store_name
 from errdex.store.postgres import PostgresStore
@@ -339,3 +341,50 @@ def test_errdex_db_names_the_url_for_every_command(postgres_url: str, tmp_path: 
     assert hooked.returncode == 1
     assert "errdex: o/py — None in items" in hooked.stderr
     assert "at pkg/checks.py:26" in hooked.stderr
+
+
+def test_two_writers_of_the_same_snapshot_take_turns(postgres_url: str) -> None:
+    """A second writer of the same (repository, ref) waits for the first to commit, and
+    one that may not wait that long fails in one line; the last to commit wins."""
+    import threading
+
+    from tests.builders import make_record
+    from tests.test_store_contract import _write
+
+    first = [make_record("first writer's message")]
+    second = [make_record("second writer's message")]
+    with PostgresStore(postgres_url) as setup:
+        _write(setup, "o/r", [make_record("before both")])
+    holder = _hold_writes_of(postgres_url, "o/r")
+    errors: list[BaseException] = []
+
+    def write(records: list[Record]) -> None:
+        try:
+            with PostgresStore(postgres_url) as store:
+                _write(store, "o/r", records)
+        except BaseException as exc:
+            errors.append(exc)
+
+    def waiting() -> int:
+        row = holder.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' "
+                             "AND NOT granted").fetchone()
+        return int(row[0]) if row else 0  # type: ignore[call-overload]
+
+    a = threading.Thread(target=write, args=(first,))
+    a.start()
+    try:
+        _until(lambda: waiting() == 1, "the first writer held mid-transaction")
+        with PostgresStore(postgres_url, timeout=0.2) as hasty, pytest.raises(
+                StoreError, match=r"^database postgresql://errdex:\*\*\*@.* is locked by "
+                r"another writer \(waited 0\.2 s\)$"):
+            _write(hasty, "o/r", second)
+        b = threading.Thread(target=write, args=(second,))
+        b.start()
+        _until(lambda: waiting() == 2, "the second writer waiting for the first")
+    finally:
+        holder.close()
+    a.join(WAIT)
+    b.join(WAIT)
+    assert errors == []
+    with PostgresStore(postgres_url, create=False) as reader:
+        assert [r.message for r in reader.records()] == ["second writer's message"]
