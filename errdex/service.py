@@ -38,7 +38,7 @@ from errdex.match import Matcher, load_matcher
 from errdex.match.scan import ByteStream, report_to_dict, scan_stream
 from errdex.match.versions import prefer_named_versions
 from errdex.models import Listing, MatchEntry, Record, RecordVersion, Repository
-from errdex.store import SQLiteStore, Store
+from errdex.store import Store, open_store, store_name
 from errdex.store.base import TextSearch
 
 MAX_LIMIT = 100  # results per call: more is a dump, not an answer
@@ -117,9 +117,9 @@ class Explainer:
         max_limit: int = MAX_LIMIT,
     ) -> None:
         self._owned = isinstance(db, (str, Path))
-        self.store: Store = (SQLiteStore(db, create=False, timeout=timeout)
+        self.store: Store = (open_store(db, create=False, timeout=timeout)
                              if isinstance(db, (str, Path)) else db)
-        self.name = str(db) if self._owned else "the database"
+        self.name = store_name(db) if isinstance(db, (str, Path)) else "the database"
         self.mode = mode
         self.max_text_chars = max_text_chars
         self.candidate_limit = candidate_limit

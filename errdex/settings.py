@@ -45,8 +45,8 @@ def _at_least_one(text: str) -> int:
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("db", None, "the SQLite database file (default: errdex.sqlite in the user data "
-            "directory)"),
+    Setting("db", None, "the SQLite database file, or a postgresql:// URL (default: "
+            "errdex.sqlite in the user data directory)"),
     Setting("cache_dir", None, "where git URLs are cloned (default: the user cache directory)"),
     Setting("max_file_bytes", 2_000_000, "skip source files larger than this", _positive_int),
     Setting("workers", 0, "processes that parse files (0: one per core, at most 4)",
@@ -95,10 +95,14 @@ def resolve(name: str, flag_value: str | int | None) -> str | int | None:
         raise ConfigError(f"{setting.flag} / {setting.env}: invalid value {raw!r}: {exc}") from None
 
 
-def database_path(flag_value: str | None) -> Path:
+def database_path(flag_value: str | None) -> Path | str:
+    """The database to open (`errdex.store.open_store`): a SQLite file's path, or a
+    PostgreSQL URL as it was given."""
     value = resolve("db", flag_value)
     if value:
-        return Path(str(value)).expanduser()
+        from errdex.store import is_url
+
+        return str(value) if is_url(str(value)) else Path(str(value)).expanduser()
     import platformdirs
 
     return Path(platformdirs.user_data_dir("errdex")) / "errdex.sqlite"

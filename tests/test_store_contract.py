@@ -1,5 +1,6 @@
 """One contract, every store backend: what a surface reads back after a snapshot is
-written must not depend on whether the records sit in a SQLite file or in memory."""
+written must not depend on whether the records sit in a SQLite file, in memory or in a
+PostgreSQL database (a real server, started for the session)."""
 
 from __future__ import annotations
 
@@ -28,16 +29,23 @@ from errdex.models import (
 from errdex.service import matcher_for_text
 from errdex.store import MemoryStore, SQLiteStore, Store
 from errdex.store.base import MAX_SEARCH_TERMS, Backend, mapped, not_found
+from errdex.store.postgres import PostgresStore
 from tests.builders import make_record
+from tests.postgres_server import postgres_server_fixture, postgres_url_fixture  # noqa: F401
 
 LISTING = {"id", "repo", "language", "kind", "exception", "message", "path", "line",
            "site_count"}
 
 
-@pytest.fixture(params=["sqlite", "memory"])
+@pytest.fixture(params=["sqlite", "memory", "postgresql"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     backend: Store
-    backend = SQLiteStore(tmp_path / "db.sqlite") if request.param == "sqlite" else MemoryStore()
+    if request.param == "postgresql":  # a real server (tests/postgres_server.py)
+        backend = PostgresStore(request.getfixturevalue("postgres_url"))
+    elif request.param == "sqlite":
+        backend = SQLiteStore(tmp_path / "db.sqlite")
+    else:
+        backend = MemoryStore()
     with backend:
         yield backend
 

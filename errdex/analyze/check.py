@@ -19,7 +19,7 @@ from errdex.contract import explanation_to_dict, record_to_dict
 from errdex.languages import spec_for
 from errdex.models import Explanation, Language
 from errdex.sections import Kind, checked_fields
-from errdex.store import SQLiteStore
+from errdex.store import Store
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BACKTICKED = re.compile(r"`([^`\n]+)`")
@@ -119,7 +119,7 @@ def unknown_names(
     return out
 
 
-def check_store(store: SQLiteStore, repo: str | None = None) -> dict[str, Any]:
+def check_store(store: Store, repo: str | None = None) -> dict[str, Any]:
     """Every unknown name in the stored records' text, by writer: the `check` report."""
     repos = [repo] if repo else [r.repo for r in store.repos()]
     found: list[dict[str, str]] = []

@@ -23,7 +23,7 @@ from errdex.errors import ErrdexError, NotFoundError, StoreError, UsageError
 from errdex.explain import batch_lines, read_input, valid_text
 from errdex.serve import terminal
 from errdex.service import Explainer, MatcherMode
-from errdex.store import SQLiteStore, Store
+from errdex.store import Store, open_store
 from errdex.store.sqlite import WRITE_TIMEOUT
 
 EXIT_STORE = 3  # the database is missing, locked or broken: not "nothing matched" (1)
@@ -114,6 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="serve the error pages and the JSON API")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument("--workers", type=int, default=1,
+                       help="worker processes serving requests (default 1)")
     for name in ("header_timeout", "body_timeout", "keep_alive_timeout"):
         _add_setting(serve, name)
 
@@ -153,15 +155,15 @@ def _say(message: str) -> None:
 
 def _open_store(
     args: argparse.Namespace, *, create: bool = False, writes: bool = False
-) -> SQLiteStore:
+) -> Store:
     """Writers wait for another writer's lock as long as the store's WRITE_TIMEOUT;
     readers only --lock-wait seconds, then fail with one line instead of seeming to
     hang."""
     path = settings.database_path(args.db)
     if create or writes:
-        return SQLiteStore(path, create=create, timeout=WRITE_TIMEOUT)
+        return open_store(path, create=create, timeout=WRITE_TIMEOUT)
     wait = settings.resolve("lock_wait", args.lock_wait)
-    return SQLiteStore(path, create=False, timeout=float(wait or 0))
+    return open_store(path, create=False, timeout=float(wait or 0))
 
 
 def _explainer(args: argparse.Namespace, mode: MatcherMode = MatcherMode.PER_TEXT
@@ -329,7 +331,7 @@ def _serve(args: argparse.Namespace, out: TextIO) -> int:
                 for name in ("header_timeout", "body_timeout", "keep_alive_timeout")}
     serve(settings.database_path(args.db), args.host, args.port,
           header_timeout=timeouts["header_timeout"], body_timeout=timeouts["body_timeout"],
-          keep_alive=timeouts["keep_alive_timeout"])
+          keep_alive=timeouts["keep_alive_timeout"], workers=args.workers)
     return 0
 
 

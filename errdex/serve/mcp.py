@@ -205,7 +205,8 @@ def _publish_outputs(server: MCPServer[Any]) -> None:
         tool.fn_metadata.output_schema = schema_for(output)
 
 
-def run(db_path: Path, *, http: bool = False, host: str = "127.0.0.1", port: int = 8000) -> None:
+def run(db_path: str | Path, *, http: bool = False, host: str = "127.0.0.1",
+        port: int = 8000) -> None:
     """Serve until stopped: on stdio, or on streamable HTTP at http://HOST:PORT/mcp.
     The database is opened first, so a missing one fails before anything is served."""
     # Before the SDK configures logging: its handlers then stay these, on stderr.

@@ -39,6 +39,7 @@ from errdex.serve.web.protocol import (
     deadline_protocol,
 )
 from errdex.serve.web.render import CSP, Links, render
+from errdex.store import store_name
 
 STATIC_DIR = Path(__file__).parent / "static"
 LINKS = Links()
@@ -264,10 +265,11 @@ def create_app(db_path: str | Path, reload_check: float = RELOAD_CHECK_SECONDS) 
 def serve(db_path: str | Path, host: str, port: int, *,
           header_timeout: float = HEADER_TIMEOUT_SECONDS,
           body_timeout: float = BODY_TIMEOUT_SECONDS,
-          keep_alive: float = KEEP_ALIVE_SECONDS) -> None:
+          keep_alive: float = KEEP_ALIVE_SECONDS, workers: int = 1) -> None:
     """Run the app with uvicorn until interrupted (the CLI's `serve`). A client that has
     not sent a request's headers within `header_timeout` seconds, or its body within
-    `body_timeout`, is disconnected; an idle connection is closed after `keep_alive`."""
+    `body_timeout`, is disconnected; an idle connection is closed after `keep_alive`.
+    With several `workers`, each is a process of its own (`errdex.serve.web.workers`)."""
     import uvicorn
 
     if not 0 < port < 65536:
@@ -276,8 +278,16 @@ def serve(db_path: str | Path, host: str, port: int, *,
                         ("--keep-alive-timeout", keep_alive)):
         if value <= 0:
             raise UsageError(f"{name} must be positive, not {value}")
+    if workers < 1:
+        raise UsageError(f"--workers must be at least 1, not {workers}")
+    if workers > 1:
+        from errdex.serve.web.workers import run_workers
+
+        run_workers(db_path, host, port, workers, header_timeout=header_timeout,
+                    body_timeout=body_timeout, keep_alive=keep_alive)
+        return
     app = create_app(db_path)
-    print(f"errdex: serving {db_path} at http://{host}:{port}/", flush=True)
+    print(f"errdex: serving {store_name(db_path)} at http://{host}:{port}/", flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False,
                 http=deadline_protocol(header_timeout, body_timeout),
                 timeout_keep_alive=int(keep_alive))

@@ -1,9 +1,9 @@
 """What a server serves, kept fresh: the matcher and the snapshots it was built from, and
-one SQLite connection per worker thread.
+one store connection per worker thread (SQLite or PostgreSQL: `errdex.store.open_store`).
 
 A re-index (`errdex index` from another process) commits new records while the server
-runs. A watcher thread asks SQLite every RELOAD_CHECK_SECONDS whether another connection
-has committed (`PRAGMA data_version`: one pragma, no table read), and if so builds a new
+runs. A watcher thread asks the store every RELOAD_CHECK_SECONDS whether another connection
+has committed (`Store.data_version`: in SQLite one pragma, no table read), and if so builds a new
 matcher on that thread, off the event loop, then swaps it in as one object: a request sees
 the old matcher and snapshots or the new ones, never a mix. Until the swap, a match of a
 record the re-index removed is dropped (`errdex.service.explain_text`), never a 404 or a stale
@@ -24,7 +24,7 @@ from errdex.match import Matcher
 from errdex.models import Repository
 from errdex.serve.web.views import Health, ServedSnapshot
 from errdex.service import Explainer, MatcherMode
-from errdex.store import SQLiteStore
+from errdex.store import Store, is_url, open_store, store_name
 
 RELOAD_CHECK_SECONDS = 1.0
 log = logging.getLogger("errdex.serve.web")
@@ -40,7 +40,7 @@ class Served:
     loaded_at: str
 
 
-def _load(store: SQLiteStore, generation: int) -> Served:
+def _load(store: Store, generation: int) -> Served:
     # The snapshots first: if a re-index lands between the two reads, the matcher is the
     # newer, and the next check (which saw the version before both) loads again.
     service = Explainer(store, mode=MatcherMode.KEPT)
@@ -54,7 +54,8 @@ class LiveIndex:
 
     def __init__(self, db_path: str | Path, check_seconds: float = RELOAD_CHECK_SECONDS
                  ) -> None:
-        self.db_path = Path(db_path)
+        self.db_path = db_path if is_url(db_path) else Path(db_path)
+        self.name = store_name(db_path)
         self.check_seconds = check_seconds
         self._local = threading.local()
         self.store_threads: set[int] = set()  # who opened a store: never the event loop's
@@ -63,13 +64,13 @@ class LiveIndex:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def store(self) -> SQLiteStore:
+    def store(self) -> Store:
         """This thread's store. sqlite3 connections are not to be shared between threads
         mid-query (and text search sets a per-connection progress handler), so each worker
         thread of the server opens its own."""
-        store: SQLiteStore | None = getattr(self._local, "store", None)
+        store: Store | None = getattr(self._local, "store", None)
         if store is None:
-            store = SQLiteStore(self.db_path, create=False)
+            store = open_store(self.db_path, create=False)
             self._local.store = store
             self.store_threads.add(threading.get_ident())
         return store
@@ -102,25 +103,25 @@ class LiveIndex:
         # All of the watcher's SQLite work is on this thread: data_version is only
         # comparable on one connection.
         try:
-            store = SQLiteStore(self.db_path, create=False)
+            store = open_store(self.db_path, create=False)
             version = store.data_version()
             if store.repos() != list(self.served.snapshots):  # re-indexed since __init__
                 version = -1
         except ErrdexError as exc:
-            log.warning("errdex: not watching %s for re-indexes: %s", self.db_path, exc)
+            log.warning("errdex: not watching %s for re-indexes: %s", self.name, exc)
             return
         try:
             while True:
                 try:
                     version = self.check(store, version)
                 except ErrdexError as exc:
-                    log.warning("errdex: cannot reload %s: %s", self.db_path, exc)
+                    log.warning("errdex: cannot reload %s: %s", self.name, exc)
                 if self._stop.wait(self.check_seconds):
                     break
         finally:
             store.close()
 
-    def check(self, store: SQLiteStore, version: int) -> int:
+    def check(self, store: Store, version: int) -> int:
         """Load a new generation if the database changed since `version`; returns the
         version the served generation was loaded at."""
         now = store.data_version()
