@@ -77,14 +77,22 @@ def time_six_macros(root: str) -> tuple[Timing, int]:
 
 
 def time_errdex(root: str, workers: int) -> tuple[Timing, dict[str, object]]:
+    stages: dict[str, float] = {}  # wall seconds from the start to each stage's first report
+
+    def progress(stage: str, done: int, total: int, what: str) -> None:
+        stages.setdefault(stage, time.perf_counter() - started)
+
     with tempfile.TemporaryDirectory() as tmp:
         started, cpu = time.perf_counter(), _cpu()
         (snapshot,) = resolve(root, SourceOptions(repo="huggingface/candle"))
         with SQLiteStore(Path(tmp) / "bench.sqlite") as store:
-            summary = index_snapshot(snapshot, store, workers=workers)
+            summary = index_snapshot(snapshot, store, workers=workers, progress=progress)
             timing = Timing(time.perf_counter() - started, _cpu() - cpu)
             kinds = Counter(row.kind for row in store.records())
+    parsed = stages.get("analyzing records", timing.wall)
     return timing, {
+        "wall_seconds_in": {"extraction (workers)": round(parsed, 2),
+                            "analysis and store": round(timing.wall - parsed, 2)},
         "files": summary.files_read,
         "sites_by_kind": dict(summary.sites_by_kind),
         "records": summary.records,
