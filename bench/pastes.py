@@ -4,6 +4,7 @@
     python bench/pastes.py --build --checkouts DIR [--work .pastes-work] [--details OUT.jsonl]
     python bench/pastes.py --build --mirrors /work/.mirror [--work .pastes-work]
     python bench/pastes.py --db PASTES.sqlite --set fresh   # the untuned set, bench/pastes/fresh
+    python bench/pastes.py --db PASTES.sqlite --set fresh2  # the second one, bench/pastes/fresh2
 
 `bench/pastes/<library>.jsonl` holds one real paste a line with the record it should find
 (the message template as written in the library's source and its site, path and line, at
@@ -401,10 +402,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pastes", type=Path, default=PASTES)
     parser.add_argument(
         "--set",
-        choices=("original", "fresh"),
+        choices=("original", "fresh", "fresh2"),
         default="original",
-        help="original: the set the matcher was tuned on (PASTES/*.jsonl); fresh: the untuned"
-        " set collected after it (PASTES/fresh/*.jsonl, same sources.toml)",
+        help="original: the set the matcher was tuned on (PASTES/*.jsonl); fresh, fresh2: the"
+        " untuned sets collected after it (PASTES/<set>/*.jsonl, same sources.toml)",
     )
     parser.add_argument("--details", type=Path, help="write one JSON line per paste here")
     parser.add_argument(
@@ -426,7 +427,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         db = args.db
     else:
         parser.error("give --db DB or --build")
-    folder = args.pastes if args.set == "original" else args.pastes / "fresh"
+    folder = args.pastes if args.set == "original" else args.pastes / args.set
     expected, foreign = load_pastes(folder)
     results = run_errdex(errdex, db, [p.text for p in expected] + [p.text for p in foreign])
     tallies, details = score(expected, results[: len(expected)], listed_records(errdex, db))

@@ -18,6 +18,8 @@ def test_every_library_file_is_pinned_and_well_formed() -> None:
     sources = tomllib.loads((PASTES / "sources.toml").read_text(encoding="utf-8"))
     names = {lib["name"] for lib in sources["library"]}
     files = [p for p in sorted(PASTES.glob("*.jsonl")) if p.stem != "foreign"]
+    for untuned in ("fresh", "fresh2"):
+        files += sorted((PASTES / untuned).glob("*.jsonl"))
     assert {p.stem for p in files} <= names
     for path in files:
         for row in _rows(path):
