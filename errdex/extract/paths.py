@@ -4,7 +4,7 @@ raises in one block must not cost 6,000 x 200 looks)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from tree_sitter import Node
 
@@ -48,3 +48,23 @@ class EarlierExits:
                     break
         found.reverse()
         return found
+
+
+def steps_to(
+    node: Node, stops: frozenset[str], blocks: frozenset[str],
+    earlier: Callable[[Node, Node], list[Step]],
+    steps_at: Callable[[Node, Node], Iterable[Step]],
+) -> list[Step]:  # fmt: skip
+    """The conditions that lead to `node`, outermost first, walking up to the first
+    ancestor of a `stops` type: at each ancestor, the earlier exits of a `blocks`-type
+    statement list (`earlier(block, child)`), then the ancestor's own steps for the child
+    it holds (`steps_at(ancestor, child)`: an `if` branch, a `match` arm, ...)."""
+    groups: list[list[Step]] = []
+    child, cur = node, node.parent
+    while cur is not None and cur.type not in stops:
+        group = earlier(cur, child) if cur.type in blocks else []
+        group.extend(steps_at(cur, child))
+        if group:
+            groups.append(group)
+        child, cur = cur, cur.parent
+    return [step for group in reversed(groups) for step in group]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from errdex.extract import GUARD_CHARS, cut
-from errdex.extract.paths import EarlierExits
+from errdex.extract.paths import EarlierExits, steps_to
 from errdex.extract.structure import (
     ALL,
     ARM,
@@ -32,6 +32,7 @@ _FUNCTIONS = frozenset({"function_declaration", "method_declaration", "func_lite
 _CASES = frozenset({"expression_case", "default_case", "type_case"})
 _SWITCHES = frozenset({"expression_switch_statement", "type_switch_statement"})
 _SKIP = frozenset({"comment"})
+_BLOCKS = frozenset({"statement_list"})
 
 
 def _test(text: str) -> Condition:
@@ -59,17 +60,11 @@ class Paths(GoFile):
         return None
 
     def path_of(self, node: Node) -> tuple[Step, ...]:
-        groups: list[list[Step]] = []
-        child, cur = node, node.parent
-        while cur is not None and cur.type not in _FUNCTIONS:
-            group = self._earlier(cur, child) if cur.type == "statement_list" else []
-            step = self._step_at(cur, child)
-            if step is not None:
-                group.append(step)
-            if group:
-                groups.append(group)
-            child, cur = cur, cur.parent
-        return tuple(step for group in reversed(groups) for step in group)
+        return tuple(steps_to(node, _FUNCTIONS, _BLOCKS, self._earlier, self._steps_at))
+
+    def _steps_at(self, cur: Node, child: Node) -> list[Step]:
+        step = self._step_at(cur, child)
+        return [step] if step is not None else []
 
     def _step_at(self, cur: Node, child: Node) -> Step | None:
         line = cur.start_point.row + 1

@@ -12,7 +12,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from errdex.extract import GUARD_CHARS, cut
-from errdex.extract.paths import EarlierExits
+from errdex.extract.paths import EarlierExits, steps_to
 from errdex.extract.structure import (
     ARM,
     EARLY_EXIT,
@@ -35,6 +35,7 @@ from errdex.languages.python.strings import _NOT_CODE, _compact
 
 _STOP = frozenset({"function_definition", "lambda", "class_definition"})
 _EXITS = frozenset({"raise_statement", "return_statement"})
+_BLOCKS = frozenset({"block", "module"})
 
 
 def _test(text: str) -> Condition:
@@ -59,15 +60,7 @@ class Paths(Conditions):
 
     def steps_to(self, node: Node) -> list[Step]:
         """The conditions that lead to `node`, outermost first."""
-        groups: list[list[Step]] = []
-        child, cur = node, node.parent
-        while cur is not None and cur.type not in _STOP:
-            group = self._earlier_exits(cur, child) if cur.type in ("block", "module") else []
-            group.extend(self._steps_at(cur, child))
-            if group:
-                groups.append(group)
-            child, cur = cur, cur.parent
-        return [step for group in reversed(groups) for step in group]
+        return steps_to(node, _STOP, _BLOCKS, self._earlier_exits, self._steps_at)
 
     def _tree(self, node: Node) -> Condition | None:
         condition = node.child_by_field_name("condition")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from errdex.extract import GUARD_CHARS, cut
-from errdex.extract.paths import EarlierExits
+from errdex.extract.paths import EarlierExits, steps_to
 from errdex.extract.structure import (
     ALL,
     ARM,
@@ -37,6 +37,7 @@ from errdex.languages.rust.messages import Messages
 from errdex.languages.rust.state import _COMMENTS
 
 _EXITS = frozenset({"return_expression"})
+_BLOCKS = frozenset({"block"})
 
 
 def _test(text: str) -> Condition:
@@ -64,17 +65,7 @@ class Paths(Messages):
 
     def path_of(self, node: Node) -> SitePath:
         """The conditions that lead to `node`, outermost first."""
-        groups: list[list[Step]] = []
-        child, cur = node, node.parent
-        while cur is not None and cur.type not in _GUARD_STOP:
-            group = self._earlier_exits(cur, child) if cur.type == "block" else []
-            step = self._step_at(cur, child)
-            if step is not None:
-                group.append(step)
-            if group:
-                groups.append(group)
-            child, cur = cur, cur.parent
-        steps = [step for group in reversed(groups) for step in group]
+        steps = steps_to(node, _GUARD_STOP, _BLOCKS, self._earlier_exits, self._steps_at)
         return SitePath(node.start_point.row + 1, node.end_point.row + 1,
                         tuple(steps[-MAX_STEPS:]))  # fmt: skip
 
@@ -85,6 +76,10 @@ class Paths(Messages):
             if pattern is not None and value is not None:
                 return _matches(self.code(value), self.code(pattern))
         return _test(self.code(cond))
+
+    def _steps_at(self, cur: Node, child: Node) -> list[Step]:
+        step = self._step_at(cur, child)
+        return [step] if step is not None else []
 
     def _step_at(self, cur: Node, child: Node) -> Step | None:
         kind, line = cur.type, cur.start_point.row + 1
