@@ -271,14 +271,19 @@ class PostgresStore(Backend):
         args: tuple[str, ...] = ()
         if repo is not None:
             query, args = query + " WHERE s.repo = %s", (repo,)
-        return self._conn.execute(query + " ORDER BY s.repo, s.id DESC", args).fetchall()
+        rows: list[Row] = self._conn.execute(
+            query + " ORDER BY s.repo, s.id DESC", args).fetchall()
+        return rows  # typed here: where psycopg's types are missing (mypyc's build) it is Any
 
     def _data_of(self, record_id: str, snapshot: int | None = None) -> Row | None:
+        row: Row | None
         if snapshot is None:  # the newest snapshot holding it
-            return self._conn.execute("SELECT data FROM records WHERE id = %s "
-                                      "ORDER BY snapshot DESC LIMIT 1", (record_id,)).fetchone()
-        return self._conn.execute("SELECT data FROM records WHERE snapshot = %s AND id = %s",
-                                  (snapshot, record_id)).fetchone()
+            row = self._conn.execute("SELECT data FROM records WHERE id = %s "
+                                     "ORDER BY snapshot DESC LIMIT 1", (record_id,)).fetchone()
+        else:
+            row = self._conn.execute("SELECT data FROM records WHERE snapshot = %s AND id = %s",
+                                     (snapshot, record_id)).fetchone()
+        return row
 
     def _record_row(self, record_id: str, version: str | None) -> Row:
         """As SQLite's: that version, else the chosen snapshot, else the newest holder."""
