@@ -107,3 +107,14 @@ def test_an_else_after_a_branch_says_what_the_branches_before_it_left(
     # `kind == "a"` returned and `kind == "b"` raised: both are behind this `else`; the
     # second is the site's own guard (negated), the first a step of the path.
     assert _reached(page) == ['`kind` differs from `"a"`']
+
+
+def test_an_enclosing_if_is_offered_as_a_way_out_but_an_else_is_not(
+    pages: dict[str, Any],
+) -> None:
+    paged = " ".join(_page(pages, "paged attention")["explanation"]["solutions"])
+    assert "Or give it inputs that do not reach the check: it runs only when `paged` is true." \
+        in paged
+    # Before this `else`, `kind == "b"` raises an error of its own: no way out there.
+    mode = " ".join(_page(pages, "unknown mode")["explanation"]["solutions"])
+    assert "do not reach the check" not in mode

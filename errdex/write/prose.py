@@ -287,6 +287,9 @@ def _arguments_sentence(f: PageFacts) -> str:
     return ""
 
 
+_WAYS_OUT = frozenset({"if", "early_return"})  # step kinds a caller can step around
+
+
 def _listed(texts: Sequence[str]) -> str:
     """Conditions joined for a sentence: "a", "a and b", "a; b; and c"."""
     items = list(texts)
@@ -317,6 +320,13 @@ def _solutions(f: PageFacts) -> tuple[str, ...]:
                    f"and the location {here}.")
     elif f.req and f.user_terms:
         out.append(f"Call {f.entry} with arguments for which {f.holds}.")
+        # An enclosing `if` or an earlier normal return is a way out too (not an `else`
+        # or an arm: the branches before those may raise errors of their own).
+        ways = [step.text for step in f.site_facts.reached if step.kind in _WAYS_OUT] \
+            if f.site_facts else []
+        if ways:
+            out.append(f"Or give it inputs that do not reach the check: it runs only when "
+                       f"{_listed(ways)}.")
         leaf = single_leaf(f)
         for origin in f.origins:
             if origin.how == "parameter":
