@@ -302,6 +302,17 @@ class Backend:
             raise unknown_version(repo, version, [r["ref"] for r in rows])
         return int(row["id"])
 
+    def _listed_snapshots(self, repo: str | None, version: str | None) -> list[int]:
+        """The snapshots a listing reads: `version` of `repo` (or its newest or pinned),
+        `version` of every repository that has it, or every repository's chosen one."""
+        if repo is not None:
+            chosen = self._snapshot_id(repo, version)
+            return [] if chosen is None else [chosen]
+        if version is not None:
+            return [int(r["id"]) for r in self._snapshot_rows()
+                    if pick_version([r], version) is not None]
+        return self._chosen()
+
     def _chosen(self) -> list[int]:
         """The snapshot every repository's reads see (newest, or pinned)."""
         by_repo: dict[str, list[dict[str, Any]]] = {}

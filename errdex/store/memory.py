@@ -32,7 +32,6 @@ from errdex.store.base import (
     TextSearch,
     mapped,
     not_found,
-    pick_version,
     record_versions_of,
     repo_rows,
     search_terms,
@@ -188,14 +187,7 @@ class MemoryStore(Backend):
     @mapped("read")
     def records(self, repo: str | None = None,
                 version: str | None = None) -> list[Listing]:
-        if repo is not None:
-            chosen = self._snapshot_id(repo, version)
-            snapshots = [] if chosen is None else [chosen]
-        elif version is not None:
-            snapshots = [int(r["id"]) for r in self._snapshot_rows()
-                         if pick_version([r], version) is not None]
-        else:
-            snapshots = self._chosen()
+        snapshots = self._listed_snapshots(repo, version)
         return [Listing(**kept.listing) for kept in self._listed(snapshots)]
 
     @mapped("read")

@@ -63,7 +63,6 @@ from errdex.store.base import (
     TextSearch,
     mapped,
     not_found,
-    pick_version,
     record_versions_of,
     repo_rows,
     search_terms,
@@ -438,14 +437,7 @@ class PostgresStore(Backend):
                 version: str | None = None) -> list[Listing]:
         """Listing rows of each repository's newest snapshot (or of `version` of `repo`;
         `version` without `repo`: that version of every repository that has it)."""
-        if repo is not None:
-            chosen = self._snapshot_id(repo, version)
-            snapshots = [] if chosen is None else [chosen]
-        elif version is not None:
-            snapshots = [int(r["id"]) for r in self._snapshot_rows()
-                         if pick_version([r], version) is not None]
-        else:
-            snapshots = self._chosen()
+        snapshots = self._listed_snapshots(repo, version)
         return self._listing("snapshot = ANY(%s)", (snapshots,))
 
     @reading

@@ -44,7 +44,6 @@ from errdex.store.base import (
     TextSearch,
     mapped,
     not_found,
-    pick_version,
     record_versions_of,
     repo_rows,
     search_terms,
@@ -355,14 +354,7 @@ class SQLiteStore(Backend):
         """Listing rows (no snippets) of each repository's newest snapshot (or of
         `version` of `repo`; `version` without `repo`: that version of every repository
         that has it), ordered by repository, path and line."""
-        if repo is not None:
-            chosen = self._snapshot_id(repo, version)
-            snapshots = [] if chosen is None else [chosen]
-        elif version is not None:
-            snapshots = [int(r["id"]) for r in self._snapshot_rows()
-                         if pick_version([r], version) is not None]
-        else:
-            snapshots = self._chosen()
+        snapshots = self._listed_snapshots(repo, version)
         rows = self._conn.execute(
             "SELECT id, repo, language, kind, exception, message, path, line, site_count "
             "FROM records WHERE snapshot IN (SELECT value FROM json_each(?)) "

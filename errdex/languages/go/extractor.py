@@ -111,9 +111,8 @@ class _File(Paths):
         self.sites.append(Site(
             language=Language.GO, kind=rule.kind, exception=rule.exception, template=template,
             path=self.path, line=line, end_line=end_line, function=self.function_of(at),
-            guard=self.guard_of(at), snippet=self.lines.snippet(line, end_line),
+            guard=self.record_path(at), snippet=self.lines.snippet(line, end_line),
         ))  # fmt: skip
-        self.record_path(at)
 
     # --- the handlers, one per query section ------------------------------------------
 
@@ -216,10 +215,9 @@ class _File(Paths):
         line, end_line = at.start_point.row + 1, at.end_point.row + 1
         self.constructions.append(Construction(
             language=Language.GO, type_path=type_path, path=self.path, line=line,
-            end_line=end_line, function=self.function_of(at), guard=self.guard_of(at),
+            end_line=end_line, function=self.function_of(at), guard=self.record_path(at),
             snippet=self.lines.snippet(line, end_line), field_values=fields,
         ))  # fmt: skip
-        self.record_path(at)
 
 
 def _field_hole(piece: Piece, receiver: str | None) -> Piece:

@@ -46,18 +46,15 @@ def _not(condition: Condition) -> Condition:
 class Paths(GoFile):
     earlier: EarlierExits | None = None
 
-    def record_path(self, node: Node, own: str | None = None) -> None:
+    def record_path(self, node: Node) -> str | None:
+        """Keep the path to the site (or construction) at `node`, walked once, and
+        return its guard: the innermost condition that leads there, as written."""
         line, end_line = node.start_point.row + 1, node.end_point.row + 1
         steps = self.path_of(node)
         self.paths.append(SitePath(line, end_line, steps[-MAX_STEPS:]))
-
-    def guard_of(self, node: Node) -> str | None:
-        """The innermost condition that leads to `node`, as written."""
-        for step in reversed(self.path_of(node)):
-            if step.kind in (EARLY_EXIT, EARLY_RETURN):
-                continue
-            return _written(step.condition)
-        return None
+        branch = next((s for s in reversed(steps) if s.kind not in (EARLY_EXIT, EARLY_RETURN)),
+                      None)  # fmt: skip
+        return _written(branch.condition) if branch is not None else None
 
     def path_of(self, node: Node) -> tuple[Step, ...]:
         return tuple(steps_to(node, _FUNCTIONS, _BLOCKS, self._earlier, self._steps_at))
