@@ -14,6 +14,7 @@ served matcher.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -138,8 +139,8 @@ class LiveIndex:
         """What `/api/health` says: the snapshots served and whether a reload runs."""
         served = self.served
         return Health(
-            status="ok", generation=served.generation, loaded_at=served.loaded_at,
-            reloading=self.reloading,
+            status="ok", process=os.getpid(), generation=served.generation,
+            loaded_at=served.loaded_at, reloading=self.reloading,
             snapshots=tuple(
                 ServedSnapshot(repo=s.repo, commit=s.commit_sha, version=s.version,
                                indexed_at=s.indexed_at, records=s.records)

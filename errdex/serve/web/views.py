@@ -172,9 +172,11 @@ class ServedSnapshot:
 @dataclass(frozen=True)
 class Health:
     """What `/api/health` says: the snapshots served, the served generation (one more
-    after each reload) and whether a reload runs."""
+    after each reload), whether a reload runs, and the process that answered (with
+    `serve --workers N`, each worker reloads on its own)."""
 
     status: str
+    process: int
     generation: int
     loaded_at: str
     reloading: bool
