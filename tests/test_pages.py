@@ -310,6 +310,37 @@ def test_first_release_is_named_when_an_older_tag_exists(tmp_path: Path) -> None
     assert (history["introduced_commit"], history["introduced_tag"]) == (second, "v0.2.0")
 
 
+def test_code_moved_to_a_new_file_keeps_its_first_commit(tmp_path: Path) -> None:
+    # The check is written in lib.rs, then a later commit moves it into its own file while
+    # lib.rs stays (no rename git could follow): the page dates it from its first commit.
+    root = tmp_path / "repo"
+    init(root)
+    rate = EXAMPLE.replace("fn main()", "pub fn check_rate()")
+    _write(root, {"src/lib.rs": "pub mod demo;\n" + rate, "src/demo.rs": "pub fn f() {}\n"})
+    first = commit(root, "rate check", "2024-01-01T12:00:00+00:00")
+    _write(root, {"src/lib.rs": "pub mod demo;\npub mod rate;\n", "src/rate.rs": rate})
+    moved = commit(root, "move the rate check to its own file", "2024-02-01T12:00:00+00:00")
+    history = _index(root, "t/moved")["the demo expects a sampling rate of 16000 Hz"]["facts"][
+        "history"]
+    assert history["introduced_commit"] == first
+    assert history["changed_commit"] == moved and history["removed_commit"] is None
+
+
+def test_history_is_that_of_the_whole_message_not_its_longest_run(tmp_path: Path) -> None:
+    # Both messages' longest run is "cannot find ": the second message begins with its own
+    # commit, not with the first message's.
+    root = tmp_path / "repo"
+    init(root)
+    one = 'pub fn a(name: &str) -> Result<()> {\n    bail!("cannot find tensor {name} here")\n}\n'
+    two = 'pub fn b(name: &str) -> Result<()> {\n    bail!("cannot find {name} in the map")\n}\n'
+    _write(root, {"src/lib.rs": one})
+    commit(root, "tensors", "2024-01-01T12:00:00+00:00")
+    _write(root, {"src/lib.rs": one + two})
+    second = commit(root, "the map", "2024-02-01T12:00:00+00:00")
+    history = _index(root, "t/runs")["cannot find {name} in the map"]["facts"]["history"]
+    assert history["introduced_commit"] == second
+
+
 def test_python_fix_and_test_are_the_user_s(python: Any) -> None:
     page = _page(python, "retries must be an int")
     assert page["summary"].startswith("`retries` must be an instance of `int` when calling")
