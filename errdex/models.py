@@ -435,6 +435,8 @@ class EntryPoint:
     path: str
     line: int
     depth: int  # 1: calls the function directly
+    arguments: tuple[str, ...] | None = None  # a direct caller's arguments, as written
+    parameters: tuple[str, ...] | None = None  # that caller's own parameters (`self` first)
 
 
 @dataclass(frozen=True)

@@ -376,3 +376,135 @@ def test_a_short_template_borrows_no_test_and_no_class(python: Any) -> None:
     assert "A working example" not in record["explanation"]["trigger"]
     cls = record["failure_class"]
     assert cls is None or cls["by"] == "rules"
+
+
+PRIVATE_MODULES = {
+    "hdr/__init__.py": "from ._base import Header\nfrom .parse import parse\n",
+    "hdr/_base.py": '''\
+class Header:
+    def value(self, key):
+        if not key:
+            raise KeyError("a header value needs a non-empty key")
+        return key
+''',
+    "hdr/_words.py": '''\
+def get_word(value):
+    if not value.startswith("=?"):
+        raise ValueError("an encoded word must start with =?")
+    return value
+''',
+    "hdr/parse.py": '''\
+from ._words import get_word
+
+
+def parse(value):
+    return get_word(value)
+''',
+    "hdr/opts.py": '''\
+__all__ = ["run"]
+
+
+def run(args):
+    return do_long(args)
+
+
+def do_long(args):
+    if not args:
+        raise ValueError("option requires an argument after it")
+    return args
+''',
+}
+
+
+@pytest.fixture(scope="module")
+def private(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    root = tmp_path_factory.mktemp("pages-private") / "repo"
+    init(root)
+    _write(root, PRIVATE_MODULES)
+    commit(root, "headers", "2024-01-01T12:00:00+00:00")
+    return _index(root, "t/hdr")
+
+
+def test_a_private_module_s_function_is_reached_through_the_public_api(private: Any) -> None:
+    # `hdr._words.get_word` has no underscore of its own, but its module has and no package
+    # entry re-exports it: the user calls `hdr.parse.parse`.
+    page = _page(private, "an encoded word must start with =?")
+    assert "`hdr.parse.parse`" in page["summary"] and "get_word`" not in page["summary"]
+    assert "You get here from `hdr.parse.parse`" in page["what_it_means"]
+
+
+def test_a_helper_s_check_on_its_parameter_is_said_on_the_caller_s_argument(private: Any) -> None:
+    # `parse(value)` calls `get_word(value)`: the requirement is on what the user passes.
+    page = _page(private, "an encoded word must start with =?")
+    assert page["summary"] == '`value` must start with `"=?"` when calling `hdr.parse.parse`'
+    assert ("`hdr.parse.parse` calls `get_word` directly (hdr/parse.py:4), passing `value` as "
+            "`value`") in page["what_it_means"]
+    assert page["trigger"].startswith('Calling `hdr.parse.parse` when `value` does not start')
+    assert page["defensive"]["validate"].startswith('if not value.startswith("=?"):')
+
+
+def test_a_class_a_package_re_exports_from_a_private_module_is_public(private: Any) -> None:
+    page = _page(private, "a header value needs a non-empty key")
+    assert "`hdr._base.Header.value`" in page["summary"] or "`Header.value`" in page["summary"]
+    assert "You get here from" not in page["what_it_means"]
+
+
+def test_a_name_left_out_of_all_is_not_public(private: Any) -> None:
+    page = _page(private, "option requires an argument after it")
+    assert "`hdr.opts.run`" in page["summary"] and "do_long`" not in page["summary"]
+
+
+LIFTED_RUST = """\
+pub struct Grid {
+    cells: Vec<u8>,
+}
+
+impl Grid {
+    pub fn resize(&self, width: usize) -> Result<Grid> {
+        self.check_width(width * 2)?;
+        Ok(Grid { cells: vec![0; width] })
+    }
+
+    fn check_width(&self, w: usize) -> Result<()> {
+        if w > 64 {
+            bail!("the grid is at most 64 cells wide")
+        }
+        Ok(())
+    }
+}
+
+pub struct Board;
+
+impl Board {
+    pub fn paint(&self, rows: usize) -> Result<()> {
+        if rows == 0 {
+            bail!("a board needs rows")
+        }
+        let grid = load();
+        grid.fill(rows)
+    }
+}
+
+pub fn fill(n: usize) -> Result<()> {
+    if n % 2 == 1 {
+        bail!("fill takes an even count")
+    }
+    Ok(())
+}
+"""
+
+
+def test_a_rust_method_s_check_is_said_at_the_public_method_of_its_type(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    init(root)
+    _write(root, {"Cargo.toml": '[package]\nname = "grid"\nversion = "0.1.0"\n',
+                  "src/lib.rs": LIFTED_RUST})
+    commit(root, "grid", "2024-01-01T12:00:00+00:00")
+    records = _index(root, "t/lifted")
+    page = _page(records, "the grid is at most 64 cells wide")
+    # `resize(width)` calls `self.check_width(width * 2)`: the argument as written
+    assert page["summary"] == "`width * 2` must be at most 64 when calling `Grid::resize`"
+    assert "passing `width * 2` as `w`" in page["what_it_means"]
+    # `grid.fill(rows)` is a method call on some value, not the free function `fill`:
+    # nothing is said at `Board::paint`
+    assert "Board::paint" not in _page(records, "fill takes an even count")["summary"]

@@ -23,6 +23,7 @@ from errdex.analyze.facts import record_facts, stable_literal
 from errdex.analyze.history import RUNS, message_history
 from errdex.analyze.related import find_related
 from errdex.analyze.testrefs import find_test_refs, test_files
+from errdex.analyze.visibility import public_api
 from errdex.extract.structure import FileStructure, TypedBinding
 from errdex.models import EntryPoint, History, Record, RecordFacts, Related, Site, Snapshot, TestRef
 from errdex.store import Store
@@ -78,7 +79,8 @@ def read_repository(
 ) -> Repository:  # fmt: skip
     """The repository's facts from its files' `structures` (path -> the structure its
     extraction emitted; a file without one has no outline, typed names or identifiers)."""
-    repo = Repository(structures=structures or {})
+    repo = Repository(structures=public_api(
+        ((f.path, f.language) for f in snapshot.files), structures or {}))
     keys: dict[str, list[str]] = defaultdict(list)
     paths: dict[str, list[str]] = {}  # a record's history is that of its own files
     for record in (*records, *previous):

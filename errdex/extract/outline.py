@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from functools import lru_cache
 
 from tree_sitter import Language as TSLanguage
@@ -35,6 +36,8 @@ _TYPE_NAME = re.compile(r"[A-Za-z_]\w*")
 _DEFINES = ("definition.function", "definition.method")
 _CALLS = "reference.call"
 _WRITES = "write"  # the folder's `writes` section: an assignment to a receiver's field
+_EXPORTS = "exports"  # the folder's `exports` section: the list of names a module exports
+OUTLINE_SECTIONS = ("tags", "writes", _EXPORTS)  # a folder's optional sections the outline runs
 # Words written like calls that call nothing a page could name.
 NOT_CALLS = frozenset(
     "if while for match return fn def loop Some Ok Err Box Vec print len isinstance str int "
@@ -55,7 +58,7 @@ def outline_patterns(language: Language) -> str:
     walk serves both."""
     spec = spec_for(language)
     queries = spec.queries()
-    return "\n".join((spec.outline.tags(), queries.get("tags", ""), queries.get("writes", "")))
+    return "\n".join((spec.outline.tags(), *(queries.get(s, "") for s in OUTLINE_SECTIONS)))
 
 
 @lru_cache(maxsize=8)
@@ -107,10 +110,14 @@ def _outline(
     functions: dict[int, tuple[Node, Node]] = {}  # start byte -> (definition, its name)
     references: list[tuple[Node, Node]] = []  # (call, the name it calls)
     assigned: list[tuple[Node, Node, Node | None]] = []  # (write, field, object written)
+    exports: set[str] | None = None  # the names the module's `__all__` lists, if it has one
     for captures in matches:
         names = captures.get("name")
         if not names:
             continue
+        for node in captures.get(_EXPORTS, ()):
+            exports = (exports or set()) | {
+                _text(item, source).strip("'\"") for item in node.named_children}
         for key in _DEFINES:
             for node in captures.get(key, ()):
                 functions.setdefault(node.start_byte, (node, names[0]))
@@ -122,9 +129,17 @@ def _outline(
             assigned.append((node, names[0], targets[0] if targets else None))
     ordered = sorted(functions.values(), key=lambda d: d[0].start_byte)
     defs = tuple(_definition(spec, node, name, source) for node, name in ordered)
+    # A function defined inside another (a closure, a nested helper) is that one's own:
+    # no user calls it by name.
+    enclosing = _innermost(ordered, [node.start_byte for node, _ in ordered], inside=True)
+    defs = tuple(replace(d, public=False) if d.public and outer is not None else d
+                 for d, outer in zip(defs, enclosing, strict=True))  # fmt: skip
+    if exports is not None:  # a name the module does not export is not its public API
+        defs = tuple(replace(d, public=False) if d.public and (d.owner or d.name) not in exports
+                     else d for d in defs)  # fmt: skip
     references.sort(key=lambda r: r[0].start_byte)
     assigned.sort(key=lambda w: w[0].start_byte)
-    return (defs, _calls(ordered, defs, references, source),
+    return (defs, _calls(ordered, defs, references, source, spec.comment_nodes),
             _writes(ordered, defs, assigned, source))  # fmt: skip
 
 
@@ -227,21 +242,42 @@ def _bound_names(parameter: Node, source: bytes) -> list[str]:
 
 def _calls(
     functions: list[tuple[Node, Node]], defs: tuple[OutlineDef, ...],
-    references: list[tuple[Node, Node]], source: bytes,
+    references: list[tuple[Node, Node]], source: bytes, comments: frozenset[str],
 ) -> tuple[OutlineCall, ...]:  # fmt: skip
     """Each call with the innermost function it is written in (calls outside every
-    function are left out) and the owner written before its name (`Owner::name(`)."""
-    calls: dict[tuple[str, int, str], None] = {}  # in order, each once
+    function are left out), the owner written before its name (`Owner::name(`) and its
+    arguments."""
+    calls: dict[tuple[str, int, str], tuple[str, ...] | None] = {}  # in order, each once
     callers = _innermost(functions, [call.start_byte for call, _ in references])
-    for (_, name), caller in zip(references, callers, strict=True):
+    for (call, name), caller in zip(references, callers, strict=True):
         if caller is None:
             continue
         called = _text(name, source)
         if called in NOT_CALLS or called == defs[caller].name:
             continue
         before = source[max(0, name.start_byte - 200) : name.start_byte]
-        calls[(called, caller, _qualifier(before.decode("utf-8", "replace")))] = None
-    return tuple(OutlineCall(name, caller, qualifier) for name, caller, qualifier in calls)
+        key = (called, caller, _qualifier(before.decode("utf-8", "replace")))
+        if key not in calls:  # the first call of a name in a function gives its arguments
+            calls[key] = _arguments(call, source, comments)
+    return tuple(OutlineCall(name, caller, qualifier, arguments)
+                 for (name, caller, qualifier), arguments in calls.items())  # fmt: skip
+
+
+MAX_ARGUMENTS = 12  # a call's arguments kept, each cut to MAX_ARGUMENT_CHARS
+MAX_ARGUMENT_CHARS = 120
+
+
+def _arguments(call: Node, source: bytes, comments: frozenset[str]) -> tuple[str, ...] | None:
+    """The arguments of a call node with an `arguments` field, as written (comments out);
+    None for anything else (a macro's tokens, a struct literal)."""
+    listed = call.child_by_field_name("arguments")
+    if listed is None:
+        return None
+    out = []
+    for child in listed.named_children[:MAX_ARGUMENTS]:
+        if child.type not in comments:
+            out.append(" ".join(_text(child, source).split())[:MAX_ARGUMENT_CHARS])
+    return tuple(out)
 
 
 def _qualifier(before: str) -> str:
@@ -284,13 +320,17 @@ def _writes(
     return tuple(found.values())
 
 
-def _innermost(functions: list[tuple[Node, Node]], positions: list[int]) -> list[int | None]:
-    """For each byte position (in increasing order), the innermost function around it."""
+def _innermost(
+    functions: list[tuple[Node, Node]], positions: list[int], inside: bool = False
+) -> list[int | None]:
+    """For each byte position (in increasing order), the innermost function around it;
+    `inside`: around it and starting before it (the positions are the functions' own)."""
     out: list[int | None] = []
     open_defs: list[int] = []  # indexes of the functions enclosing the current position
     next_def = 0
     for at in positions:
-        while next_def < len(functions) and functions[next_def][0].start_byte <= at:
+        last = at - 1 if inside else at  # the last start byte that opens a function around it
+        while next_def < len(functions) and functions[next_def][0].start_byte <= last:
             _close(open_defs, functions, functions[next_def][0].start_byte)
             open_defs.append(next_def)
             next_def += 1

@@ -76,6 +76,9 @@ class Outline:
     exported_by_capital: bool = False  # public when its name starts with a capital letter
     results: str | None = None  # a definition's field listing what it returns (Go's
     # `result`), so written code takes as many values as the call gives back
+    private_prefix: str | None = None  # a module (file or folder) named with it is private
+    # (`_base.py`): its definitions are public only when a package entry re-exports them
+    package_entry: str | None = None  # the file of a folder that re-exports (`__init__.py`)
 
 
 @dataclass(frozen=True)

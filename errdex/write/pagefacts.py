@@ -27,6 +27,7 @@ from errdex.models import (
     TestRef,
 )
 from errdex.write import reading
+from errdex.write.lifted import Lifted, lift
 
 # What the code does when the error fires, by kind ("{exc}" is the exception type).
 _ACTION = {
@@ -123,6 +124,10 @@ class PageFacts:
     invariant: bool = False  # the code says this should never happen (a bug if it does)
     debug_only: bool = False  # `debug_assert!`: checked in debug builds only
     exc_class: str | None = None  # the error type a caller can match (not a helper)
+    # The check restated at the public caller (`guard`, `need`, `names` and `params` are
+    # then the caller's), and the check as the site's function writes it.
+    lifted: Lifted | None = None
+    checked: str | None = None
 
     @property
     def entry(self) -> str:
@@ -218,7 +223,7 @@ def gather(
         public = site_facts.public  # from the definition's tree: `pub`, a trait impl, `_`
     users: tuple[str, ...] = ()
     if public and site.function:  # a constructor is called as its class
-        users = (re.sub(r"\.__init__$", "", site.function),)
+        users = (re.sub(r"\.__(?:init|new)__$", "", site.function),)
     elif site_facts is not None:
         users = _nearest_users(site, [e.function for e in site_facts.entry_points])
     # From the definition's tree when the index read it (a header above the snippet, a
@@ -245,6 +250,18 @@ def gather(
     user_terms = bool(need is not None and (
         (public and ((roots and roots <= own) or on_receiver))
         or (roots and roots <= config and users)))  # a config field the user set  # fmt: skip
+    lifted = None
+    if not user_terms and not public and guard and users and params is not None \
+            and site_facts is not None:  # fmt: skip
+        lifted = lift(facts.through_locals(guard, origins, lang) or guard, names, params,
+                      site_facts.entry_points, users[0], lang)
+    checked = None
+    if lifted is not None:  # the requirement on what the user passes to the caller
+        checked, guard = guard, lifted.guard
+        names = facts.guarded_names(guard, lang)
+        need, origins, user_terms = facts.requirement_of(guard, lang), (), True
+        users = (re.sub(r"\.__(?:init|new)__$", "", lifted.entry.function),)  # the class
+        params = list(lifted.entry.parameters or ())
     w = spec_for(lang).writer()
     return PageFacts(
         record, site, lang, where, guard, need,
@@ -257,6 +274,7 @@ def gather(
         comment=comment, doc=doc, invariant=invariant,
         debug_only=bool(re.search(r"\bdebug_assert", line)),
         exc_class=w.exception_class(record.exception or site.exception),
+        lifted=lifted, checked=checked,
     )  # fmt: skip
 
 

@@ -178,7 +178,7 @@ def _what_it_means(f: PageFacts) -> str:
     out: list[str] = []
     helper = f" (internal: you reach it from {f.entry})" if f.internal and f.users else ""
     if f.nature == "guarded":
-        out.append(f"{f.where}{helper} checks `{f.guard}` and {action(f)}.")
+        out.append(f"{f.where}{helper} checks `{f.checked or f.guard}` and {action(f)}.")
     elif f.nature == "unimplemented":
         out.append(f"{f.where}{helper} reaches a case that has not been implemented and "
                    f"{action(f)}.")
@@ -207,6 +207,11 @@ def _what_it_means(f: PageFacts) -> str:
         )
     if f.reached:
         out.append(f"It is reached only when {_listed(f.reached)}.")
+    if f.lifted is not None:
+        point = f.lifted.entry
+        given = ", ".join(f"`{arg}` as `{param}`" for param, arg in f.lifted.passed)
+        out.append(f"`{point.function}` calls `{fn_name(f)}` directly ({point.path}:"
+                   f"{point.line}), passing {given}.")
     if f.req and f.user_terms:
         violation = violation_of(f)
         out.append(f"To pass, {f.req}" + (f"; it fails when {violation}." if violation else "."))
@@ -323,7 +328,7 @@ def _solutions(f: PageFacts) -> tuple[str, ...]:
         # An enclosing `if` or an earlier normal return is a way out too (not an `else`
         # or an arm: the branches before those may raise errors of their own).
         ways = [step.text for step in f.site_facts.reached if step.kind in _WAYS_OUT] \
-            if f.site_facts else []
+            if f.site_facts and f.lifted is None else []  # a lifted check: the caller's terms
         if ways:
             out.append(f"Or give it inputs that do not reach the check: it runs only when "
                        f"{_listed(ways)}.")

@@ -92,12 +92,14 @@ def user_call(f: PageFacts, values: dict[str, str] | None = None) -> str:
     parameters (`values` replacing some), or the nearest public entry point; the raising
     function only when no public one is known."""
     w, values = _writer(f), values or {}
-    fn = f.site.function
-    if fn and fn.endswith(".__init__"):  # a constructor: the user calls the class
-        return w.user_call(fn[: -len(".__init__")], w.arguments(
+    # A check said at the caller (errdex.write.lifted) is called as the caller.
+    fn = f.lifted.entry.function if f.lifted is not None else f.site.function
+    constructor = re.search(r"\.__(?:init|new)__$", fn or "")
+    if fn and constructor:  # a constructor: the user calls the class
+        return w.user_call(fn[: constructor.start()], w.arguments(
             [p for p in f.params or () if p not in ("self", "cls")], values)
             if f.params is not None else None, False)
-    if f.public and fn:
+    if (f.public or f.lifted is not None) and fn:
         params = list(f.params) if f.params is not None else None
         is_method = params is not None and bool(params) and params[0] in ("self", "cls")
         args = None

@@ -91,6 +91,8 @@ SPEC = LanguageSpec(
         public_marker=None,
         not_calls=frozenset(),
         separator=".",
+        private_prefix="_",
+        package_entry="__init__.py",
     ),
     module_path=_module_path,
     function_keyword="def",

@@ -19,3 +19,9 @@
 ; (errdex.extract.outline): which method sets the state a check reads.
 (assignment left: (attribute object: (identifier) @object attribute: (identifier) @name)) @write
 (augmented_assignment left: (attribute object: (identifier) @object attribute: (identifier) @name)) @write
+
+;; query: exports
+; A module's `__all__ = [...]` (and `__all__ += [...]`): the names it exports, read by the
+; outline; a definition of the module outside it is not public.
+(module (expression_statement (assignment left: (identifier) @name right: [(list) (tuple)] @exports) (#eq? @name "__all__")))
+(module (expression_statement (augmented_assignment left: (identifier) @name right: [(list) (tuple)] @exports) (#eq? @name "__all__")))
