@@ -397,6 +397,9 @@ class PathStep:
     # and the patterns of those arms (what the code handles instead of this arm's case).
     subject: str = ""
     handled: tuple[str, ...] = ()
+    # An `else` step's branches before it, each (its line, its condition as written):
+    # taking one of them is a way past the site (several when neighbours were merged).
+    branches: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True)

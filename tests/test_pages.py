@@ -508,3 +508,73 @@ def test_a_rust_method_s_check_is_said_at_the_public_method_of_its_type(tmp_path
     # `grid.fill(rows)` is a method call on some value, not the free function `fill`:
     # nothing is said at `Board::paint`
     assert "Board::paint" not in _page(records, "fill takes an even count")["summary"]
+
+
+CHAINS = {
+    "chain/__init__.py": '''\
+def normalize(value):
+    if isinstance(value, int):
+        return value
+    elif isinstance(value, str):
+        return int(value)
+    elif value is None:
+        return 0
+    else:
+        raise TypeError("expected an int, a str or None")
+
+
+def checked(a):
+    if not isinstance(a, int):
+        raise TypeError("a must be an int")
+    elif a < 0:
+        raise ValueError("a must not be negative")
+    return a
+''',
+    "Cargo.toml": '[package]\nname = "chain"\nversion = "0.1.0"\n',
+    "src/lib.rs": '''\
+pub fn width_of(name: Option<&str>) -> Result<u8> {
+    let width = match name {
+        Some("f16") => 2,
+        Some("f32") | None => 4,
+        Some("bad") => bail!("bad is reserved"),
+        Some(other) => bail!("unsupported dtype {other}"),
+    };
+    Ok(width)
+}
+''',
+}
+
+
+@pytest.fixture(scope="module")
+def chains(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    root = tmp_path_factory.mktemp("pages-chains") / "repo"
+    init(root)
+    _write(root, CHAINS)
+    commit(root, "chains", "2024-01-01T12:00:00+00:00")
+    return _index(root, "t/chains")
+
+
+def test_an_else_after_branches_that_pass_requires_one_of_them(chains: Any) -> None:
+    page = _page(chains, "expected an int, a str or None")
+    # not "`value` must be None": the branches before the else are ways to pass
+    assert page["summary"] == ("`value` must be an instance of `int` or an instance of `str` or "
+                               "None when calling `chain.normalize`")
+    assert page["trigger"] == (
+        "Calling `chain.normalize` when `value` is not an instance of `int` and is not an "
+        "instance of `str` and is not None.")
+
+
+def test_a_branch_before_that_raises_is_no_way_to_pass(chains: Any) -> None:
+    page = _page(chains, "a must not be negative")
+    assert page["summary"] == "`a` must be at least 0 when calling `chain.checked`"
+
+
+def test_an_arm_after_other_arms_requires_one_of_those_that_pass(chains: Any) -> None:
+    page = _page(chains, "unsupported dtype {other}")
+    # not "must be None": `None` is handled, and so is every `Some` before this arm but the
+    # one that raises an error of its own
+    assert page["summary"] == '`name` must match `Some("f16") | Some("f32") | None` when calling ' \
+        '`width_of`'
+    assert _page(chains, "bad is reserved")["summary"] == \
+        '`name` must not match `Some("bad")` when calling `width_of`'
+    assert "It is reached only when `name` is none of `Some(\"f16\")`" in page["what_it_means"]

@@ -9,7 +9,7 @@ guard can't be read the answer is None and callers show the raw condition.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -394,7 +394,8 @@ def phrase(leaf: Leaf, language: Language) -> tuple[str, str]:
             return f"`{left[0]}` and `{right[0]}`", f"{same} {left[1]}"
     if leaf.rel[0] in "+-":
         name = leaf.rel[1:]
-        wrapped = re.fullmatch(r"(Some|Ok)\s*\(.*\)", leaf.obj.strip())
+        # `Some(x)`/`Ok(_)`: any value inside (not `Some("f16")`, a value of its own)
+        wrapped = re.fullmatch(r"(Some|Ok)\s*\(\s*(?:_|[a-z_]\w*)\s*\)", leaf.obj.strip())
         alternatives = [a.strip() for a in split_top(leaf.obj, r"\|", language)]
         if name == "matches" and all(is_literal(a) or _STRING.fullmatch(a) for a in alternatives):
             shown = ", ".join(show(a, language) for a in alternatives)
@@ -526,6 +527,18 @@ def names_in(expression: str) -> list[str]:
         if parts and parts[0] not in _KEYWORDS:
             found.append(".".join(parts))
     return found
+
+
+def value_roots(names: Sequence[str], guard: str, values: Set[str] = frozenset()) -> set[str]:
+    """The roots of the names a guard reads, without a module named only to call through
+    it (`inspect.ismodule(module)` reads `module`, not `inspect`), unless it is one of
+    `values` (a parameter called as `cb.run(..)` is still read)."""
+    roots = {n.split(".")[0] for n in names}
+    text = _STRING.sub('""', guard)
+    called = {r for r in roots if r not in values
+              and re.search(rf"(?<![\w.]){re.escape(r)}\.\w+\s*\(", text)
+              and not re.search(rf"(?<![\w.]){re.escape(r)}\b(?!\s*\.\w+\s*\()", text)}
+    return roots - called
 
 
 def guarded_names(guard: str, language: Language) -> tuple[str, ...]:

@@ -105,6 +105,7 @@ class LanguageSpec:
     compare: str  # regex of the comparison operators a condition splits on
     negation: str  # regex of a prefix that negates a condition (`not `, `!`)
     negated: str  # how the extractor writes a negated condition: `!({})`, `not ({})`
+    conjunction: str  # how it joins two conditions that must both hold: ` && `, ` and `
     negation_yields_to_compare: bool  # `!a == b` compares; only `!a` negates
     char_literal: str | None  # regex of a one-character literal at a `'`; None: `'` quotes
     case_arm: str | None  # regex (value, pattern) of a guard written as a `case` arm

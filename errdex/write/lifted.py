@@ -39,7 +39,7 @@ def lift(
     value the guard reads is a parameter passed an expression of the caller's own
     parameters; else None."""
     own = [p for p in params if p not in _RECEIVERS]
-    roots = {n.split(".")[0] for n in names}
+    roots = facts.value_roots(names, guard, set(own))
     if not roots or not roots <= set(own) or re.search(r"\b(?:self|Self)\b", guard):
         return None
     for point in entry_points:
@@ -56,7 +56,7 @@ def lift(
             lifted = re.sub(rf"(?<![\w.]){re.escape(root)}\b", shown.replace("\\", "\\\\"),
                             lifted)
         theirs = set(point.parameters) - set(_RECEIVERS)
-        read = {n.split(".")[0] for n in facts.guarded_names(lifted, language)}
+        read = facts.value_roots(facts.guarded_names(lifted, language), lifted, theirs)
         if not read or not read <= theirs or facts.requirement_of(lifted, language) is None:
             return None
         return Lifted(point, lifted, tuple((root, passed[root]) for root in sorted(roots)))

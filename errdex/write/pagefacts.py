@@ -26,7 +26,7 @@ from errdex.models import (
     StateFact,
     TestRef,
 )
-from errdex.write import reading
+from errdex.write import branches, reading
 from errdex.write.lifted import Lifted, lift
 
 # What the code does when the error fires, by kind ("{exc}" is the exception type).
@@ -218,6 +218,15 @@ def gather(
                                                                 always=False))
     site_facts = next((sf for sf in known.sites if (sf.path, sf.line) == position), None) \
         if known else None  # fmt: skip
+    checked = None
+    chained = branches.chain_guard(site, guard, site_facts.reached, local, lang) \
+        if guard and site_facts is not None and nature == "guarded" else None  # fmt: skip
+    if chained is not None:  # the last branch of a chain: the ones before it pass
+        checked, guard = guard, chained
+        names = facts.guarded_names(guard, lang)
+        origins = tuple(
+            o for o in facts.find_origins(site, names) if not facts.is_literal(o.expression))
+        need = facts.requirement_of(facts.through_locals(guard, origins, lang), lang)
     public = reading.is_public(site)
     if site_facts is not None and site_facts.public is not None:
         public = site_facts.public  # from the definition's tree: `pub`, a trait impl, `_`
@@ -241,7 +250,10 @@ def gather(
         if other is not site)  # fmt: skip
     own = ({o.name for o in origins if o.how == "parameter"} | set(params or ())) - {"self"}
     own |= {o.name for o in origins if o.how == "field" and users_value(o)}
-    roots = {n.split(".")[0] for n in names}
+    # A module called through (`inspect.ismodule(module)`) is not a value the check reads;
+    # a name the function binds (an origin, an assignment or binding the snippet shows) is.
+    bound = {o.name for o in origins} | _bound_in(site.snippet.code, names)
+    roots = facts.value_roots(names, guard or "", own | bound)
     # A check on the receiver's own methods (`self.elem_count() == 0`) is on the value the
     # user calls the method on.
     on_receiver = bool(guard) and not roots and "self" in (params or ()) and bool(
@@ -255,9 +267,8 @@ def gather(
             and site_facts is not None:  # fmt: skip
         lifted = lift(facts.through_locals(guard, origins, lang) or guard, names, params,
                       site_facts.entry_points, users[0], lang)
-    checked = None
     if lifted is not None:  # the requirement on what the user passes to the caller
-        checked, guard = guard, lifted.guard
+        checked, guard = checked or guard, lifted.guard
         names = facts.guarded_names(guard, lang)
         need, origins, user_terms = facts.requirement_of(guard, lang), (), True
         users = (re.sub(r"\.__(?:init|new)__$", "", lifted.entry.function),)  # the class
@@ -276,6 +287,18 @@ def gather(
         exc_class=w.exception_class(record.exception or site.exception),
         lifted=lifted, checked=checked,
     )  # fmt: skip
+
+
+def _bound_in(code: str, names: Sequence[str]) -> set[str]:
+    """The roots of `names` that `code` assigns or binds (`x = `, `for x in`, `as x`,
+    `let x`, `Some(x)`, a parameter list)."""
+    out = set()
+    for root in {n.split(".")[0] for n in names}:
+        r = re.escape(root)
+        if re.search(rf"(?<![\w.]){r}\s*(?::[^=\n]*)?=(?!=)|\b(?:for|as|let|mut)\s+{r}\b"
+                     rf"|[(,]\s*{r}\s*[),:]", code):
+            out.add(root)
+    return out
 
 
 _UNSUPPORTED = re.compile(

@@ -75,6 +75,7 @@ SPEC = LanguageSpec(
     compare=r"==|!=|<=|>=|(?<!<)<(?![<=])|(?<!>)>(?![>=])"
     r"|\bnot\s+in\b|\bis\s+not\b|\bin\b|\bis\b",
     negation=r"not\b",
+    conjunction=" and ",
     negated="not ({})",
     negation_yields_to_compare=False,
     char_literal=None,
