@@ -530,6 +530,19 @@ def checked(a):
         raise ValueError("a must not be negative")
     return a
 ''',
+    "chain/parser.py": '''\
+class ParseError(Exception):
+    pass
+
+
+class Parser:
+    def fail(self, text):
+        raise ParseError(text)
+
+    def expect_end(self, token):
+        if token != "end":
+            self.fail("the block is never closed with end")
+''',
     "Cargo.toml": '[package]\nname = "chain"\nversion = "0.1.0"\n',
     "src/lib.rs": '''\
 pub fn width_of(name: Option<&str>) -> Result<u8> {
@@ -578,3 +591,10 @@ def test_an_arm_after_other_arms_requires_one_of_those_that_pass(chains: Any) ->
     assert _page(chains, "bad is reserved")["summary"] == \
         '`name` must not match `Some("bad")` when calling `width_of`'
     assert "It is reached only when `name` is none of `Some(\"f16\")`" in page["what_it_means"]
+
+
+def test_a_raising_helper_is_not_called_an_exception_class(chains: Any) -> None:
+    page = _page(chains, "the block is never closed with end")
+    assert ("`fail` is a helper that raises `ParseError` with the text this call "
+            "passes it.") in page["what_it_means"]
+    assert "exception class" not in page["what_it_means"]

@@ -313,6 +313,11 @@ def _variant_sentences(f: PageFacts) -> list[str]:
     owner = site.variant
     if spec.can("variants_named_by_path") and site.exception:
         owner = site.exception
+    elif site.exception and re.split(r"::|\.", site.exception)[-1] != site.variant:
+        # A helper that raises another type with the text it is given (`self.fail(msg)`
+        # raising TemplateSyntaxError): the call to the helper is where the message is.
+        return [f"`{site.variant}` is a helper that raises `{site.exception}` with the text "
+                f"this call passes it."]
     return [f"`{owner}` is {spec.variant_noun}.{carried}"]
 
 
