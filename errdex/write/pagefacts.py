@@ -354,6 +354,7 @@ def _line_in(other: Record, site: Site) -> int | None:
     return min(lines, key=lambda n: abs(n - site.line), default=None)
 
 
+MAX_SETTERS = 6  # methods a page names as setting a field the check reads (Future's _state: 5)
 MIN_TEST_LITERAL = 12  # a shorter message ("Expected {x}") is quoted by unrelated tests
 
 

@@ -17,6 +17,7 @@ from errdex.analyze.facts import Origin
 from errdex.languages import spec_for
 from errdex.models import Defensive, Explanation, History, Record, RecordFacts, SiteKind
 from errdex.write.pagefacts import (
+    MAX_SETTERS,
     SITUATIONS,
     PageFacts,
     action,
@@ -259,7 +260,7 @@ def _state_sentence(f: PageFacts) -> str:
     """The receiver's state the check reads, and the methods that set it."""
     parts = []
     for fact in f.state[:3]:
-        places = ", ".join(f"`{s.function}` (line {s.line})" for s in fact.set_in[:3])
+        places = ", ".join(f"`{s.function}` (line {s.line})" for s in fact.set_in[:MAX_SETTERS])
         parts.append(f"`{fact.field}` is set by {places}")
     return (f"It reads the state of the object, not an argument of `{fn_name(f)}`: "
             + "; ".join(parts) + ". What was called on the object before decides.")
@@ -386,7 +387,7 @@ def _solutions(f: PageFacts) -> tuple[str, ...]:
             )
     elif f.state_only:
         fact = f.state[0]
-        setters = " or ".join(f"`{s.function}`" for s in fact.set_in[:3])
+        setters = " or ".join(f"`{s.function}`" for s in fact.set_in[:MAX_SETTERS])
         out.append(f"Look at the calls made on the object before this one: the check in "
                    f"`{fn_name(f)}` ({here}) reads `{fact.field}`, which {setters} set; no "
                    "argument of this call changes it.")
@@ -477,6 +478,10 @@ def _trigger(f: PageFacts) -> str:
     elif f.invariant:
         text = f"A bug: a call to {f.entry} reached {loc(f.site)}, which the code treats as " \
             "impossible."
+    elif f.guard and f.public and f.params is not None and not set(f.params) - {"self", "cls"}:
+        # `createSocket(self)` takes no argument: what it checks comes from elsewhere
+        text = (f"Calling {f.entry} when the check at {loc(f.site)} fails: it takes no "
+                "argument, so the object's state or its environment decides.")
     elif f.guard:
         text = f"Calling {f.entry} with arguments that make the check at {loc(f.site)} fail."
     elif f.nature == "handler":

@@ -18,6 +18,7 @@ from errdex.languages import spec_for
 from errdex.languages.writer import CodeWriter
 from errdex.models import ExampleFix
 from errdex.write.pagefacts import (
+    MAX_SETTERS,
     PageFacts,
     fn_name,
     loc,
@@ -165,7 +166,7 @@ def example_fix(f: PageFacts) -> ExampleFix:
         )
     if f.state_only:
         fact = f.state[0]
-        setters = " or ".join(s.function for s in fact.set_in[:3])
+        setters = " or ".join(s.function for s in fact.set_in[:MAX_SETTERS])
         return ExampleFix(
             before=failing,
             after=f"{note} the check reads the object's {fact.field}, set by {setters}:\n"
