@@ -20,6 +20,7 @@ from errdex.models import EntryPoint, Language, Site
 
 MAX_DEPTH = 3
 MAX_ENTRY_POINTS = 6
+MAX_BUILDERS = 3  # an op type is built where it is applied: by a few functions, not dozens
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,8 @@ class CallGraph:
         self.files_of: dict[str, set[str]] = defaultdict(set)
         # callee name -> (caller def index, qualifier written before the name or "")
         self.callers: dict[str, set[tuple[int, str]]] = defaultdict(set)
-        # qualifier -> callers that name it (`Owner::new(..)`, `Owner::from(..)`)
+        # qualifier -> callers of its functions (`Owner::new(..)`, `Owner::from(..)`; not its
+        # variants, `CpuStorage::F4(..)`: a data type is built everywhere, an op where used)
         self.by_qualifier: dict[str, set[int]] = defaultdict(set)
         # (callee name, caller def index) -> the qualifier and arguments of its first call
         self.arguments: dict[tuple[str, int], tuple[str, tuple[str, ...]]] = {}
@@ -83,7 +85,7 @@ class CallGraph:
             if call.arguments is not None:
                 self.arguments.setdefault((call.name, first + call.caller),
                                           (call.qualifier, call.arguments))
-            if call.qualifier:
+            if call.qualifier and not call.name[:1].isupper():
                 self.by_qualifier[call.qualifier].add(first + call.caller)
 
     def _callers_of(self, target: _Def) -> list[int]:
@@ -108,6 +110,8 @@ class CallGraph:
         build one (an allocator, a device's constructor) hand it back instead: the
         trait method's callers by name reach it then."""
         found = {c for c, _ in self.callers.get(owner, ())} | self.by_qualifier.get(owner, set())
+        if len(found) > MAX_BUILDERS:
+            return []  # a type built all over (a storage, a tensor) is no op built for one use
         found = {c for c in found if self.defs[c].owner is None}
         return sorted(found, key=lambda i: (self.defs[i].path, self.defs[i].line))
 
