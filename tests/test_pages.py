@@ -598,3 +598,50 @@ def test_a_raising_helper_is_not_called_an_exception_class(chains: Any) -> None:
     assert ("`fail` is a helper that raises `ParseError` with the text this call "
             "passes it.") in page["what_it_means"]
     assert "exception class" not in page["what_it_means"]
+
+
+BUILT = """\
+pub struct Storage(Vec<u8>);
+
+impl Duplicate for Storage {
+    fn dup(&self) -> Result<Storage> {
+        bail!("this storage cannot be duplicated")
+    }
+}
+
+pub fn empty() -> Storage { Storage(vec![]) }
+pub fn one() -> Storage { Storage(vec![1]) }
+pub fn two() -> Storage { Storage(vec![2]) }
+pub fn three() -> Storage { Storage(vec![3]) }
+
+pub struct Relu;
+
+impl Op for Relu {
+    fn fwd(&self, x: u8) -> Result<u8> {
+        if x > 1 {
+            bail!("relu takes a single bit")
+        }
+        Ok(x)
+    }
+}
+
+pub fn relu(x: u8) -> Result<u8> {
+    apply(Relu {}, x)
+}
+"""
+
+
+def test_a_trait_method_is_reached_from_the_op_s_builder_not_a_data_type_s(
+        tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    init(root)
+    _write(root, {"Cargo.toml": '[package]\nname = "ops"\nversion = "0.1.0"\n',
+                  "src/lib.rs": BUILT})
+    commit(root, "ops", "2024-01-01T12:00:00+00:00")
+    records = _index(root, "t/built")
+    # `relu` builds a `Relu` to apply it: its caller
+    assert "`relu`" in _page(records, "relu takes a single bit")["summary"]
+    # four functions build a `Storage`: none of them is known to duplicate one
+    page = _page(records, "this storage cannot be duplicated")
+    assert not any(f"`{name}`" in page["summary"] + page["what_it_means"]
+                   for name in ("empty", "one", "two", "three"))
