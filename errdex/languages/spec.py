@@ -76,6 +76,8 @@ class Outline:
     exported_by_capital: bool = False  # public when its name starts with a capital letter
     results: str | None = None  # a definition's field listing what it returns (Go's
     # `result`), so written code takes as many values as the call gives back
+    modifiers: str | None = None  # a definition's child node that holds its modifier
+    # words (Java's `modifiers`): `public_marker` is looked for among its children too
 
 
 @dataclass(frozen=True)
