@@ -89,6 +89,7 @@ SPEC = LanguageSpec(
         ("@Test(expected", r"@Test\(\s*expected\s*="),
         ("assertThatThrownBy", r"\bassertThat(?:ThrownBy|Exception(?:OfType)?|Code)\("),
         ("hasMessage", r"\.hasMessage(?:Containing|StartingWith|EndingWith)?\("),
+        ("getMessage", r"\bassert(?:Equals|That)\(.*\bgetMessage\(\)"),
     ),
     capabilities=frozenset({"exception_named_in_output", "bare_type_names",
                             "message_is_source_expression"}),

@@ -56,7 +56,7 @@ def _unescape(m: re.Match[str]) -> str:
     body = m.group(1)
     if body in _ESCAPES:
         return _ESCAPES[body]
-    if body[0] == "u":
+    if body[0] == "u" and len(body) > 1:
         return chr(int(body.lstrip("u"), 16))
     if body[0] in "01234567":
         return chr(int(body, 8))

@@ -146,6 +146,9 @@ class JavaWriter(_Reading):
 
     def error_test(self, f: PageFacts, stem: str, literal: str) -> str:
         name = "".join(w.capitalize() for w in stem.split("_"))
+        if f.site.kind in (SiteKind.LOG, SiteKind.WARN):  # a log line, not an exception
+            return (f"static boolean is{name}Logged(String logLine) {{\n"
+                    f"    return logLine.contains({literal});\n}}")
         exc = _caught(f)
         test = f"e instanceof {exc} && e.getMessage() != null && e.getMessage().contains({literal})"
         return f"static boolean is{name}Error(Throwable e) {{\n    return {test};\n}}"
