@@ -159,6 +159,8 @@ def test_stack_traces_logs_and_jars_are_read_as_java_prints_them() -> None:
     assert groups[0][2] is not None and groups[0][2].path == "com/example/app/Main.java"
     assert groups[1][2] is not None and (groups[1][2].path, groups[1][2].line) == (
         "com/example/grid/Shape.java", 24)
+    crash = parse_paste("Fatal Exception: java.lang.IllegalStateException: pool is closed")
+    assert [g.exception for g in crash.groups] == ["java.lang.IllegalStateException"]
     found = named_versions("/home/u/.m2/repository/com/example/gridlib/1.2.0/gridlib-1.2.0.jar")
     assert [(v.name, v.version) for v in found] == [("gridlib", "1.2.0")]
 
@@ -196,6 +198,18 @@ def test_a_thrown_exception_class_gets_the_message_its_constructor_builds(
     # The text given to ConfigException follows the prefix its constructor adds.
     composed = records['config: missing key {name} in "grid"\tsection']
     assert composed["sites"][0]["function"] == "Shape.key"
+
+
+def test_a_helper_that_builds_an_exception_is_raised_where_it_is_called(
+    pages: tuple[Path, dict[str, dict[str, Any]]],
+) -> None:
+    _, records = pages
+    codec = GRID / "Codec.java"
+    called = records["bad input: empty text at offset {offset}"]
+    assert called["exception"] == "IllegalArgumentException"
+    assert [(s["line"], s["function"]) for s in called["sites"]] == [
+        (_line(codec, 'throw badInput("empty text"'), "Codec.check")]
+    assert called["sites"][0]["guard"] == "text.isEmpty()"
 
 
 def test_java_pages_speak_java(pages: tuple[Path, dict[str, dict[str, Any]]]) -> None:

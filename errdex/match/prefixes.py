@@ -120,7 +120,8 @@ PREFIX_RULES: tuple[PrefixRule, ...] = (
     # A Java stack trace's first line (`Exception in thread "main" java.lang.X: msg`) and
     # its chained ones (`Caused by: pkg.Y: msg`, `Suppressed: ..`): the type follows.
     _rule("java_thread", r'Exception in thread "[^"\n]{0,200}"[ \t]+', "E"),
-    _rule("java_cause", r"(?:Caused by|Suppressed):[ \t]+(?=[A-Za-z_])", "CS", colon=True),
+    _rule("java_cause", r"(?:Caused by|Suppressed|Fatal Exception):[ \t]+(?=[A-Za-z_])", "CSF",
+          colon=True),
     # A Java logger's name before the message (logback's `c.e.grid.Shape - `, Spring
     # Boot's `[main] c.e.grid.Shape : `): a dotted name with a capital last part.
     _rule("java_thread_name", r"\[[\w .:/@-]{1,100}\][ \t]+(?=" + _LEVEL + r"\b)", "["),

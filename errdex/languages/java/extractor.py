@@ -164,6 +164,8 @@ class _File(Paths):
         name = self.call_name(call)
         rule = self.rule_for(name)
         if rule is None:
+            if name in self.helpers or name.removeprefix("this.") in self.helpers:
+                self.on_helper_call(call)
             return
         args = self.arguments(call)
         if rule.message_arg >= len(args):
@@ -261,6 +263,56 @@ class _File(Paths):
             ))  # fmt: skip
             return
 
+    def on_helper(self, method: Node, name: Node) -> None:
+        """A method that throws or returns an exception whose message is built from its
+        parameters (`syntaxError(String message)`): a definition named by the method,
+        raising that class, whose sites are this file's calls of it with their text."""
+        params = method.child_by_field_name("parameters")
+        names = tuple(self.text(n) for p in (params.named_children if params else ())
+                      if (n := p.child_by_field_name("name")) is not None)  # fmt: skip
+        body = method.child_by_field_name("body")
+        if not names or body is None:
+            return
+        for created in _made_in(body):
+            kind = created.child_by_field_name("type")
+            args = self.arguments(created)
+            written = type_name(self.text(kind)) if kind is not None else ""
+            if not args or not _EXCEPTION_NAME.search(written.rsplit(".", 1)[-1]):
+                continue
+            found = self.pieces(args[0])
+            if found is None:
+                continue
+            pieces = [_named(p, names) for p in found[0]]
+            if not any(isinstance(p, Hole) and p.name in names for p in pieces):
+                continue
+            template = build_template(found[1], pieces)
+            if template.literal_chars == 0:
+                continue
+            self.helpers.add(self.text(name))
+            self.definitions.append(MessageDefinition(
+                language=Language.JAVA, name=self.text(name), owner=self.owner_of(method),
+                template=template, fields=names, path=self.path,
+                line=method.start_point.row + 1, exception=written,
+            ))  # fmt: skip
+            return
+
+    def on_helper_call(self, call: Node) -> None:
+        """`throw syntaxError("Unterminated array")`: a construction of the helper's
+        definition, with the text it is given."""
+        args = self.arguments(call)
+        messages = [(str(i), found) for i, a in enumerate(args) if (found := self.pieces(a))]
+        called = call.child_by_field_name("name")
+        if not messages or called is None:
+            return
+        line, end_line = call.start_point.row + 1, call.end_point.row + 1
+        self.constructions.append(Construction(
+            language=Language.JAVA, type_path=self.text(called),
+            path=self.path, line=line, end_line=end_line, function=self.function_of(call),
+            guard=self.record_path(call), snippet=self.lines.snippet(line, end_line),
+            field_values=tuple((str(i), self.code(a)) for i, a in enumerate(args)),
+            payloads=tuple((key, build_template(m[1], m[0])) for key, m in messages),
+        ))  # fmt: skip
+
     def on_asserted(self, statement: Node) -> None:
         """`assert cond : "msg";`: an AssertionError (when assertions are enabled)."""
         parts = [c for c in statement.named_children if c.type not in ("line_comment",
@@ -293,6 +345,22 @@ _JDK_EXCEPTIONS = frozenset(
     URISyntaxException ParseException EmptyStackException StackOverflowError
     OutOfMemoryError LinkageError ExceptionInInitializerError""".split()
 )
+
+
+def _made_in(body: Node) -> list[Node]:
+    """The `new X(..)` a method's own `throw` or `return` statements hand out (not those of
+    a lambda or a class inside it)."""
+    found: list[Node] = []
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if node.type in ("throw_statement", "return_statement") and node.named_child_count:
+            value = node.named_children[0]
+            if value.type == "object_creation_expression":
+                found.append(value)
+        elif node.type not in ("lambda_expression", "class_body", "local_class_declaration"):
+            stack.extend(reversed(node.named_children))
+    return found
 
 
 def _inlined(piece: Piece) -> Piece:
@@ -328,9 +396,11 @@ class JavaExtractor:
             if name is not None else None,
             "call": lambda node, _: state.on_call(node),
             "created": lambda node, _: state.on_created(node),
+            "helper": lambda node, name: state.on_helper(node, name)
+            if name is not None else None,
             "asserted": lambda node, _: state.on_asserted(node),
         }
-        for kind in ("exception_class", "call", "created", "asserted"):
+        for kind in ("exception_class", "helper", "call", "created", "asserted"):
             for node, name in sorted(found[kind], key=lambda f: (f[0].start_byte, f[0].end_byte)):
                 try:
                     handlers[kind](node, name)

@@ -13,6 +13,11 @@
 ; `class XException extends RuntimeException { XException(..) { super("..") } }`
 (class_declaration name: (identifier) @name superclass: (superclass)) @node
 
+;; query: helper
+; `private IllegalStateException syntaxError(String message) { throw new ..(message + ..) }`:
+; a method that builds an exception from its argument; its calls are sites.
+(method_declaration name: (identifier) @name body: (block)) @node
+
 ;; query: asserted
 ; `assert n > 0 : "n must be positive";`
 (assert_statement) @node

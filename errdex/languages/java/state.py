@@ -39,6 +39,7 @@ class JavaFile:
         self.paths: list[SitePath] = []
         self.dynamic = 0
         self.local_classes: set[str] = set()  # exception classes this file declares
+        self.helpers: set[str] = set()  # methods of this file that build an exception
 
     def text(self, node: Node) -> str:
         return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
