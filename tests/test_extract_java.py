@@ -225,6 +225,12 @@ def test_java_pages_speak_java(pages: tuple[Path, dict[str, dict[str, Any]]]) ->
     assert 'e.getMessage().contains("reshape: rank")' in defensive["try_catch"]
     # The test that expects it is its working example.
     assert "ShapeTest.java" in page["trigger"] and "assertEquals" in page["trigger"]
+    # A null check is a requirement on the argument, in the caller's terms.
+    null = records["xs must not be null"]["explanation"]
+    assert null["summary"] == "`xs` must differ from `null` when calling `Shape.reshape`"
+    assert null["defensive"]["validate"].startswith("if (xs == null) {")
+    assert records["mode name for codec"]["explanation"]["defensive"]["type_guard"] == (
+        "static boolean nameOk(String name) {\n    return name != null;\n}")
     logged = records["cannot parse {text} in radix {radix}"]["explanation"]["defensive"]
     assert "nothing is thrown to catch" in logged["try_catch"]
     assert "logLine.contains(" in logged["type_guard"]

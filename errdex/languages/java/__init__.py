@@ -26,6 +26,10 @@ System out println e x"""
 # A type as a Java method or local writes it before the name: `int[]`, `List<String>`,
 # `Map.Entry<K, V>` (no capture group: the callers number their own).
 _TYPE = r"[A-Za-z_][\w.]*(?:<[\w.,?\s<>\[\]]*>)?(?:\[\])*"
+# A declared type as it stands before a parameter's or field's name: a class (capitalised,
+# maybe qualified) or a primitive, never a word like `return` or prose in a comment.
+_DECLARED = (r"(?:(?:[a-z]\w*\.)*[A-Z]\w*(?:\.[A-Z]\w*)*(?:<[\w.,?\s<>\[\]]*>)?"
+             r"|byte|short|int|long|float|double|boolean|char)(?:\[\])*(?:\.\.\.)?")
 
 
 def _grammar() -> object:
@@ -123,8 +127,8 @@ SPEC = LanguageSpec(
     declaration_words=("class", "interface", "enum", "record", "import", "package"),
     local_binding=rf"(?:final\s+)?(?:{_TYPE}\s+)?",
     statement_end=r";",
-    declared_type=rf"(?<![\w.])({_TYPE})\s+{{root}}(?=\s*[,)=;])",
-    typed_binding=rf"(?<![\w.<])({_TYPE})\s+{{root}}(?=\s*[,)=;])",
+    declared_type=rf"(?<![\w.])({_DECLARED})\s+{{root}}(?=\s*[,)=;])",
+    typed_binding=rf"(?<![\w.<])({_DECLARED})\s+{{root}}(?=\s*[,)=;])",
     actions={
         SiteKind.RAISE: "throws `{exc}` with this message",
         SiteKind.LOG: "logs this error (it is printed, not thrown)",
