@@ -19,6 +19,7 @@ class Language(StrEnum):
     RUST = "rust"
     PYTHON = "python"
     GO = "go"
+    JAVA = "java"
 
 
 class SiteKind(StrEnum):

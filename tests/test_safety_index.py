@@ -108,7 +108,8 @@ def test_every_case_exits_as_documented_without_a_crash(ran: dict[str, Ran]) -> 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["nested-ifs", "nested-parens", "method-chain",
-                                  "go-method-chain"])
+                                  "go-method-chain", "java-method-chain",
+                                  "java-concatenation"])
 def test_too_deep_a_file_is_skipped_and_counted(ran: dict[str, Ran], name: str) -> None:
     assert ran[name].skipped() == {"too deeply nested": 1}
     assert ran[name].messages() == [OK_MESSAGE]
@@ -369,3 +370,19 @@ def test_a_sentinel_returned_thousands_of_times_is_cut_and_counted(ran: dict[str
     result = ran["go-returns"]
     assert result.skipped().get("sites over the per-file budget", 0) > 0
     assert "go: the same error" in result.messages()
+
+
+@pytest.mark.slow
+def test_java_escapes_that_are_not_text_are_stored_safely(ran: dict[str, Ran]) -> None:
+    messages = ran["java-bad-literals"].messages()
+    java = sorted(m for m in messages if m.startswith("java "))
+    assert len(java) == 4
+    assert all("\x00" not in m for m in messages)
+    assert "java unicode A and \ufffd nul" in java  # `\\uuuu0041` is an A, as javac reads it
+
+
+@pytest.mark.slow
+def test_an_exception_thrown_thousands_of_times_is_cut_and_counted(ran: dict[str, Ran]) -> None:
+    result = ran["java-throws"]
+    assert result.skipped().get("sites over the per-file budget", 0) > 0
+    assert "java: the same error" in result.messages()

@@ -497,7 +497,7 @@ def requirement(guard: str, language: Language) -> str | None:
 
 _KEYWORD_TEXT = """self Self as true false True False None Some Ok Err mut ref let if else
 match in is not and or lambda for while return crate super dyn impl move except case try
-raise"""
+raise null nil"""
 _KEYWORDS = frozenset(_KEYWORD_TEXT.split())
 _CHAIN = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*")
 _TYPE_RELS = {"+isinstance", "-isinstance", "+issubclass", "-issubclass", "+matches", "-matches"}

@@ -172,7 +172,9 @@ def _definition(spec: LanguageSpec, node: Node, name: Node, source: bytes) -> Ou
     if outline.exported_by_capital:
         public = own_name[:1].isupper() and (owner is None or owner[:1].isupper())
     elif outline.public_marker is not None:
-        marked = any(child.type == outline.public_marker for child in node.children)
+        children = [grand for child in node.children if child.type == outline.modifiers
+                    for grand in child.children] if outline.modifiers else []  # fmt: skip
+        marked = any(c.type == outline.public_marker for c in (*node.children, *children))
         public = marked or in_trait
     else:  # `_private`, but a dunder (`__init__`) is reached through its class
         dunder = own_name.startswith("__") and own_name.endswith("__")

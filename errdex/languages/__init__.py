@@ -18,6 +18,7 @@ _FOLDERS: dict[Language, str] = {
     Language.RUST: "errdex.languages.rust",
     Language.PYTHON: "errdex.languages.python",
     Language.GO: "errdex.languages.go",
+    Language.JAVA: "errdex.languages.java",
 }
 
 __all__ = ["CAPABILITIES", "LanguageSpec", "all_specs", "spec_for"]

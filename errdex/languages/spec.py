@@ -79,6 +79,8 @@ class Outline:
     private_prefix: str | None = None  # a module (file or folder) named with it is private
     # (`_base.py`): its definitions are public only when a package entry re-exports them
     package_entry: str | None = None  # the file of a folder that re-exports (`__init__.py`)
+    modifiers: str | None = None  # a definition's child node that holds its modifier
+    # words (Java's `modifiers`): `public_marker` is looked for among its children too
 
 
 @dataclass(frozen=True)

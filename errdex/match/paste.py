@@ -54,6 +54,17 @@ _HEADERS = {
     "Stack backtrace:": "backtrace",
     "Backtrace:": "backtrace",
 }
+# A frame of a Java stack trace (`\tat com.x.Shape.reshape(Shape.java:30)`, with a jar
+# after it in logback's form `~[gridlib-1.2.0.jar:1.2.0]`), a frame with no file line
+# (`(Native Method)`), or the count of frames left out (`... 12 more`).
+JAVA_FRAME = re.compile(
+    r"[ \t]*(?:at (?P<where>[\w$.<>/@-]{1,500})\((?:(?P<file>[\w$.-]{1,200}\.(?:java|kt|scala"
+    r"|groovy)):(?P<line>\d{1,9})|[^()\n]{0,200})\)(?:[ \t]+~?\[[^\]\n]{0,300}\])?"
+    r"|\.\.\. \d{1,9} (?:more|common frames omitted))[ \t]*$"
+)
+# Frames of the JDK and of check helpers: the frame that threw is the first one below them.
+JAVA_LIBRARY_FRAME = re.compile(r"(?:java|javax|jdk|sun|com\.sun)\.|com\.google\.common\.base\."
+                                r"|org\.apache\.commons\.lang3\.Validate\.")
 # A frame of a traceback `rich` draws in a box: `│ /srv/app/x.py:12 in load   │`.
 RICH_FRAME = re.compile(r"│ (?P<path>[^\s│]+\.py):(?P<line>\d+) in ")
 # A traceback pasted indented as a whole (a quote, a tab before every line): its final
@@ -227,6 +238,7 @@ class _Builder:
         group = -1
         skip_until = -1
         code_indent = 1 << 30  # of the last traceback code line (a frame's source line)
+        thrown = -1  # a Java exception's group, until a frame below it says where
 
         def debug_at(pos: int, group: int) -> None:
             nonlocal skip_until
@@ -297,6 +309,16 @@ class _Builder:
                     state = "traceback" if s[:1] != "╭" else state
                     lines.append(Line(ls, le, ls, le, -1))
                     continue
+            java = JAVA_FRAME.match(s) if first in _JAVA_FIRST else None
+            if java is not None:
+                lines.append(Line(ls, le, ls, le, -1))
+                if thrown >= 0 and java.group("file"):
+                    frame = _java_frame(java.group("where"), java.group("file"),
+                                        int(java.group("line")))
+                    if frame is not None:
+                        self.groups[thrown] = replace(self.groups[thrown], frame=frame)
+                        thrown = -1
+                continue
             frame_match = PYTHON_FRAME.match(s) if first in _STRUCTURE_FIRST else None
             if frame_match is not None:
                 if state != "traceback":
@@ -373,6 +395,8 @@ class _Builder:
                 continue
             group = self._group(doc_index, cs, ce, prefixed.exception, prefixed.frame or inherited)
             lines.append(Line(ls, le, cs, ce, group))
+            # The Java frames below an exception's line say where it was thrown.
+            thrown = group if prefixed.exception is not None and prefixed.frame is None else -1
             if prefixed.exception is not None and cs >= ce:
                 state = "message"  # `RuntimeError:` alone: its message is on the lines below
                 continue
@@ -436,6 +460,21 @@ class _Builder:
                 self.groups[g.index] = replace(g, cause=True)
 
 
+def _java_frame(where: str, file: str, line: int) -> Frame | None:
+    """Where a Java frame points, as a path: the class's package folders and its file
+    (`com.x.Shape.reshape` in `Shape.java` -> `com/x/Shape.java`); None for a frame of the
+    JDK or a check helper (the frame that threw is further down)."""
+    where = where.rsplit("/", 1)[-1]  # `java.base/java.util.Objects..`, `app//com.x..`
+    if JAVA_LIBRARY_FRAME.match(where):
+        return None
+    package = []
+    for part in where.split(".")[:-1]:
+        if not part[:1].islower():
+            break
+        package.append(part)
+    return Frame("/".join([*package, file]), line)
+
+
 def _next_nonblank(text: str, pos: int) -> str | None:
     """The first line at or after `pos` with something on it (at most a few lines on)."""
     for _ in range(8):
@@ -476,6 +515,7 @@ def _parse_general(text: str) -> Paste:
 # Characters a line's first character must be for STRUCTURE_LINE or PYTHON_FRAME to match,
 # and a message's first character for DEBUG_START to.
 _STRUCTURE_FIRST = frozenset(" \tn[F")
+_JAVA_FIRST = frozenset(" \ta.")  # a Java frame line's first character
 _BOX_FIRST = frozenset("╭╰│")  # the first character of a rich traceback's box lines
 _DEBUG_FIRST = frozenset('"ABCDEFGHIJKLMNOPQRSTUVWXYZ')
 _DEBUG_LAST = frozenset(')]}"')
@@ -501,6 +541,7 @@ def _parse_one_line(text: str) -> Paste | None:
             s[0] in _STRUCTURE_FIRST
             and (STRUCTURE_LINE.match(s) is not None or PYTHON_FRAME.match(s) is not None)
         )
+        or (s[0] in _JAVA_FIRST and JAVA_FRAME.match(s) is not None)
     ):
         doc = Doc(text, (Line(0, le, 0, le, -1),), _FIRST_LINE, _ONE_PIECE)
         return Paste((doc,), (), ())
