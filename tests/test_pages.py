@@ -400,6 +400,27 @@ from ._words import get_word
 def parse(value):
     return get_word(value)
 ''',
+    "hdr/tls.py": '''\
+__all__ = ["plain"]
+
+
+def plain():
+    return 1
+
+
+try:
+    import ssl
+except ImportError:
+    pass
+else:
+    class Secure:
+        def connect(self, host):
+            if not host:
+                raise ValueError("a secure connection needs a host")
+            return ssl
+
+    __all__.append("Secure")
+''',
     "hdr/opts.py": '''\
 __all__ = ["run"]
 
@@ -535,6 +556,15 @@ class ParseError(Exception):
     pass
 
 
+class Meta:
+    def _invalid(self, text):
+        return ValueError(text)
+
+    def check(self, v):
+        if v < 0:
+            raise self._invalid("v must not be negative here")
+
+
 class Parser:
     def fail(self, text):
         raise ParseError(text)
@@ -645,3 +675,14 @@ def test_a_trait_method_is_reached_from_the_op_s_builder_not_a_data_type_s(
     page = _page(records, "this storage cannot be duplicated")
     assert not any(f"`{name}`" in page["summary"] + page["what_it_means"]
                    for name in ("empty", "one", "two", "three"))
+
+
+def test_a_name_appended_to_all_is_public(private: Any) -> None:
+    # `__all__.append("Secure")` under a `try: import ssl ... else:`
+    page = _page(private, "a secure connection needs a host")
+    assert page["summary"].endswith("when calling `hdr.tls.Secure.connect`"), page["summary"]
+
+
+def test_an_exception_a_method_builds_is_not_named_by_the_method(chains: Any) -> None:
+    record = chains["v must not be negative here"]
+    assert record["exception"] is None and record["sites"][0]["exception"] is None

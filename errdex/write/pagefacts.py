@@ -44,55 +44,6 @@ _NATURES = (
     (r"\b(todo|unimplemented)!|NotImplementedError", "unimplemented"),
     (r"\bunreachable!", "unreachable"),
 )
-# Situations suggested by the words of the message or guard (lower-cased).
-SITUATIONS = (
-    (
-        r"shape|dims?\b|size mismatch|rank",
-        "Inputs whose shapes or sizes disagree, e.g. after a "
-        "reshape, a transpose or a change of batch size upstream",
-    ),
-    (r"dtype|data type", "Mixing data types between inputs (for example half and full precision)"),
-    (r"device", "Inputs that live on different devices"),
-    (
-        r"not supported|unsupported|only .* supported|does not support",
-        "Using an option value or "
-        "input kind this code path does not support, often copied from another implementation",
-    ),
-    (
-        r"not (yet )?implemented|unimplemented|todo",
-        "Reaching a combination of inputs the library has not implemented yet",
-    ),
-    (
-        r"file|path|director",
-        "A path that does not exist, is misspelled, or is relative to a "
-        "different working directory",
-    ),
-    (
-        r"\bkey\b|not found|missing|unknown",
-        "A name or key spelled differently from what the "
-        "library has registered (case, prefixes, a renamed entry)",
-    ),
-    (
-        r"parse|syntax|unexpected (token|char|end)|decode|malformed",
-        "Input text or data in a format, or a format version, the parser does not accept",
-    ),
-    (r"version|deprecat", "Data or settings written by a different version of the library"),
-    (
-        r"index|out of (range|bounds)",
-        "An index or length that is off by one, or a sequence shorter than expected",
-    ),
-    (r"empty|is_empty", "An empty input where at least one item is needed"),
-    (
-        r"\bis none\b|is_none|must not be none",
-        "A value left unset (None) because an earlier step was skipped or failed",
-    ),
-    (
-        r"isinstance|type",
-        "Passing a value of the wrong type, e.g. a string read from a config "
-        "file or command line where a number is expected",
-    ),
-)
-# Sample values for an `isinstance` fix: type -> (a wrong value, a right value).
 
 @dataclass(frozen=True)
 class PageFacts:

@@ -18,7 +18,6 @@ from errdex.languages import spec_for
 from errdex.models import Defensive, Explanation, History, Record, RecordFacts, SiteKind
 from errdex.write.pagefacts import (
     MAX_SETTERS,
-    SITUATIONS,
     PageFacts,
     action,
     fn_name,
@@ -517,11 +516,9 @@ def _situations(f: PageFacts) -> tuple[str, ...]:
         elif (source := f.source_of(origin.name)) and "." in source and " " not in source:
             owner, field = source.split(".", 1)
             out.append(f"A `{owner}` built with a `{field}` value this check rejects")
-    # Situations from the facts only: the keyword table (`SITUATIONS`) guessed from words
-    # the message happens to hold ("file" in "keyfile": "a path that does not exist"), so
-    # it is used only for the error's own type, where the type names the situation.
-    exception = (f.record.exception or "").lower()
-    out += [phrase for pattern, phrase in SITUATIONS if exception and re.search(pattern, exception)]
+    # Situations from the facts only: a keyword table over the message or the error's
+    # type guessed them ("file" in "keyfile"; every TypeError "where a number is
+    # expected") and was wrong more often than right.
     if not out:
         out.append(f"Calling {f.entry} with inputs that fail the check at {loc(f.site)}"
                    if f.guard else f"Any call that reaches {loc(f.site)}")  # fmt: skip

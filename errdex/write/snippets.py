@@ -188,7 +188,8 @@ def example_fix(f: PageFacts) -> ExampleFix:
         )
     return ExampleFix(
         before=f"{stmt}{inline} reaches {loc(f.site)}: {message}",
-        after=f"{note} no argument makes {loc(f.site)} pass: take a path that avoids it\n"
+        after=f"{note} no check at {loc(f.site)} itself decides: the path to it does, and that\n"
+        f"{note} path may depend on this call's arguments: take one that avoids it\n"
         f"{note} (see the solutions above)",
     )
 

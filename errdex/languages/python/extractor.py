@@ -209,7 +209,11 @@ class _File(ExceptionClasses, Paths):
             if alternative is None or alternative[1] in seen:
                 continue
             seen.add(alternative[1])
-            emitted = self.add_site(SiteKind.RAISE, type_path, alternative, node, guard) or emitted
+            # `raise self._invalid_metadata(..)`: a method builds the exception; its type
+            # is what that returns, not the method's name.
+            raised_type = None if type_path.split(".")[0] in ("self", "cls") else type_path
+            emitted = self.add_site(SiteKind.RAISE, raised_type, alternative, node, guard) \
+                or emitted
         if function.type in ("identifier", "attribute") and self._may_be_class(type_path):
             # A class that may own its message: a site if it turns out to (even when the
             # call passes a literal message of its own, which makes a site as well).
