@@ -26,8 +26,19 @@ def _mask(text: str, language: Language) -> str:
     regular expressions see only the top level. Outermost brackets and quotes stay."""
     out: list[str] = []
     depth, quote, i = 0, "", 0
+    angles = 0  # open `::<` generics (`read_i32::<LittleEndian>()`): brackets, not compares
     while i < len(text):
         ch = text[i]
+        if not quote and ch == "<" and (angles or text[max(0, i - 2) : i] == "::"):
+            out.append(_MASK)  # even at the top: a compare regex must not see it
+            depth, angles = depth + 1, angles + 1
+            i += 1
+            continue
+        if not quote and ch == ">" and angles:
+            depth, angles = depth - 1, angles - 1
+            out.append(_MASK)
+            i += 1
+            continue
         if quote:
             if ch == "\\" and i + 1 < len(text):
                 out.append(_MASK * 2)

@@ -73,17 +73,21 @@ def _scan(session: git.Git, keys: Sequence[str], budget: float) -> dict[tuple[st
     deadline = time.monotonic() + budget
     new_here: list[tuple[str, str]] = []  # (literal, path) first added by this commit
     gone_here: dict[str, list[str]] = {}  # literal -> the paths this commit removed it from
+    # (literal, path) -> its last change before this commit, for the files it touches
+    changed_before: dict[tuple[str, str], tuple[tuple[str, str] | None, int]] = {}
 
     def moved() -> None:
         for key, to in new_here:
-            origins = [seen[key, p] for p in gone_here.get(key, ()) if p != to]
-            earlier = [o for o in origins if o.introduced is not None]
-            if earlier:
-                first = min(earlier, key=lambda o: o.introduced_at)
-                seen[key, to].introduced = first.introduced
-                seen[key, to].introduced_at = first.introduced_at
+            olds = [p for p in gone_here.get(key, ()) if p != to and seen[key, p].introduced]
+            if olds:  # nor is it a change: the message's last change is the old file's
+                first = min((seen[key, p] for p in olds), key=lambda o: o.introduced_at)
+                last = max((changed_before[key, p] for p in olds), key=lambda c: c[1])
+                state = seen[key, to]
+                state.introduced, state.introduced_at = first.introduced, first.introduced_at
+                state.changed, state.changed_at = last
         new_here.clear()
         gone_here.clear()
+        changed_before.clear()
 
     # No textconv, external diff or signature check even if asked for: raw diffs only.
     with session.popen("log", "--reverse", "--no-renames", "--no-color", "--no-textconv",
@@ -119,6 +123,7 @@ def _scan(session: git.Git, keys: Sequence[str], budget: float) -> dict[tuple[st
                 if op == "+" and state.introduced is None:
                     state.introduced, state.introduced_at = commit, number
                     new_here.append((key, path))
+                changed_before.setdefault((key, path), (state.changed, state.changed_at))
                 state.changed, state.changed_at = commit, number
                 if op == "+":
                     state.added_at = number
