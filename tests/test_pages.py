@@ -688,3 +688,23 @@ def test_a_name_appended_to_all_is_public(private: Any) -> None:
 def test_an_exception_a_method_builds_is_not_named_by_the_method(chains: Any) -> None:
     record = chains["v must not be negative here"]
     assert record["exception"] is None and record["sites"][0]["exception"] is None
+
+
+def test_a_crate_visible_function_is_not_the_user_s_call(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    init(root)
+    _write(root, {"Cargo.toml": '[package]\nname = "conv"\nversion = "0.1.0"\n', "src/lib.rs": """\
+pub fn conv(k: usize) -> Result<()> {
+    kernel(k)
+}
+
+pub(crate) fn kernel(k: usize) -> Result<()> {
+    if k == 0 {
+        bail!("the kernel size must be positive")
+    }
+    Ok(())
+}
+"""})
+    commit(root, "conv", "2024-01-01T12:00:00+00:00")
+    page = _page(_index(root, "t/conv"), "the kernel size must be positive")
+    assert page["summary"] == "`k` must not be 0 when calling `conv`"

@@ -174,7 +174,9 @@ def _definition(spec: LanguageSpec, node: Node, name: Node, source: bytes) -> Ou
     elif outline.public_marker is not None:
         children = [grand for child in node.children if child.type == outline.modifiers
                     for grand in child.children] if outline.modifiers else []  # fmt: skip
-        marked = any(c.type == outline.public_marker for c in (*node.children, *children))
+        marked = any(c.type == outline.public_marker and (
+            outline.public_text is None or _text(c, source) == outline.public_text)
+            for c in (*node.children, *children))  # `pub`, not `pub(crate)`
         public = marked or in_trait
     else:  # `_private`, but a dunder (`__init__`) is reached through its class
         dunder = own_name.startswith("__") and own_name.endswith("__")

@@ -76,6 +76,8 @@ class Outline:
     exported_by_capital: bool = False  # public when its name starts with a capital letter
     results: str | None = None  # a definition's field listing what it returns (Go's
     # `result`), so written code takes as many values as the call gives back
+    public_text: str | None = None  # the public marker's text when others restrict it
+    # (Rust's `pub`, not `pub(crate)` or `pub(super)`: those are the crate's own)
     private_prefix: str | None = None  # a module (file or folder) named with it is private
     # (`_base.py`): its definitions are public only when a package entry re-exports them
     package_entry: str | None = None  # the file of a folder that re-exports (`__init__.py`)

@@ -103,6 +103,7 @@ SPEC = LanguageSpec(
         tags=_tags,
         owners=(("impl_item", "type", "trait"), ("trait_item", "name", "")),
         public_marker="visibility_modifier",
+        public_text="pub",
         not_calls=frozenset({"macro_invocation"}),
         separator="::",
     ),
