@@ -18,6 +18,7 @@ from functools import lru_cache
 from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Query, QueryCursor
 
+from errdex.extract.queries import Captures
 from errdex.extract.structure import (
     FieldWrite,
     FileStructure,
@@ -44,9 +45,6 @@ NOT_CALLS = frozenset(
     "super self Self assert raise format vec panic bail".split()
 )
 MAX_NAME_CHARS = 200  # longer "identifiers" (the inside of a long string) name nothing
-
-
-Captures = dict[str, list[Node]]  # one match of a query: capture name -> its nodes
 
 
 @lru_cache(maxsize=8)

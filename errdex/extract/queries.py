@@ -6,9 +6,11 @@ which section pattern `i` came from."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-from tree_sitter import Language, Query
+from tree_sitter import Language, Node, Query, QueryCursor
+
+Captures = dict[str, list[Node]]  # one match of a query: capture name -> its nodes
 
 
 def quoted(names: Sequence[str]) -> str:
@@ -42,3 +44,34 @@ def build_query(
         return query, kinds
     joined = Query(language, "\n".join((*texts, outline)))
     return joined, kinds + (OUTLINE,) * (joined.pattern_count - len(kinds))
+
+
+Found = dict[str, list[tuple[Node, Node | None]]]  # kind -> (its @node, its first @name)
+Handler = Callable[[Node, Node | None], object]
+_ODD = (RecursionError, ValueError, IndexError, KeyError, AttributeError)
+
+
+def run_query(query: Query, kinds: Sequence[str], root: Node) -> tuple[Found, list[Captures]]:
+    """One walk of the tree: each section's matches by kind, and the outline's (the
+    patterns of kind OUTLINE, for `file_structure`)."""
+    found: Found = {kind: [] for kind in kinds if kind != OUTLINE}
+    outlined: list[Captures] = []
+    for index, captures in QueryCursor(query).matches(root):
+        if kinds[index] == OUTLINE:
+            outlined.append(captures)
+            continue
+        names = captures.get("name")
+        for node in captures.get("node", ()):
+            found[kinds[index]].append((node, names[0] if names else None))
+    return found, outlined
+
+
+def handle(found: Found, handlers: Mapping[str, Handler]) -> None:
+    """Each kind's matches in source order through its handler, kinds in the handlers'
+    order: one odd construct costs only itself, never the whole file."""
+    for kind, handler in handlers.items():
+        for node, name in sorted(found[kind], key=lambda f: (f[0].start_byte, f[0].end_byte)):
+            try:
+                handler(node, name)
+            except _ODD:
+                continue

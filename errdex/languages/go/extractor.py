@@ -11,14 +11,14 @@ Parsing is done with tree-sitter-go, once per file; nothing of the indexed tree 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from tree_sitter import Language as TSLanguage
-from tree_sitter import Node, Parser, QueryCursor
+from tree_sitter import Node, Parser
 
 from errdex.extract import PARSE_SECONDS, Rule, parse_file
-from errdex.extract.outline import Captures, file_structure, outline_patterns
-from errdex.extract.queries import OUTLINE, build_query
+from errdex.extract.outline import file_structure, outline_patterns
+from errdex.extract.queries import build_query, handle, run_query
 from errdex.extract.templates import Hole, Piece, build_template
 from errdex.languages.go import SPEC
 from errdex.languages.go.messages import (
@@ -262,30 +262,16 @@ class GoExtractor:
     ) -> FileExtraction:
         tree = parse_file(_PARSER, source, seconds)
         state = _File(path, source, rules)
-        found: dict[str, list[tuple[Node, Node | None]]] = {kind: [] for kind in SPEC.query_names}
-        outlined: list[Captures] = []
-        for index, captures in QueryCursor(_QUERY).matches(tree.root_node):
-            if _KINDS[index] == OUTLINE:
-                outlined.append(captures)
-                continue
-            names = captures.get("name")
-            for node in captures.get("node", ()):
-                found[_KINDS[index]].append((node, names[0] if names else None))
+        found, outlined = run_query(_QUERY, _KINDS, tree.root_node)
         state.returned = {state.text(node) for node, _ in found["returned"]}
-        handlers: dict[str, Callable[[Node, Node | None], None]] = {
+        handle(found, {
             "sentinel": lambda node, _: state.on_sentinel(node),
             "error_method": lambda node, name: state.on_error_method(node, name)
             if name is not None else None,
             "call": lambda node, _: state.on_call(node),
             "composite": lambda node, _: state.on_composite(node),
             "returned": lambda node, _: state.on_returned(node),
-        }
-        for kind in ("sentinel", "error_method", "call", "composite", "returned"):
-            for node, name in sorted(found[kind], key=lambda f: (f[0].start_byte, f[0].end_byte)):
-                try:
-                    handlers[kind](node, name)
-                except (RecursionError, ValueError, IndexError, KeyError, AttributeError):
-                    continue  # one odd construct must not cost the whole file
+        })
         return FileExtraction(
             sites=tuple(sorted(state.sites, key=lambda s: (s.line, s.end_line, s.kind.value))),
             definitions=tuple(state.definitions),

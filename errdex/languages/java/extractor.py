@@ -16,11 +16,11 @@ import re
 from collections.abc import Callable, Sequence
 
 from tree_sitter import Language as TSLanguage
-from tree_sitter import Node, Parser, QueryCursor
+from tree_sitter import Node, Parser
 
 from errdex.extract import PARSE_SECONDS, Rule, parse_file
-from errdex.extract.outline import file_structure
-from errdex.extract.queries import build_query
+from errdex.extract.outline import file_structure, outline_patterns
+from errdex.extract.queries import build_query, handle, run_query
 from errdex.extract.templates import Hole, Piece, build_template
 from errdex.languages.java import SPEC
 from errdex.languages.java.messages import (
@@ -50,7 +50,8 @@ __all__ = ["JavaExtractor"]
 _TS_LANGUAGE = TSLanguage(SPEC.grammar())
 _PARSER = Parser(_TS_LANGUAGE)
 _QUERY, _KINDS = build_query(
-    _TS_LANGUAGE, SPEC.queries(), [(kind, {}) for kind in SPEC.query_names]
+    _TS_LANGUAGE, SPEC.queries(), [(kind, {}) for kind in SPEC.query_names],
+    outline_patterns(SPEC.language),
 )
 _EXCEPTION_NAME = re.compile(r"(?:Exception|Error|Throwable|Failure|Fault)$")
 # Classes of the JDK whose message is the one they are given: built without one, they
@@ -386,30 +387,21 @@ class JavaExtractor:
     ) -> FileExtraction:
         tree = parse_file(_PARSER, source, seconds)
         state = _File(path, source, rules)
-        found: dict[str, list[tuple[Node, Node | None]]] = {kind: [] for kind in _KINDS}
-        for index, captures in QueryCursor(_QUERY).matches(tree.root_node):
-            names = captures.get("name")
-            for node in captures.get("node", ()):
-                found[_KINDS[index]].append((node, names[0] if names else None))
-        handlers: dict[str, Callable[[Node, Node | None], None]] = {
+        found, outlined = run_query(_QUERY, _KINDS, tree.root_node)
+        handle(found, {  # classes and helpers first: the calls resolve against them
             "exception_class": lambda node, name: state.on_exception_class(node, name)
+            if name is not None else None,
+            "helper": lambda node, name: state.on_helper(node, name)
             if name is not None else None,
             "call": lambda node, _: state.on_call(node),
             "created": lambda node, _: state.on_created(node),
-            "helper": lambda node, name: state.on_helper(node, name)
-            if name is not None else None,
             "asserted": lambda node, _: state.on_asserted(node),
-        }
-        for kind in ("exception_class", "helper", "call", "created", "asserted"):
-            for node, name in sorted(found[kind], key=lambda f: (f[0].start_byte, f[0].end_byte)):
-                try:
-                    handlers[kind](node, name)
-                except (RecursionError, ValueError, IndexError, KeyError, AttributeError):
-                    continue  # one odd construct must not cost the whole file
+        })
         return FileExtraction(
             sites=tuple(sorted(state.sites, key=lambda s: (s.line, s.end_line, s.kind.value))),
             definitions=tuple(state.definitions),
             constructions=tuple(sorted(state.constructions, key=lambda c: (c.line, c.type_path))),
             dynamic_sites=state.dynamic,
-            structure=file_structure(SPEC.language, path, tree.root_node, source, state.paths),
+            structure=file_structure(SPEC.language, path, tree.root_node, source, state.paths,
+                                     outlined),
         )

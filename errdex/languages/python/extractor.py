@@ -19,8 +19,8 @@ from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, QueryCursor
 
 from errdex.extract import PARSE_SECONDS, Rule, parse_file
-from errdex.extract.outline import Captures, file_structure, outline_patterns
-from errdex.extract.queries import OUTLINE, build_query
+from errdex.extract.outline import file_structure, outline_patterns
+from errdex.extract.queries import OUTLINE, Captures, build_query
 from errdex.extract.shared import find_call_rule, rule_guard
 from errdex.extract.templates import Piece
 from errdex.languages.python import SPEC, raising, tables

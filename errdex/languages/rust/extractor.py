@@ -21,8 +21,8 @@ from collections.abc import Callable, Sequence
 from tree_sitter import Node, Parser, QueryCursor
 
 from errdex.extract import PARSE_SECONDS, Rule, parse_file
-from errdex.extract.outline import Captures, file_structure
-from errdex.extract.queries import OUTLINE
+from errdex.extract.outline import file_structure
+from errdex.extract.queries import OUTLINE, Captures
 from errdex.extract.shared import find_call_rule, is_literal, rule_guard
 from errdex.extract.templates import build_template
 from errdex.languages.rust import SPEC, composed
