@@ -546,10 +546,15 @@ def value_roots(names: Sequence[str], guard: str, values: Set[str] = frozenset()
     `values` (a parameter called as `cb.run(..)` is still read)."""
     roots = {n.split(".")[0] for n in names}
     text = _STRING.sub('""', guard)
-    called = {r for r in roots if r not in values
-              and re.search(rf"(?<![\w.]){re.escape(r)}\.\w+\s*\(", text)
-              and not re.search(rf"(?<![\w.]){re.escape(r)}\b(?!\s*\.\w+\s*\()", text)}
+    called = {r for r in roots - set(values) if _only_called_through(r, text)}
     return roots - called
+
+
+@lru_cache(maxsize=4096)
+def _only_called_through(root: str, text: str) -> bool:
+    """`root` appears in `text` only as `root.name(`."""
+    uses = [m.end() for m in re.finditer(rf"(?<![\w.]){re.escape(root)}\b", text)]
+    return bool(uses) and all(re.match(r"\s*\.\w+\s*\(", text[at:]) for at in uses)
 
 
 def guarded_names(guard: str, language: Language) -> tuple[str, ...]:

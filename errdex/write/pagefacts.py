@@ -240,16 +240,19 @@ def gather(
     )  # fmt: skip
 
 
+_BINDING = re.compile(
+    r"(?<![\w.])([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)|\b(?:for|as|let|mut)\s+([A-Za-z_]\w*)\b"
+    r"|(?<=[(,])\s*([A-Za-z_]\w*)\s*(?=[),:])")
+
+
 def _bound_in(code: str, names: Sequence[str]) -> set[str]:
     """The roots of `names` that `code` assigns or binds (`x = `, `for x in`, `as x`,
-    `let x`, `Some(x)`, a parameter list)."""
-    out = set()
-    for root in {n.split(".")[0] for n in names}:
-        r = re.escape(root)
-        if re.search(rf"(?<![\w.]){r}\s*(?::[^=\n]*)?=(?!=)|\b(?:for|as|let|mut)\s+{r}\b"
-                     rf"|[(,]\s*{r}\s*[),:]", code):
-            out.add(root)
-    return out
+    `let x`, `Some(x)`, a parameter list): one pass over the code for every name."""
+    roots = {n.split(".")[0] for n in names}
+    if not roots:
+        return set()
+    bound = {name for m in _BINDING.finditer(code) for name in m.groups() if name}
+    return roots & bound
 
 
 _UNSUPPORTED = re.compile(

@@ -35,6 +35,8 @@ class _Reading:
         return text.startswith(("} else", "else", "case ", "default:"))
 
     def defines(self, line: str, name: str) -> bool:
+        if name not in line:  # no regex to build for most lines
+            return False
         return re.search(rf"\bfunc\s+(?:\([^)]*\)\s*)?{re.escape(name)}\s*[\[(]", line) is not None
 
     def parameter_names(self, params: str) -> list[str]:

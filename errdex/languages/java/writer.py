@@ -38,6 +38,8 @@ class _Reading:
         return text.startswith(("} else", "else", "case ", "default:", "default ->"))
 
     def defines(self, line: str, name: str) -> bool:
+        if name not in line:  # no regex to build for most lines
+            return False
         text = line.strip()
         if text.startswith(_NOT_DEFINITION) or text.endswith(";"):
             return False

@@ -35,6 +35,8 @@ class _Reading:
         return re.match(r"\s*(elif|else|except|finally|case)\b", line) is not None
 
     def defines(self, line: str, name: str) -> bool:
+        if name not in line:  # no regex to build for most lines
+            return False
         return re.match(rf"\s*(?:async\s+)?def\s+{re.escape(name)}\s*\(", line) is not None
 
     def parameter_names(self, params: str) -> list[str]:
