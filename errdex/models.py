@@ -19,6 +19,8 @@ class Language(StrEnum):
     RUST = "rust"
     PYTHON = "python"
     GO = "go"
+    JAVASCRIPT = "javascript"
+    TYPESCRIPT = "typescript"
 
 
 class SiteKind(StrEnum):

@@ -18,6 +18,8 @@ _FOLDERS: dict[Language, str] = {
     Language.RUST: "errdex.languages.rust",
     Language.PYTHON: "errdex.languages.python",
     Language.GO: "errdex.languages.go",
+    Language.JAVASCRIPT: "errdex.languages.javascript",
+    Language.TYPESCRIPT: "errdex.languages.typescript",
 }
 
 __all__ = ["CAPABILITIES", "LanguageSpec", "all_specs", "spec_for"]

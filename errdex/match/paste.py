@@ -14,6 +14,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, replace
 
+from errdex.languages import all_specs
 from errdex.match.prefixes import PREFIX_RULES, Frame, PrefixRule, prefix_span, strip_prefixes
 from errdex.match.rust_debug import MAX_DEBUG_CHARS, DebugParser, DebugValue, parse_debug
 
@@ -54,6 +55,9 @@ _HEADERS = {
     "Stack backtrace:": "backtrace",
     "Backtrace:": "backtrace",
 }
+# Stack-frame lines a language's runtime prints after its message (its spec's
+# `output_frames`: `    at f (x.js:1:2)`): structure; the first names where it was thrown.
+OUTPUT_FRAMES = tuple(re.compile(p) for spec in all_specs() for p in spec.output_frames)
 # A frame of a traceback `rich` draws in a box: `│ /srv/app/x.py:12 in load   │`.
 RICH_FRAME = re.compile(r"│ (?P<path>[^\s│]+\.py):(?P<line>\d+) in ")
 # A traceback pasted indented as a whole (a quote, a tab before every line): its final
@@ -297,6 +301,12 @@ class _Builder:
                     state = "traceback" if s[:1] != "╭" else state
                     lines.append(Line(ls, le, ls, le, -1))
                     continue
+            output_frame = _output_frame(s) if OUTPUT_FRAMES and state == "text" else None
+            if output_frame is not None:
+                if group >= 0 and self.groups[group].frame is None and output_frame.path:
+                    self._set(group, frame=output_frame)  # the top frame: where it was thrown
+                lines.append(Line(ls, le, ls, le, -1))
+                continue
             frame_match = PYTHON_FRAME.match(s) if first in _STRUCTURE_FIRST else None
             if frame_match is not None:
                 if state != "traceback":
@@ -385,7 +395,8 @@ class _Builder:
             self._visit(value, doc_index, value_group, depth, top=True)
 
     def _set(
-        self, group: int, start: int | None = None, end: int | None = None, debug: bool = False
+        self, group: int, start: int | None = None, end: int | None = None, debug: bool = False,
+        frame: Frame | None = None,
     ) -> None:
         old = self.groups[group]
         self.groups[group] = Group(
@@ -394,7 +405,7 @@ class _Builder:
             old.start if start is None else start,
             old.end if end is None else end,
             old.exception,
-            old.frame,
+            old.frame if frame is None else frame,
             old.debug or debug,
             old.cause,
         )
@@ -447,6 +458,18 @@ def _next_nonblank(text: str, pos: int) -> str | None:
         if line.strip():
             return line
         pos = end + 1
+    return None
+
+
+def _output_frame(line: str) -> Frame | None:
+    """The frame a stack-frame line names (its path empty when it names none), or None
+    when the line is not one."""
+    for pattern in OUTPUT_FRAMES:
+        m = pattern.match(line)
+        if m is not None:
+            where = m.groupdict()
+            number = where.get("line") or "0"
+            return Frame(where.get("path") or "", int(number))
     return None
 
 
