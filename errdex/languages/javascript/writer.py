@@ -93,8 +93,11 @@ class _Reading:
     def user_call(self, function: str, args: list[str] | None, is_method: bool | None) -> str:
         parts = function.split(".")
         listed = "..." if args is None else ", ".join(args)
-        # `Class.method` is called on an instance (a lower-case name for it).
-        if is_method is not False and len(parts) > 1 and parts[-2][:1].isupper():
+        if len(parts) > 1 and parts[-1] == "constructor":
+            return f"new {'.'.join(parts[:-1])}({listed})"
+        # `Class.method` is called on an instance (`pool.get(..)`); the receiver is not
+        # among a JavaScript method's parameters, so `is_method` cannot say.
+        if len(parts) > 1 and parts[-2][:1].isupper():
             value = parts[-2][:1].lower() + parts[-2][1:]
             return f"{value}.{parts[-1]}({listed})"
         return f"{function}({listed})"
@@ -127,7 +130,7 @@ class ScriptWriter(_Reading):
         return f"if ({condition}) {{\n  {body}\n}}"
 
     def validate(self, f: PageFacts, guard: str, plain: str, stmt: str) -> str:
-        return f"if ({guard}) {{\n  throw new RangeError({plain});\n}}\n{stmt}"
+        return f"if ({guard}) {{\n  throw new Error({plain});\n}}\n{stmt}"
 
     def predicate_body(self, positive: str) -> str:
         return positive
@@ -148,7 +151,12 @@ class ScriptWriter(_Reading):
                 f"err.message.includes({literal});\n}}")
 
     def try_catch(self, f: PageFacts, call: str, literal: str, advice: str) -> str:
-        awaited = "await " if f.site.kind is SiteKind.BAIL else ""
+        if f.site.kind in (SiteKind.LOG, SiteKind.WARN):
+            return (f"// nothing is thrown: {call.split('(', 1)[0]} prints this message and "
+                    f"carries on;\n// {advice}\n{call};")  # fmt: skip
+        # An async function rejects instead of throwing, and an error handed on may be a
+        # rejection too: either is caught by awaiting the call.
+        awaited = "await " if f.site.kind is SiteKind.BAIL or _is_async(f) else ""
         return (f"try {{\n  {awaited}{call};\n}} catch (e) {{\n"
                 f"  if ({_caught(f, 'e')} && e.message.includes({literal})) {{\n"
                 f"    throw new Error({json.dumps(advice)}, {{ cause: e }});\n  }}\n"
@@ -161,6 +169,15 @@ def _caught(f: PageFacts, name: str) -> str:
     if not re.fullmatch(r"(?:[\w$]+\.)*[A-Z][\w$]*", exception) or " " in exception:
         exception = "Error"
     return f"{name} instanceof {exception}"
+
+
+def _is_async(f: PageFacts) -> bool:
+    """Whether the site's function is written `async` in the snippet."""
+    name = re.escape((f.site.function or "").rsplit(".", 1)[-1])
+    if not name:
+        return False
+    return re.search(rf"\basync\s+(?:function\s*\*?\s*)?{name}\s*[(<]"
+                     rf"|\b{name}\s*[=:]\s*async\b", f.site.snippet.code) is not None
 
 
 def _camel(stem: str) -> str:

@@ -51,6 +51,7 @@ SPEC = replace(
     # Declaration files hold types only; nothing in them runs.
     generated_names=(r"\.d\.[cm]?ts",),
     lexer="typescript",
+    capabilities=SCRIPT.capabilities | {"bare_type_names"},  # `n: number`
     grammar=_grammar,
     extractor=_extractor,
     writer=_writer,
