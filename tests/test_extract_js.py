@@ -87,6 +87,9 @@ def test_error_classes_are_definitions_with_their_parameters() -> None:
     assert shape.fields == ("op", "want", "got")
     assert definitions["GridError"].template.text == "{message}"  # the caller's text
     assert definitions["ClosedError"].template.text == "grid: {what} is closed"  # this.message
+    assert definitions["CommandError"].template.text == "{message}"  # `message || 'default'`
+    usage = definitions["UsageError"]
+    assert usage.fields == ("message",) and usage.template.placeholders[0].expression == "message"
 
 
 def test_typescript_reads_types_away() -> None:
@@ -150,6 +153,12 @@ def test_classes_thrown_in_another_file_carry_their_own_text(
         ("lib/shape.js", 31, {"op": "'reshape'", "want": "2"})]  # fmt: skip
     grid = records["gridlib: unsupported rank {rank} in strict mode"]  # through super(message)
     assert grid["exception"] == "GridError" and grid["sites"][0]["line"] == 28
+    # `const message = `..`; throw new UsageError(message)`: the name read through its
+    # declaration, the class's text through its base's (`super(2, 'gridlib.usage', message)`
+    # into `super(message || 'command failed')`).
+    usage = records["open: unknown mode {mode} for {name}"]
+    assert usage["exception"] == "UsageError" and usage["sites"][0]["function"] == "open"
+    assert records["open: a mode is required"]["sites"][0]["line"] == 76  # a top-level const
     closed = records["'grid: ' + what + ' is closed'"]
     assert closed["sites"][0]["function"] == "Pool.get" and closed["sites"][0]["bound"] == {
         "what": "'pool'"}  # fmt: skip

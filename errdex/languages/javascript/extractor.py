@@ -43,6 +43,7 @@ from errdex.models import (
     MessageDefinition,
     Site,
     SiteKind,
+    Template,
 )
 
 __all__ = ["MINIFIED", "ScriptExtractor"]
@@ -52,6 +53,8 @@ BUILT_IN = frozenset({"Error", "TypeError", "RangeError", "SyntaxError", "Refere
                       "EvalError", "URIError", "AggregateError", "DOMException"})  # fmt: skip
 _MESSAGE_AT = {"AggregateError": 1}
 _ERROR_NAME = re.compile(r"(?:[\w$]+\.)*[A-Z][\w$]*(?:Error|Exception|Failure|Fault)")
+_BLOCKS = frozenset({"statement_block", "switch_case", "switch_default"})
+_MAX_EARLIER = 100  # statements of one block looked through for a name's declaration
 _FORWARDED = build_template("message", [Hole(expression="message")])  # `super(message)`
 _REJECTS = frozenset({"Promise.reject", "reject"})
 _FUNCTIONS = frozenset({"function_expression", "arrow_function", "function_declaration",
@@ -88,13 +91,18 @@ class _File(Paths):
             return []
         return [a for a in args.named_children if a.type not in ("comment", "html_comment")]
 
-    def pieces(self, node: Node, rest: Sequence[Node] | None = None
+    def pieces(self, node: Node, rest: Sequence[Node] | None = None, resolve: bool = True
                ) -> tuple[list[Piece], str] | None:  # fmt: skip
         """The message of `node` as pieces and as written (the literal's text, or the
         expression's source), or None when it has no text of its own. `rest`: the
-        arguments after it fill it as util.format does (`console.error("%s", x)`)."""
+        arguments after it fill it as util.format does (`console.error("%s", x)`). A
+        name is read through its declaration (`const msg = `..`; throw new Error(msg)`)
+        in the blocks around it, or at the module's top level."""
         while node.type in TRANSPARENT and node.named_child_count:
             node = node.named_children[0]
+        if node.type == "identifier" and resolve:
+            declared = self._declared(node)
+            return self.pieces(declared, rest, resolve=False) if declared is not None else None
         value = literal_value(node, self.text(node))
         if value is not None:
             if rest is not None:
@@ -114,6 +122,35 @@ class _File(Paths):
                 return None
             return concatenation(parts), self.code(node)
         return None
+
+    def _declared(self, name: Node) -> Node | None:
+        """The value `name` is declared with (`const`, `let` or `var`) in an enclosing
+        block before it, or anywhere at the top level."""
+        wanted = self.text(name)
+        child, cur = name, name.parent
+        while cur is not None:
+            if cur.type == "program":
+                return self._top_level().get(wanted)
+            if cur.type in _BLOCKS:
+                earlier: list[Node] = []
+                for statement in cur.named_children:
+                    if statement == child:
+                        break
+                    earlier.append(statement)
+                for statement in reversed(earlier[-_MAX_EARLIER:]):
+                    value = _declarations(self, statement).get(wanted)
+                    if value is not None:
+                        return value
+            child, cur = cur, cur.parent
+        return None
+
+    def _top_level(self) -> dict[str, Node]:
+        if self.top_level is None:
+            self.top_level = {}
+            for statement in self.root.named_children if self.root is not None else ():
+                for key, value in _declarations(self, statement).items():
+                    self.top_level.setdefault(key, value)
+        return self.top_level
 
     def _template(self, node: Node) -> list[Piece]:
         """A template literal: its raw text, escapes read, each `${..}` a hole."""
@@ -201,7 +238,7 @@ class _File(Paths):
             params = constructor.child_by_field_name("parameters")
             fields = tuple(_parameter_names(params)) if params is not None else ()
             body = constructor.child_by_field_name("body")
-            message = self._built_message(body) if body is not None else None
+            message = self._built_message(body, base_name) if body is not None else None
             if message is None:
                 return
             template = build_template(message[1], message[0])
@@ -218,9 +255,10 @@ class _File(Paths):
             return self.text(name) if name is not None else None
         return None
 
-    def _built_message(self, body: Node) -> tuple[list[Piece], str] | None:
-        """What a constructor passes to `super(..)` first, or sets as `this.message`:
-        the first of them with text of its own, else the first at all."""
+    def _built_message(self, body: Node, base: str) -> tuple[list[Piece], str] | None:
+        """What a constructor passes to `super(..)` first (through the base class's own
+        text, when this file defines it: `super(1, 'code', message)`), or sets as
+        `this.message`: the first of them with text of its own, else the first at all."""
         found: list[tuple[list[Piece], str]] = []
         stack = list(reversed(body.named_children))
         while stack and len(found) < 4:
@@ -231,19 +269,46 @@ class _File(Paths):
             if node.type == "call_expression":
                 function = node.child_by_field_name("function")
                 args = self.arguments(node)
-                if function is not None and function.type == "super" and args:
+                if function is not None and function.type == "super" and base in self.built:
+                    found.append(self._through_base(self.built[base], args, node))
+                elif function is not None and function.type == "super" and args:
                     value = args[0]
             elif node.type == "assignment_expression":
                 left = node.child_by_field_name("left")
                 if left is not None and re.sub(r"\s+", "", self.text(left)) == "this.message":
                     value = node.child_by_field_name("right")
             if value is not None:
-                found.append(self.pieces(value) or ([Hole(expression=self.code(value))],
-                                                    self.code(value)))  # fmt: skip
+                found.append(self.pieces(value) or ([self._field_hole(value)], self.code(value)))
             stack.extend(reversed(node.named_children))
         with_text = [m for m in found if any(isinstance(p, str) and p for p in m[0])]
         chosen = with_text or found
         return chosen[0] if chosen else None
+
+    def _field_hole(self, value: Node) -> Hole:
+        """A hole filled by a parameter: `msg || 'default'` prints the parameter `msg`."""
+        while value.type in TRANSPARENT and value.named_child_count:
+            value = value.named_children[0]
+        if value.type == "binary_expression" and self._operator(value) in ("||", "??"):
+            left = value.child_by_field_name("left")
+            if left is not None and left.type == "identifier":
+                return Hole(expression=self.code(left))
+        return Hole(expression=self.code(value))
+
+    def _through_base(self, base: tuple[Template, tuple[str, ...]], args: Sequence[Node],
+                      call: Node) -> tuple[list[Piece], str]:  # fmt: skip
+        """The base class's text with what `super(..)` passes for each of its fields."""
+        template, fields = base
+        pieces: list[Piece] = [template.literals[0]]
+        for hole, after in zip(template.placeholders, template.literals[1:], strict=True):
+            name = hole.expression.removeprefix("this.")
+            at = fields.index(name) if name in fields else -1
+            if 0 <= at < len(args):
+                found = self.pieces(args[at])
+                pieces += found[0] if found is not None else [self._field_hole(args[at])]
+            else:
+                pieces.append(Hole(expression=hole.expression, spec=hole.spec))
+            pieces.append(after)
+        return pieces, self.code(call)
 
     def on_new(self, new: Node) -> None:
         """`new X(..)` of an error: a site with its message (thrown: RAISE; otherwise
@@ -316,6 +381,26 @@ class _File(Paths):
             self.dynamic += 1
 
 
+def _declarations(state: _File, statement: Node) -> dict[str, Node]:
+    """`const a = .., b = ..` (or `export const ..`): each name and its value."""
+    if statement.type == "export_statement":
+        declared = statement.child_by_field_name("declaration")
+        if declared is None:
+            return {}
+        statement = declared
+    if statement.type not in ("lexical_declaration", "variable_declaration"):
+        return {}
+    out: dict[str, Node] = {}
+    for declarator in statement.named_children:
+        if declarator.type != "variable_declarator":
+            continue
+        name = declarator.child_by_field_name("name")
+        value = declarator.child_by_field_name("value")
+        if name is not None and value is not None and name.type == "identifier":
+            out[state.text(name)] = value
+    return out
+
+
 def _context(state: _File, new: Node) -> tuple[bool, bool]:
     """Whether the error built at `new` is thrown there, or rejects a promise."""
     cur = new.parent
@@ -384,6 +469,7 @@ class ScriptExtractor:
         parser, query, kinds = _grammar(self.language)
         tree = parse_file(parser, source, seconds)
         state = _File(self.language, path, source, rules)
+        state.root = tree.root_node
         found: dict[str, list[Node]] = {kind: [] for kind in kinds}
         for index, captures in QueryCursor(query).matches(tree.root_node):
             for node in captures.get("node", ()):

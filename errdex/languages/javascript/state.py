@@ -38,6 +38,8 @@ class ScriptFile:
         self.error_classes: set[str] = set()  # this file's classes that extend an error
         # Their text and fields, for a class that extends one without a constructor.
         self.built: dict[str, tuple[Template, tuple[str, ...]]] = {}
+        self.root: Node | None = None  # the file's tree, for names declared at the top
+        self.top_level: dict[str, Node] | None = None  # those names, read once
 
     def text(self, node: Node) -> str:
         return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
