@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from errdex.analyze.check import check_store
 from errdex.contract import record_to_dict
 from errdex.extract import OverBudget, extractor_for, load_rules
 from errdex.index import index_snapshot
@@ -186,6 +187,14 @@ def test_js_pages_speak_js(pages: tuple[Path, dict[str, dict[str, Any]]]) -> Non
     assert tests == {"reshape: empty input": ["toThrow"],
                      "`fetch: not a grid url: ${url}`": ["rejects"],
                      "`pool: size must be positive, got ${options.size}`": ["assert.throws"]}
+
+
+def test_js_pages_cite_no_unknown_names(pages: tuple[Path, dict[str, dict[str, Any]]]) -> None:
+    """`function isXError(err)`, `{ cause: e }`, `err: unknown` are the snippet's own or
+    the language's, not names the code lacks."""
+    db, _ = pages
+    with SQLiteStore(db) as store:
+        assert check_store(store)["unknown"] == []
 
 
 V8_UNCAUGHT = """/home/u/app/node_modules/gridlib/lib/shape.js:28

@@ -20,7 +20,8 @@ extends finally for function if import in instanceof let new return super switch
 try typeof var void while with yield async await of null undefined true false NaN Infinity
 Error TypeError RangeError SyntaxError ReferenceError EvalError URIError AggregateError
 Promise Object Array String Number Boolean Symbol Map Set JSON Math console assert err e
-error message includes catch reject resolve then"""
+error message includes catch reject resolve then cause stack name code boolean number
+string unknown any never object bigint symbol readonly keyof as is"""
 
 
 def _grammar() -> object:
