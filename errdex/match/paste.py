@@ -57,7 +57,8 @@ _HEADERS = {
 }
 # Stack-frame lines a language's runtime prints after its message (its spec's
 # `output_frames`: `    at f (x.js:1:2)`): structure; the first names where it was thrown.
-OUTPUT_FRAMES = tuple(re.compile(p) for spec in all_specs() for p in spec.output_frames)
+OUTPUT_FRAMES = tuple(re.compile(p) for p in dict.fromkeys(
+    p for spec in all_specs() for p in spec.output_frames))  # once each, however many share it
 # A frame of a traceback `rich` draws in a box: `│ /srv/app/x.py:12 in load   │`.
 RICH_FRAME = re.compile(r"│ (?P<path>[^\s│]+\.py):(?P<line>\d+) in ")
 # A traceback pasted indented as a whole (a quote, a tab before every line): its final
