@@ -21,6 +21,7 @@ class Language(StrEnum):
     GO = "go"
     JAVASCRIPT = "javascript"
     TYPESCRIPT = "typescript"
+    TSX = "tsx"
 
 
 class SiteKind(StrEnum):

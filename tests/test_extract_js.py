@@ -139,7 +139,8 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, dic
 def test_only_sources_are_indexed(pages: tuple[Path, dict[str, dict[str, Any]]]) -> None:
     _, records = pages
     paths = {s["path"] for r in records.values() for s in r["sites"]}
-    assert paths == {"lib/shape.js", "src/pool.ts"}  # not dist/, .min.js, .d.ts, tests
+    # Not dist/, .min.js, .d.ts, tests; `.tsx` with its own grammar.
+    assert paths == {"lib/shape.js", "src/pool.ts", "src/Panel.tsx"}
     assert not any("never indexed" in m or "packed:" in m or "declared:" in m
                    for m in records)  # fmt: skip
 
@@ -176,6 +177,12 @@ def test_js_pages_speak_js(pages: tuple[Path, dict[str, dict[str, Any]]]) -> Non
     assert defensive["validate"].startswith("if (rank > 8) {\n  throw new Error(")
     assert "e instanceof TypeError && e.message.includes(\"reshape: rank\")" in defensive[
         "try_catch"]  # fmt: skip
+    # A class defined in a `.ts` file, thrown in a `.tsx` component, with its own text.
+    pool = records["`pool: size ${size} over the limit ${limit ?? 64}`"]
+    assert [(s["path"], s["function"]) for s in pool["sites"]] == [
+        ("src/Panel.tsx", "Panel"), ("src/pool.ts", "openPool")]  # fmt: skip
+    panel = records["`panel: a title is required (size ${size})`"]
+    assert panel["language"] == "typescript" and panel["sites"][0]["guard"] == "!title"
     typed = records["`pool: size must be positive, got ${options.size}`"]
     assert typed["language"] == "typescript"
     closing = records['"pool: no pool with id " + id']["explanation"]["defensive"]

@@ -20,6 +20,7 @@ _FOLDERS: dict[Language, str] = {
     Language.GO: "errdex.languages.go",
     Language.JAVASCRIPT: "errdex.languages.javascript",
     Language.TYPESCRIPT: "errdex.languages.typescript",
+    Language.TSX: "errdex.languages.tsx",
 }
 
 __all__ = ["CAPABILITIES", "LanguageSpec", "all_specs", "spec_for"]

@@ -457,8 +457,13 @@ def _parameter_names(params: Node) -> list[str]:
 
 
 class ScriptExtractor:
-    def __init__(self, language: Language) -> None:
+    """Reads files of `language` with its grammar; what it finds is `records_as`'s (a
+    `.tsx` file is TypeScript: its errors are TypeScript's, its classes resolve with the
+    `.ts` files' ones)."""
+
+    def __init__(self, language: Language, records_as: Language | None = None) -> None:
         self.language = language
+        self.records_as = records_as or language
         self.extensions = spec_for(language).suffixes
 
     def extract(
@@ -468,7 +473,7 @@ class ScriptExtractor:
             raise OverBudget(MINIFIED)
         parser, query, kinds = _grammar(self.language)
         tree = parse_file(parser, source, seconds)
-        state = _File(self.language, path, source, rules)
+        state = _File(self.records_as, path, source, rules)
         state.root = tree.root_node
         found: dict[str, list[Node]] = {kind: [] for kind in kinds}
         for index, captures in QueryCursor(query).matches(tree.root_node):

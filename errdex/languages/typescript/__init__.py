@@ -1,7 +1,7 @@
 """TypeScript, as errdex reads it: JavaScript's reader (`languages/javascript`: its
 queries, rules, extractor and writer) over tree-sitter-typescript's grammar, with the
 tables where the two differ (suffixes, declaration files, written types). `.tsx` files
-take another grammar (`language_tsx`) whose node ids differ, so they are not read yet."""
+take another grammar (`language_tsx`): they are `languages/tsx`."""
 
 from __future__ import annotations
 
