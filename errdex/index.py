@@ -20,6 +20,7 @@ from multiprocessing.process import BaseProcess
 
 from errdex import settings
 from errdex.analyze.snapshot import analyze_snapshot, previous_records
+from errdex.errors import SourceError
 from errdex.extract import (
     OVER_TIME,
     OverBudget,
@@ -41,6 +42,7 @@ from errdex.models import (
     SourceFile,
     record_id,
 )
+from errdex.source.resolve import SourceOptions, installed_distributions, resolve
 from errdex.store import Store
 
 Progress = Callable[[str, int, int, str], None]  # (stage, done, total, what was found)
@@ -300,6 +302,30 @@ def build_records(snapshot: Snapshot, sites: Sequence[Site]) -> list[Record]:
         )
     records.sort(key=lambda r: (r.sites[0].path, r.sites[0].line))
     return records
+
+
+def dependency_snapshots(
+    store: Store, options: SourceOptions, named: Sequence[Snapshot] = ()
+) -> tuple[list[Snapshot], list[tuple[str, str]]]:
+    """`index --deps`: a snapshot of every distribution installed in the environment but
+    those stored (or `named`) at the same version, and the (source, reason) of each one
+    skipped: already indexed, or unreadable (an editable install lists no files)."""
+    stored = {(s.repo, s.version) for s in store.snapshots()}
+    stored |= {(s.repo, s.version) for s in named}
+    found: list[Snapshot] = []
+    skipped: list[tuple[str, str]] = []
+    for spec in installed_distributions(options):
+        try:
+            (snapshot,) = resolve(spec, options)
+        except SourceError as exc:
+            skipped.append((spec, str(exc)))
+            continue
+        if (snapshot.repo, snapshot.version) in stored:
+            skipped.append((spec, "already indexed"))
+            continue
+        stored.add((snapshot.repo, snapshot.version))
+        found.append(snapshot)
+    return found, skipped
 
 
 def index_snapshot(

@@ -22,6 +22,7 @@ class Language(StrEnum):
     JAVASCRIPT = "javascript"
     TYPESCRIPT = "typescript"
     TSX = "tsx"
+    JAVA = "java"
 
 
 class SiteKind(StrEnum):
@@ -400,6 +401,9 @@ class PathStep:
     # and the patterns of those arms (what the code handles instead of this arm's case).
     subject: str = ""
     handled: tuple[str, ...] = ()
+    # An `else` step's branches before it, each (its line, its condition as written):
+    # taking one of them is a way past the site (several when neighbours were merged).
+    branches: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -438,6 +442,8 @@ class EntryPoint:
     path: str
     line: int
     depth: int  # 1: calls the function directly
+    arguments: tuple[str, ...] | None = None  # a direct caller's arguments, as written
+    parameters: tuple[str, ...] | None = None  # that caller's own parameters (`self` first)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from tree_sitter import Query
 
 from errdex.extract import extractor_for, load_rules, parse_rules
 from errdex.extract.formats import FAMILIES
+from errdex.extract.outline import OUTLINE_SECTIONS
 from errdex.languages import CAPABILITIES, LanguageSpec, all_specs, spec_for
 from errdex.models import Language
 
@@ -74,7 +75,7 @@ def test_outline_reads_definitions_and_calls_from_the_tags_query(spec: LanguageS
 @pytest.mark.parametrize("spec", SPECS, ids=IDS)
 def test_queries_compile_against_the_grammar(spec: LanguageSpec) -> None:
     queries = spec.queries()
-    assert set(queries) - {"tags", "writes"} == set(spec.query_names)  # the outline's, optional
+    assert set(queries) - set(OUTLINE_SECTIONS) == set(spec.query_names)  # the outline's: optional
     grammar = TSLanguage(spec.grammar())
     for name, text in queries.items():
         filled = text.replace("{names}", '"x"').replace("{regex}", "^x$")

@@ -310,6 +310,39 @@ def test_first_release_is_named_when_an_older_tag_exists(tmp_path: Path) -> None
     assert (history["introduced_commit"], history["introduced_tag"]) == (second, "v0.2.0")
 
 
+def test_code_moved_to_a_new_file_keeps_its_first_commit(tmp_path: Path) -> None:
+    # The check is written in lib.rs, then a later commit moves it into its own file while
+    # lib.rs stays (no rename git could follow): the page dates it from its first commit.
+    root = tmp_path / "repo"
+    init(root)
+    rate = EXAMPLE.replace("fn main()", "pub fn check_rate()")
+    _write(root, {"src/lib.rs": "pub mod demo;\n" + rate, "src/demo.rs": "pub fn f() {}\n"})
+    first = commit(root, "rate check", "2024-01-01T12:00:00+00:00")
+    _write(root, {"src/lib.rs": "pub mod demo;\npub mod rate;\n", "src/rate.rs": rate})
+    moved = commit(root, "move the rate check to its own file", "2024-02-01T12:00:00+00:00")
+    history = _index(root, "t/moved")["the demo expects a sampling rate of 16000 Hz"]["facts"][
+        "history"]
+    assert history["introduced_commit"] == first
+    # the move changed where the message is, not the message
+    assert history["changed_commit"] == first and history["removed_commit"] is None
+    assert moved != first
+
+
+def test_history_is_that_of_the_whole_message_not_its_longest_run(tmp_path: Path) -> None:
+    # Both messages' longest run is "cannot find ": the second message begins with its own
+    # commit, not with the first message's.
+    root = tmp_path / "repo"
+    init(root)
+    one = 'pub fn a(name: &str) -> Result<()> {\n    bail!("cannot find tensor {name} here")\n}\n'
+    two = 'pub fn b(name: &str) -> Result<()> {\n    bail!("cannot find {name} in the map")\n}\n'
+    _write(root, {"src/lib.rs": one})
+    commit(root, "tensors", "2024-01-01T12:00:00+00:00")
+    _write(root, {"src/lib.rs": one + two})
+    second = commit(root, "the map", "2024-02-01T12:00:00+00:00")
+    history = _index(root, "t/runs")["cannot find {name} in the map"]["facts"]["history"]
+    assert history["introduced_commit"] == second
+
+
 def test_python_fix_and_test_are_the_user_s(python: Any) -> None:
     page = _page(python, "retries must be an int")
     assert page["summary"].startswith("`retries` must be an instance of `int` when calling")
@@ -345,3 +378,313 @@ def test_a_short_template_borrows_no_test_and_no_class(python: Any) -> None:
     assert "A working example" not in record["explanation"]["trigger"]
     cls = record["failure_class"]
     assert cls is None or cls["by"] == "rules"
+
+
+PRIVATE_MODULES = {
+    "hdr/__init__.py": "from ._base import Header\nfrom .parse import parse\n",
+    "hdr/_base.py": '''\
+class Header:
+    def value(self, key):
+        if not key:
+            raise KeyError("a header value needs a non-empty key")
+        return key
+''',
+    "hdr/_words.py": '''\
+def get_word(value):
+    if not value.startswith("=?"):
+        raise ValueError("an encoded word must start with =?")
+    return value
+''',
+    "hdr/parse.py": '''\
+from ._words import get_word
+
+
+def parse(value):
+    return get_word(value)
+''',
+    "hdr/tls.py": '''\
+__all__ = ["plain"]
+
+
+def plain():
+    return 1
+
+
+try:
+    import ssl
+except ImportError:
+    pass
+else:
+    class Secure:
+        def connect(self, host):
+            if not host:
+                raise ValueError("a secure connection needs a host")
+            return ssl
+
+    __all__.append("Secure")
+''',
+    "hdr/opts.py": '''\
+__all__ = ["run"]
+
+
+def run(args):
+    return do_long(args)
+
+
+def do_long(args):
+    if not args:
+        raise ValueError("option requires an argument after it")
+    return args
+''',
+}
+
+
+@pytest.fixture(scope="module")
+def private(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    root = tmp_path_factory.mktemp("pages-private") / "repo"
+    init(root)
+    _write(root, PRIVATE_MODULES)
+    commit(root, "headers", "2024-01-01T12:00:00+00:00")
+    return _index(root, "t/hdr")
+
+
+def test_a_private_module_s_function_is_reached_through_the_public_api(private: Any) -> None:
+    # `hdr._words.get_word` has no underscore of its own, but its module has and no package
+    # entry re-exports it: the user calls `hdr.parse.parse`.
+    page = _page(private, "an encoded word must start with =?")
+    assert "`hdr.parse.parse`" in page["summary"] and "get_word`" not in page["summary"]
+    assert "You get here from `hdr.parse.parse`" in page["what_it_means"]
+
+
+def test_a_helper_s_check_on_its_parameter_is_said_on_the_caller_s_argument(private: Any) -> None:
+    # `parse(value)` calls `get_word(value)`: the requirement is on what the user passes.
+    page = _page(private, "an encoded word must start with =?")
+    assert page["summary"] == '`value` must start with `"=?"` when calling `hdr.parse.parse`'
+    assert ("`hdr.parse.parse` calls `get_word` directly (hdr/parse.py:4), passing `value` as "
+            "`value`") in page["what_it_means"]
+    assert page["trigger"].startswith('Calling `hdr.parse.parse` when `value` does not start')
+    assert page["defensive"]["validate"].startswith('if not value.startswith("=?"):')
+
+
+def test_a_class_a_package_re_exports_from_a_private_module_is_public(private: Any) -> None:
+    page = _page(private, "a header value needs a non-empty key")
+    assert "`hdr._base.Header.value`" in page["summary"] or "`Header.value`" in page["summary"]
+    assert "You get here from" not in page["what_it_means"]
+
+
+def test_a_name_left_out_of_all_is_not_public(private: Any) -> None:
+    page = _page(private, "option requires an argument after it")
+    assert "`hdr.opts.run`" in page["summary"] and "do_long`" not in page["summary"]
+
+
+LIFTED_RUST = """\
+pub struct Grid {
+    cells: Vec<u8>,
+}
+
+impl Grid {
+    pub fn resize(&self, width: usize) -> Result<Grid> {
+        self.check_width(width * 2)?;
+        Ok(Grid { cells: vec![0; width] })
+    }
+
+    fn check_width(&self, w: usize) -> Result<()> {
+        if w > 64 {
+            bail!("the grid is at most 64 cells wide")
+        }
+        Ok(())
+    }
+}
+
+pub struct Board;
+
+impl Board {
+    pub fn paint(&self, rows: usize) -> Result<()> {
+        if rows == 0 {
+            bail!("a board needs rows")
+        }
+        let grid = load();
+        grid.fill(rows)
+    }
+}
+
+pub fn fill(n: usize) -> Result<()> {
+    if n % 2 == 1 {
+        bail!("fill takes an even count")
+    }
+    Ok(())
+}
+"""
+
+
+def test_a_rust_method_s_check_is_said_at_the_public_method_of_its_type(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    init(root)
+    _write(root, {"Cargo.toml": '[package]\nname = "grid"\nversion = "0.1.0"\n',
+                  "src/lib.rs": LIFTED_RUST})
+    commit(root, "grid", "2024-01-01T12:00:00+00:00")
+    records = _index(root, "t/lifted")
+    page = _page(records, "the grid is at most 64 cells wide")
+    # `resize(width)` calls `self.check_width(width * 2)`: the argument as written
+    assert page["summary"] == "`width * 2` must be at most 64 when calling `Grid::resize`"
+    assert "passing `width * 2` as `w`" in page["what_it_means"]
+    # `grid.fill(rows)` is a method call on some value, not the free function `fill`:
+    # nothing is said at `Board::paint`
+    assert "Board::paint" not in _page(records, "fill takes an even count")["summary"]
+
+
+CHAINS = {
+    "chain/__init__.py": '''\
+def normalize(value):
+    if isinstance(value, int):
+        return value
+    elif isinstance(value, str):
+        return int(value)
+    elif value is None:
+        return 0
+    else:
+        raise TypeError("expected an int, a str or None")
+
+
+def checked(a):
+    if not isinstance(a, int):
+        raise TypeError("a must be an int")
+    elif a < 0:
+        raise ValueError("a must not be negative")
+    return a
+''',
+    "chain/parser.py": '''\
+class ParseError(Exception):
+    pass
+
+
+class Meta:
+    def _invalid(self, text):
+        return ValueError(text)
+
+    def check(self, v):
+        if v < 0:
+            raise self._invalid("v must not be negative here")
+
+
+class Parser:
+    def fail(self, text):
+        raise ParseError(text)
+
+    def expect_end(self, token):
+        if token != "end":
+            self.fail("the block is never closed with end")
+''',
+    "Cargo.toml": '[package]\nname = "chain"\nversion = "0.1.0"\n',
+    "src/lib.rs": '''\
+pub fn width_of(name: Option<&str>) -> Result<u8> {
+    let width = match name {
+        Some("f16") => 2,
+        Some("f32") | None => 4,
+        Some("bad") => bail!("bad is reserved"),
+        Some(other) => bail!("unsupported dtype {other}"),
+    };
+    Ok(width)
+}
+''',
+}
+
+
+@pytest.fixture(scope="module")
+def chains(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    root = tmp_path_factory.mktemp("pages-chains") / "repo"
+    init(root)
+    _write(root, CHAINS)
+    commit(root, "chains", "2024-01-01T12:00:00+00:00")
+    return _index(root, "t/chains")
+
+
+def test_an_else_after_branches_that_pass_requires_one_of_them(chains: Any) -> None:
+    page = _page(chains, "expected an int, a str or None")
+    # not "`value` must be None": the branches before the else are ways to pass
+    assert page["summary"] == ("`value` must be an instance of `int` or an instance of `str` or "
+                               "None when calling `chain.normalize`")
+    assert page["trigger"] == (
+        "Calling `chain.normalize` when `value` is not an instance of `int` and is not an "
+        "instance of `str` and is not None.")
+
+
+def test_a_branch_before_that_raises_is_no_way_to_pass(chains: Any) -> None:
+    page = _page(chains, "a must not be negative")
+    assert page["summary"] == "`a` must be at least 0 when calling `chain.checked`"
+
+
+def test_an_arm_after_other_arms_requires_one_of_those_that_pass(chains: Any) -> None:
+    page = _page(chains, "unsupported dtype {other}")
+    # not "must be None": `None` is handled, and so is every `Some` before this arm but the
+    # one that raises an error of its own
+    assert page["summary"] == '`name` must match `Some("f16") | Some("f32") | None` when calling ' \
+        '`width_of`'
+    assert _page(chains, "bad is reserved")["summary"] == \
+        '`name` must not match `Some("bad")` when calling `width_of`'
+    assert "It is reached only when `name` is none of `Some(\"f16\")`" in page["what_it_means"]
+
+
+def test_a_raising_helper_is_not_called_an_exception_class(chains: Any) -> None:
+    page = _page(chains, "the block is never closed with end")
+    assert ("`fail` is a helper that raises `ParseError` with the text this call "
+            "passes it.") in page["what_it_means"]
+    assert "exception class" not in page["what_it_means"]
+
+
+BUILT = """\
+pub struct Storage(Vec<u8>);
+
+impl Duplicate for Storage {
+    fn dup(&self) -> Result<Storage> {
+        bail!("this storage cannot be duplicated")
+    }
+}
+
+pub fn empty() -> Storage { Storage(vec![]) }
+pub fn one() -> Storage { Storage(vec![1]) }
+pub fn two() -> Storage { Storage(vec![2]) }
+pub fn three() -> Storage { Storage(vec![3]) }
+
+pub struct Relu;
+
+impl Op for Relu {
+    fn fwd(&self, x: u8) -> Result<u8> {
+        if x > 1 {
+            bail!("relu takes a single bit")
+        }
+        Ok(x)
+    }
+}
+
+pub fn relu(x: u8) -> Result<u8> {
+    apply(Relu {}, x)
+}
+"""
+
+
+def test_a_trait_method_is_reached_from_the_op_s_builder_not_a_data_type_s(
+        tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    init(root)
+    _write(root, {"Cargo.toml": '[package]\nname = "ops"\nversion = "0.1.0"\n',
+                  "src/lib.rs": BUILT})
+    commit(root, "ops", "2024-01-01T12:00:00+00:00")
+    records = _index(root, "t/built")
+    # `relu` builds a `Relu` to apply it: its caller
+    assert "`relu`" in _page(records, "relu takes a single bit")["summary"]
+    # four functions build a `Storage`: none of them is known to duplicate one
+    page = _page(records, "this storage cannot be duplicated")
+    assert not any(f"`{name}`" in page["summary"] + page["what_it_means"]
+                   for name in ("empty", "one", "two", "three"))
+
+
+def test_a_name_appended_to_all_is_public(private: Any) -> None:
+    # `__all__.append("Secure")` under a `try: import ssl ... else:`
+    page = _page(private, "a secure connection needs a host")
+    assert page["summary"].endswith("when calling `hdr.tls.Secure.connect`"), page["summary"]
+
+
+def test_an_exception_a_method_builds_is_not_named_by_the_method(chains: Any) -> None:
+    record = chains["v must not be negative here"]
+    assert record["exception"] is None and record["sites"][0]["exception"] is None

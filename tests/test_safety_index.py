@@ -37,6 +37,7 @@ from errdex.index import Budgets, build_records, extract_snapshot, index_snapsho
 from errdex.languages.python.extractor import _PARSER
 from errdex.models import Language, Snapshot, SourceFile
 from errdex.store import SQLiteStore
+from errdex.store.packing import unpack
 from tests.hostile import Case
 from tests.hostile.index import (
     OK_MESSAGE,
@@ -107,7 +108,9 @@ def test_every_case_exits_as_documented_without_a_crash(ran: dict[str, Ran]) -> 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["nested-ifs", "nested-parens", "method-chain",
-                                  "go-method-chain", "js-member-chain", "js-nested-templates"])
+                                  "go-method-chain", "java-method-chain",
+                                  "java-concatenation", "js-member-chain",
+                                  "js-nested-templates"])
 def test_too_deep_a_file_is_skipped_and_counted(ran: dict[str, Ran], name: str) -> None:
     assert ran[name].skipped() == {"too deeply nested": 1}
     assert ran[name].messages() == [OK_MESSAGE]
@@ -197,12 +200,12 @@ def test_a_long_line_is_stored_cut_once_per_site(ran: dict[str, Ran]) -> None:
     rows = result.rows("SELECT data FROM records")
     assert len(rows) == 2_001
     for (data,) in rows:
-        for site in json.loads(str(data))["sites"]:
+        for site in json.loads(unpack(data))["sites"]:
             code = site["snippet"]["code"]
             assert len(code) <= SNIPPET_CHARS
             assert all(len(line) <= SNIPPET_LINE_CHARS for line in code.split("\n"))
     (data,) = result.rows("SELECT data FROM records WHERE message = 'long line message 7'")[0]
-    assert CUT_MARK in json.loads(str(data))["sites"][0]["snippet"]["code"]  # a visible cut
+    assert CUT_MARK in json.loads(unpack(data))["sites"][0]["snippet"]["code"]  # a visible cut
     # The 100 KB line stored whole per site made 227 MB; now about 4 KB a record.
     assert result.db.stat().st_size < 2_001 * 8_000
 
@@ -279,7 +282,7 @@ def test_distinct_raises_are_capped_per_file_and_repository(ran: dict[str, Ran])
                                 "sites over the repository budget": 1_801}
     assert len(result.messages()) == 1_200
     for (data,) in result.rows("SELECT data FROM records"):
-        facts = json.loads(str(data))["facts"]
+        facts = json.loads(unpack(data))["facts"]
         assert all(len(site["siblings"]) <= MAX_SIBLINGS for site in facts["sites"])
 
 
@@ -342,8 +345,8 @@ def test_unstorable_literals_are_replaced_not_fatal(ran: dict[str, Ran]) -> None
     result = ran["bad-literals"]
     assert result.status == 0 and result.skipped() == {}
     assert len(result.messages()) == 10  # the ok one, 5 Python and 4 Rust
-    templates = [str(t) for (t,) in result.rows("SELECT json_extract(data, '$.template') "
-                                                 "FROM records")]  # fmt: skip
+    templates = [json.loads(unpack(data))["template"]
+                 for (data,) in result.rows("SELECT data FROM records")]
     assert "lone surrogate \ufffd in a message" in templates
     assert "nul \ufffd byte in a message" in templates
     assert "two halves \U0001f600 of a pair" in templates
@@ -388,3 +391,19 @@ def test_a_class_thrown_thousands_of_times_is_cut_and_counted(ran: dict[str, Ran
 def test_a_minified_bundle_is_skipped_and_counted(ran: dict[str, Ran]) -> None:
     assert ran["js-minified"].skipped() == {"minified": 1}
     assert ran["js-minified"].messages() == [OK_MESSAGE]
+
+
+@pytest.mark.slow
+def test_java_escapes_that_are_not_text_are_stored_safely(ran: dict[str, Ran]) -> None:
+    messages = ran["java-bad-literals"].messages()
+    java = sorted(m for m in messages if m.startswith("java "))
+    assert len(java) == 4
+    assert all("\x00" not in m for m in messages)
+    assert "java unicode A and \ufffd nul" in java  # `\\uuuu0041` is an A, as javac reads it
+
+
+@pytest.mark.slow
+def test_an_exception_thrown_thousands_of_times_is_cut_and_counted(ran: dict[str, Ran]) -> None:
+    result = ran["java-throws"]
+    assert result.skipped().get("sites over the per-file budget", 0) > 0
+    assert "java: the same error" in result.messages()

@@ -291,3 +291,28 @@ def test_a_named_version_is_chosen_only_where_indexed() -> None:
 def test_a_hostile_paste_is_read_in_bounded_time() -> None:
     text = ("/tokio-1.0" + "a" * 5000 + "!") * 20 + " a-a-a-a-a-1" * 20000 + " v1." * 50000
     assert named_versions(text) == []
+
+
+def test_index_deps_indexes_every_installed_distribution_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = str(tmp_path / "deps.sqlite")
+    python = _install(tmp_path / "env", "1.0", "n must not be negative, got")
+    [site] = (tmp_path / "env").glob("lib/python*/site-packages")
+    broken = site / "broken-0.1.dist-info"  # an editable install: no files listed
+    broken.mkdir()
+    (broken / "METADATA").write_text("Metadata-Version: 2.1\nName: broken\nVersion: 0.1\n")
+    assert run("--db", db, "index", "--deps", "--python", str(python))[0] == 0
+    err = capsys.readouterr().err
+    assert "skipped py:broken==0.1: distribution 'broken' lists no files" in err
+    [repo] = _repos(db)
+    assert (repo["repo"], repo["versions"]) == ("pypi/mydist", ["1.0"])
+    [match] = _json("--db", db, "explain", "ValueError: n must not be negative, got -3")[
+        "matches"]  # type: ignore[index]
+    assert match["record"]["repo"] == "pypi/mydist"
+    # Again: what is indexed at its version is not read again.
+    assert run("--db", db, "index", "--deps", "--python", str(python))[0] == 0
+    assert "skipped py:mydist==1.0: already indexed" in capsys.readouterr().err
+    assert run("--db", db, "index")[0] == 2
+    assert capsys.readouterr().err == (
+        "errdex: give a source to index (a directory, a git URL, py:DIST), or --deps\n")

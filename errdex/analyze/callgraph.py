@@ -20,6 +20,7 @@ from errdex.models import EntryPoint, Language, Site
 
 MAX_DEPTH = 3
 MAX_ENTRY_POINTS = 6
+MAX_BUILDERS = 3  # an op type is built where it is applied: by a few functions, not dozens
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,9 @@ class _Def:
     separator: str  # between owner and name, as the language writes a qualified name
     in_trait: bool = False  # a trait impl's method: reached through a value of `owner`
     module: str = ""  # the module users name a free function by ("" when unknown)
+    params: tuple[str, ...] | None = None
+    receiver: str | None = None  # the name its own receiver goes by (`self`, Go's `c`)
+    end_line: int = 0
 
     @property
     def qualified(self) -> str:
@@ -51,8 +55,11 @@ class CallGraph:
         self.files_of: dict[str, set[str]] = defaultdict(set)
         # callee name -> (caller def index, qualifier written before the name or "")
         self.callers: dict[str, set[tuple[int, str]]] = defaultdict(set)
-        # qualifier -> callers that name it (`Owner::new(..)`, `Owner::from(..)`)
+        # qualifier -> callers of its functions (`Owner::new(..)`, `Owner::from(..)`; not its
+        # variants, `CpuStorage::F4(..)`: a data type is built everywhere, an op where used)
         self.by_qualifier: dict[str, set[int]] = defaultdict(set)
+        # (callee name, caller def index) -> the qualifier and arguments of its first call
+        self.arguments: dict[tuple[str, int], tuple[str, tuple[str, ...]]] = {}
 
     @classmethod
     def build(cls, files: Iterable[tuple[str, Language, FileStructure]]) -> CallGraph:
@@ -68,13 +75,17 @@ class CallGraph:
         first = len(self.defs)
         for d in structure.defs:
             self.defs.append(_Def(d.name, d.owner, path, d.line, d.public, separator,
-                                  d.in_trait, module))  # fmt: skip
+                                  d.in_trait, module, d.params, d.receiver,
+                                  d.end_line))  # fmt: skip
             index = len(self.defs) - 1
             self.by_name[d.name].append(index)
             self.files_of[d.name].add(path)
         for call in structure.calls:
             self.callers[call.name].add((first + call.caller, call.qualifier))
-            if call.qualifier:
+            if call.arguments is not None:
+                self.arguments.setdefault((call.name, first + call.caller),
+                                          (call.qualifier, call.arguments))
+            if call.qualifier and not call.name[:1].isupper():
                 self.by_qualifier[call.qualifier].add(first + call.caller)
 
     def _callers_of(self, target: _Def) -> list[int]:
@@ -99,8 +110,29 @@ class CallGraph:
         build one (an allocator, a device's constructor) hand it back instead: the
         trait method's callers by name reach it then."""
         found = {c for c, _ in self.callers.get(owner, ())} | self.by_qualifier.get(owner, set())
+        if len(found) > MAX_BUILDERS:
+            return []  # a type built all over (a storage, a tensor) is no op built for one use
         found = {c for c in found if self.defs[c].owner is None}
         return sorted(found, key=lambda i: (self.defs[i].path, self.defs[i].line))
+
+    def _arguments(self, target: _Def, caller: int) -> tuple[str, ...] | None:
+        """The arguments `caller` passes to `target`, when the call is surely to it: a
+        free function called bare or through its module (`ops::sdpa(`), a method called
+        on its owner (`Owner::m(`) or on the caller's own receiver of the same type
+        (`self.m(`). A name alone (`x.read(`) may be any type's method."""
+        found = self.arguments.get((target.name, caller))
+        if found is None:
+            return None
+        qualifier, arguments = found
+        c = self.defs[caller]
+        if not qualifier and c.path == target.path and c.line < target.line <= c.end_line:
+            return arguments  # a function nested in its caller, called by its own name
+        if target.owner is None:
+            sure = qualifier in ("", target.module.rsplit(target.separator, 1)[-1])
+        else:
+            sure = qualifier == target.owner or (
+                qualifier in ("self", "Self", c.receiver) and c.owner == target.owner)
+        return arguments if sure else None
 
     def entry_points(self, site: Site) -> tuple[EntryPoint, ...]:
         """Public callers of the site's function, nearest first, up to MAX_DEPTH levels."""
@@ -122,7 +154,14 @@ class CallGraph:
                     nxt.append(caller)
                     d = self.defs[caller]
                     if d.public:
-                        found.append(EntryPoint(d.qualified, d.path, d.line, depth))
+                        # A direct caller's arguments: the site's checks on its parameters
+                        # can be said on the caller's (errdex.write.pagefacts).
+                        given = self._arguments(self.defs[index], caller) if depth == 1 \
+                            else None
+                        found.append(EntryPoint(d.qualified, d.path, d.line, depth,
+                                                arguments=given,
+                                                parameters=d.params if given is not None
+                                                else None))
             if len(found) >= MAX_ENTRY_POINTS or not nxt:
                 break
             frontier = nxt[:50]  # a hub function would otherwise pull in the whole crate

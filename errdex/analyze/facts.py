@@ -35,6 +35,7 @@ from errdex.analyze.guards import (
     show,
     split_top,
     strip_self,
+    value_roots,
 )
 from errdex.analyze.origins import Origin, declared_type, find_origins, owner_of, short_name
 from errdex.analyze.reached import site_path
@@ -59,7 +60,7 @@ __all__ = [
     "Cond", "Group", "Leaf", "Need", "Origin", "affirm", "clean", "declared_type", "deny",
     "describe", "find_origins", "guarded_names", "is_literal", "known_names", "names_in",
     "parse_guard", "phrase", "receiver", "record_facts", "requirement", "requirement_of",
-    "short_name", "show", "site_line", "split_top", "stable_literal", "strip_self",
+    "short_name", "show", "site_line", "split_top", "stable_literal", "strip_self", "value_roots",
 ]  # fmt: skip
 
 # A guarded expression that reads a tensor's or array's shape, or a type.

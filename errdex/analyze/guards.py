@@ -9,7 +9,7 @@ guard can't be read the answer is None and callers show the raw condition.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -26,8 +26,19 @@ def _mask(text: str, language: Language) -> str:
     regular expressions see only the top level. Outermost brackets and quotes stay."""
     out: list[str] = []
     depth, quote, i = 0, "", 0
+    angles = 0  # open `::<` generics (`read_i32::<LittleEndian>()`): brackets, not compares
     while i < len(text):
         ch = text[i]
+        if not quote and ch == "<" and (angles or text[max(0, i - 2) : i] == "::"):
+            out.append(_MASK)  # even at the top: a compare regex must not see it
+            depth, angles = depth + 1, angles + 1
+            i += 1
+            continue
+        if not quote and ch == ">" and angles:
+            depth, angles = depth - 1, angles - 1
+            out.append(_MASK)
+            i += 1
+            continue
         if quote:
             if ch == "\\" and i + 1 < len(text):
                 out.append(_MASK * 2)
@@ -395,7 +406,8 @@ def phrase(leaf: Leaf, language: Language) -> tuple[str, str]:
             return f"`{left[0]}` and `{right[0]}`", f"{same} {left[1]}"
     if leaf.rel[0] in "+-":
         name = leaf.rel[1:]
-        wrapped = re.fullmatch(r"(Some|Ok)\s*\(.*\)", leaf.obj.strip())
+        # `Some(x)`/`Ok(_)`: any value inside (not `Some("f16")`, a value of its own)
+        wrapped = re.fullmatch(r"(Some|Ok)\s*\(\s*(?:_|[a-z_]\w*)\s*\)", leaf.obj.strip())
         alternatives = [a.strip() for a in split_top(leaf.obj, r"\|", language)]
         if name == "matches" and all(is_literal(a) or _STRING.fullmatch(a) for a in alternatives):
             shown = ", ".join(show(a, language) for a in alternatives)
@@ -497,7 +509,7 @@ def requirement(guard: str, language: Language) -> str | None:
 
 _KEYWORD_TEXT = """self Self as true false True False None Some Ok Err mut ref let if else
 match in is not and or lambda for while return crate super dyn impl move except case try
-raise"""
+raise null nil"""
 _KEYWORDS = frozenset(_KEYWORD_TEXT.split())
 _CHAIN = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*")
 _TYPE_RELS = {"+isinstance", "-isinstance", "+issubclass", "-issubclass", "+matches", "-matches"}
@@ -527,6 +539,18 @@ def names_in(expression: str) -> list[str]:
         if parts and parts[0] not in _KEYWORDS:
             found.append(".".join(parts))
     return found
+
+
+def value_roots(names: Sequence[str], guard: str, values: Set[str] = frozenset()) -> set[str]:
+    """The roots of the names a guard reads, without a module named only to call through
+    it (`inspect.ismodule(module)` reads `module`, not `inspect`), unless it is one of
+    `values` (a parameter called as `cb.run(..)` is still read)."""
+    roots = {n.split(".")[0] for n in names}
+    text = _STRING.sub('""', guard)
+    called = {r for r in roots if r not in values
+              and re.search(rf"(?<![\w.]){re.escape(r)}\.\w+\s*\(", text)
+              and not re.search(rf"(?<![\w.]){re.escape(r)}\b(?!\s*\.\w+\s*\()", text)}
+    return roots - called
 
 
 def guarded_names(guard: str, language: Language) -> tuple[str, ...]:

@@ -33,6 +33,7 @@ from errdex.models import History
 from errdex.source import git
 
 BUDGET_SECONDS = 60.0
+RUNS = "\x00"  # a key is a message's literal runs, in order, joined by this
 
 
 
@@ -56,12 +57,38 @@ _DIFF = re.compile(rb'^diff --git "?a/.*?"? "?b/(.*?)"?$')
 
 
 def _scan(session: git.Git, keys: Sequence[str], budget: float) -> dict[tuple[str, str], _Seen]:
-    """(literal, path) -> what the history shows of that literal in that file."""
+    """(literal, path) -> what the history shows of that literal in that file. A literal
+    that a commit adds to a file and removes from another (code moved to a new file,
+    which git's rename detection does not see when the old file stays) keeps the old
+    file's introduction: the move is not where the message began."""
     keys = list(dict.fromkeys(keys))
-    automaton = ahocorasick_rs.AhoCorasick(keys)
+    runs = [key.split(RUNS) for key in keys]
+    anchors: dict[str, list[int]] = {}  # a key's longest run -> the keys it anchors
+    for index, parts in enumerate(runs):
+        anchors.setdefault(max(parts, key=len), []).append(index)
+    anchored = list(anchors.values())
+    automaton = ahocorasick_rs.AhoCorasick(list(anchors))
     seen: dict[tuple[str, str], _Seen] = {}
     path = ""
     deadline = time.monotonic() + budget
+    new_here: list[tuple[str, str]] = []  # (literal, path) first added by this commit
+    gone_here: dict[str, list[str]] = {}  # literal -> the paths this commit removed it from
+    # (literal, path) -> its last change before this commit, for the files it touches
+    changed_before: dict[tuple[str, str], tuple[tuple[str, str] | None, int]] = {}
+
+    def moved() -> None:
+        for key, to in new_here:
+            olds = [p for p in gone_here.get(key, ()) if p != to and seen[key, p].introduced]
+            if olds:  # nor is it a change: the message's last change is the old file's
+                first = min((seen[key, p] for p in olds), key=lambda o: o.introduced_at)
+                last = max((changed_before[key, p] for p in olds), key=lambda c: c[1])
+                state = seen[key, to]
+                state.introduced, state.introduced_at = first.introduced, first.introduced_at
+                state.changed, state.changed_at = last
+        new_here.clear()
+        gone_here.clear()
+        changed_before.clear()
+
     # No textconv, external diff or signature check even if asked for: raw diffs only.
     with session.popen("log", "--reverse", "--no-renames", "--no-color", "--no-textconv",
                        "--no-ext-diff", "--no-show-signature", "-p", "-U0",
@@ -72,6 +99,7 @@ def _scan(session: git.Git, keys: Sequence[str], budget: float) -> dict[tuple[st
         for count, raw in enumerate(proc.stdout):
             first = raw[:1]
             if first == b"\x00":
+                moved()
                 sha, _, date = raw[1:].decode("ascii", "replace").strip().partition(" ")
                 commit, number = (sha, date), number + 1
                 if count % 64 == 0 and time.monotonic() > deadline:
@@ -85,18 +113,35 @@ def _scan(session: git.Git, keys: Sequence[str], budget: float) -> dict[tuple[st
             if first not in (b"+", b"-") or raw[:4] in (b"+++ ", b"--- "):
                 continue
             line = raw[1:].decode("utf-8", "replace")
-            for index, _, _ in automaton.find_matches_as_indexes(line, overlapping=True):
+            hits = automaton.find_matches_as_indexes(line, overlapping=True)
+            for index in dict.fromkeys(i for hit in hits for i in anchored[hit[0]]):
+                if not _in_order(line, runs[index]):
+                    continue  # the longest run alone: another message that shares it
                 key = keys[index]
                 state = seen.setdefault((key, path), _Seen())
                 op = first.decode()
                 if op == "+" and state.introduced is None:
                     state.introduced, state.introduced_at = commit, number
+                    new_here.append((key, path))
+                changed_before.setdefault((key, path), (state.changed, state.changed_at))
                 state.changed, state.changed_at = commit, number
                 if op == "+":
                     state.added_at = number
                 else:
                     state.removed_at, state.removed = number, commit
+                    gone_here.setdefault(key, []).append(path)
+        moved()
     return seen
+
+
+def _in_order(line: str, runs: Sequence[str]) -> bool:
+    at = 0
+    for run in runs:
+        at = line.find(run, at)
+        if at < 0:
+            return False
+        at += len(run)
+    return True
 
 
 MAX_TAG_CHECKS = 300  # distinct tags asked whether an older tag exists; the rest are dropped
@@ -171,8 +216,9 @@ def message_history(
     budget: float = BUDGET_SECONDS,
     paths: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, History]:
-    """For each id, its message's history. `keys` maps a literal run of a message to the
-    ids that carry it; `paths` maps an id to the files of its sites, whose history alone
+    """For each id, its message's history. `keys` maps a message's literal runs (joined
+    by RUNS: a line carries the message when it holds all of them in order) to the ids
+    that carry it; `paths` maps an id to the files of its sites, whose history alone
     is its own (an id without paths gets the literal's history over every file). Ids
     whose literal was removed and not added back get `removed_commit`. Empty when `root`
     is not the top of a git checkout with a commit."""

@@ -20,6 +20,7 @@ from errdex.extract.structure import (
     ARM,
     EARLY_EXIT,
     EARLY_RETURN,
+    ELSE,
     MATCHES,
     NOT,
     TEST,
@@ -48,9 +49,25 @@ def site_path(site: Site, structure: FileStructure | None) -> tuple[PathStep, ..
         own = next((i for i in range(len(steps) - 1, -1, -1)
                     if steps[i].kind not in _EXITS), None)  # fmt: skip
         if own is not None:
-            del steps[own]
+            earlier = _earlier_arms(steps[own])
+            if earlier is None:
+                del steps[own]
+            else:  # the guard says the arm's own pattern; the arms before it are still news
+                steps[own] = earlier
     said = [_said(step, site.language) for step in steps if step.kind not in _QUIET]
     return tuple(_merged([step for step in said if step is not None]))[-MAX_PATH_STEPS:]
+
+
+def _earlier_arms(step: Step) -> Step | None:
+    """Of an arm step (`Some(other) =>` after `Some("f16") =>`, ...), the arms before it
+    that failed to match, without the arm's own pattern (the site's guard says that)."""
+    condition = step.condition
+    if step.kind != ARM or condition.kind != ALL:
+        return None
+    before = tuple(p for p in condition.parts if p.kind == NOT)
+    if not before or len(before) == len(condition.parts):
+        return None
+    return replace(step, condition=before[0] if len(before) == 1 else Condition(ALL, parts=before))
 
 
 def _merged(steps: list[PathStep]) -> list[PathStep]:
@@ -64,7 +81,8 @@ def _merged(steps: list[PathStep]) -> list[PathStep]:
         if m and last and m.group(1) == last.group(1):
             values.append(m.group(2))
             listed = ", ".join(values[:-1]) + " and " + values[-1]
-            out[-1] = replace(out[-1], text=f"{m.group(1)} is none of {listed}")
+            out[-1] = replace(out[-1], text=f"{m.group(1)} is none of {listed}",
+                              branches=out[-1].branches + step.branches)
             continue
         values = [m.group(2)] if m else []
         out.append(step)
@@ -82,7 +100,10 @@ def _said(step: Step, language: Language) -> PathStep | None:
             return PathStep(step.kind, step.line, f"`{subject}` is none of {listed}{more}",
                             subject, tuple(patterns))  # fmt: skip
     text = _in_words(condition, language)
-    return PathStep(step.kind, step.line, text) if text else None
+    # An `else`'s branch before it, as code: taking that branch is a way to pass.
+    branch = ((step.line, condition.parts[0].text),) if step.kind == ELSE and \
+        condition.kind == NOT and condition.parts and condition.parts[0].kind == TEST else ()
+    return PathStep(step.kind, step.line, text, branches=branch) if text else None
 
 
 def _handled(condition: Condition) -> tuple[str, list[str]] | None:

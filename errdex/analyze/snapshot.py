@@ -20,9 +20,10 @@ from dataclasses import dataclass, field, replace
 from errdex.analyze.callgraph import CallGraph
 from errdex.analyze.classes import classify
 from errdex.analyze.facts import record_facts, stable_literal
-from errdex.analyze.history import message_history
+from errdex.analyze.history import RUNS, message_history
 from errdex.analyze.related import find_related
 from errdex.analyze.testrefs import find_test_refs, test_files
+from errdex.analyze.visibility import public_api
 from errdex.extract.structure import FileStructure, TypedBinding
 from errdex.models import EntryPoint, History, Record, RecordFacts, Related, Site, Snapshot, TestRef
 from errdex.store import Store
@@ -63,18 +64,28 @@ class Repository:
         return frozenset(name for name in found if len(name) <= MAX_NAME_CHARS)
 
 
+def history_key(record: Record) -> str:
+    """The message's literal runs in order, as the history looks for them, or "" when its
+    longest run is too short to tell the message's lines from others."""
+    runs = [r for r in (p.strip(" \t\n:=([{") for p in record.template.literals) if len(r) >= 3]
+    if len(stable_literal(record)) < MIN_HISTORY_KEY:
+        return ""
+    return RUNS.join(runs)
+
+
 def read_repository(
     snapshot: Snapshot, records: Sequence[Record], previous: Sequence[Record] = (),
     structures: Mapping[str, FileStructure] | None = None,
 ) -> Repository:  # fmt: skip
     """The repository's facts from its files' `structures` (path -> the structure its
     extraction emitted; a file without one has no outline, typed names or identifiers)."""
-    repo = Repository(structures=structures or {})
+    repo = Repository(structures=public_api(
+        ((f.path, f.language) for f in snapshot.files), structures or {}))
     keys: dict[str, list[str]] = defaultdict(list)
     paths: dict[str, list[str]] = {}  # a record's history is that of its own files
     for record in (*records, *previous):
-        key = stable_literal(record)
-        if len(key) >= MIN_HISTORY_KEY and record.id not in keys[key]:
+        key = history_key(record)
+        if key and record.id not in keys[key]:
             keys[key].append(record.id)
         paths.setdefault(record.id, list(dict.fromkeys(s.path for s in record.sites)))
     # git does most of the history's work in its own process: let it run meanwhile.

@@ -121,6 +121,8 @@ class SourceLines:
     def __init__(self, source: bytes) -> None:
         self._source = source
         self._lines: list[str] | None = None
+        self._text = ""  # the decoded file, when every line shows as it is written
+        self._starts: list[int] = []  # where each line starts in `_text`
         self._cut: dict[int, str] = {}  # line index -> the line as snippets show it
         self._snippets: dict[tuple[int, int], Snippet] = {}
 
@@ -128,14 +130,28 @@ class SourceLines:
         """The lines around a site, each cut to SNIPPET_LINE_CHARS and all of them to
         SNIPPET_CHARS: a long line costs a bounded amount per site."""
         if self._lines is None:
-            self._lines = self._source.decode("utf-8", "replace").split("\n")
+            self._split()
+        assert self._lines is not None
         start = max(1, line - SNIPPET_BEFORE)
         end = min(len(self._lines), (end_line or line) + SNIPPET_AFTER)
         made = self._snippets.get((start, end))
         if made is None:  # the sites and constructions of one region share it
-            code = "\n".join(self._line(i) for i in range(start - 1, end))
+            if self._starts:  # every line shows as written: the region is one slice
+                code = self._text[self._starts[start - 1] : self._starts[end] - 1]
+            else:
+                code = "\n".join(self._line(i) for i in range(start - 1, end))
             made = self._snippets[start, end] = Snippet(start, cut(code, SNIPPET_CHARS))
         return made
+
+    def _split(self) -> None:
+        text = self._source.decode("utf-8", "replace")
+        self._lines = text.split("\n")
+        if "\r" in text or "\x00" in text or max(map(len, self._lines)) > SNIPPET_LINE_CHARS:
+            return  # some line is shown changed: line by line
+        self._text = text + "\n"
+        self._starts = [0]
+        for shown in self._lines:
+            self._starts.append(self._starts[-1] + len(shown) + 1)
 
     def _line(self, index: int) -> str:
         shown = self._cut.get(index)

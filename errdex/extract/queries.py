@@ -16,13 +16,17 @@ def quoted(names: Sequence[str]) -> str:
     return " ".join('"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"' for name in names)
 
 
+OUTLINE = ""  # the kind of the patterns `outline` added: their matches are the outline's
+
+
 def build_query(
     language: Language, sections: Mapping[str, str],
-    wanted: Sequence[tuple[str, Mapping[str, str]]],
+    wanted: Sequence[tuple[str, Mapping[str, str]]], outline: str = "",
 ) -> tuple[Query, tuple[str, ...]]:  # fmt: skip
     """The query of the `wanted` sections (name, placeholder -> text), and per pattern
     the section it came from. A section holding several patterns counts once per
-    pattern, so every section holds one."""
+    pattern, so every section holds one. The `outline` patterns (`outline_patterns`)
+    come after them, each of kind OUTLINE: one walk of the tree finds both."""
     texts = []
     for name, fills in wanted:
         text = sections[name]
@@ -34,4 +38,7 @@ def build_query(
     if query.pattern_count != len(kinds):
         raise ValueError(f"each query section must hold one pattern: {len(kinds)} sections, "
                          f"{query.pattern_count} patterns")
-    return query, kinds
+    if not outline:
+        return query, kinds
+    joined = Query(language, "\n".join((*texts, outline)))
+    return joined, kinds + (OUTLINE,) * (joined.pattern_count - len(kinds))

@@ -100,6 +100,9 @@ class OutlineCall:
     name: str
     caller: int
     qualifier: str  # the owner written before the name (`Owner::name(`), or ""
+    # The arguments as written (`Python`'s `key=value` too), for a call with an argument
+    # list: a check on the callee's parameters is restated on these. None: not a plain call.
+    arguments: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ _FOLDERS: dict[Language, str] = {
     Language.JAVASCRIPT: "errdex.languages.javascript",
     Language.TYPESCRIPT: "errdex.languages.typescript",
     Language.TSX: "errdex.languages.tsx",
+    Language.JAVA: "errdex.languages.java",
 }
 
 __all__ = ["CAPABILITIES", "LanguageSpec", "all_specs", "spec_for"]

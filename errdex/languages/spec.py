@@ -76,6 +76,11 @@ class Outline:
     exported_by_capital: bool = False  # public when its name starts with a capital letter
     results: str | None = None  # a definition's field listing what it returns (Go's
     # `result`), so written code takes as many values as the call gives back
+    private_prefix: str | None = None  # a module (file or folder) named with it is private
+    # (`_base.py`): its definitions are public only when a package entry re-exports them
+    package_entry: str | None = None  # the file of a folder that re-exports (`__init__.py`)
+    modifiers: str | None = None  # a definition's child node that holds its modifier
+    # words (Java's `modifiers`): `public_marker` is looked for among its children too
 
 
 @dataclass(frozen=True)
@@ -102,6 +107,7 @@ class LanguageSpec:
     compare: str  # regex of the comparison operators a condition splits on
     negation: str  # regex of a prefix that negates a condition (`not `, `!`)
     negated: str  # how the extractor writes a negated condition: `!({})`, `not ({})`
+    conjunction: str  # how it joins two conditions that must both hold: ` && `, ` and `
     negation_yields_to_compare: bool  # `!a == b` compares; only `!a` negates
     char_literal: str | None  # regex of a one-character literal at a `'`; None: `'` quotes
     case_arm: str | None  # regex (value, pattern) of a guard written as a `case` arm

@@ -14,7 +14,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, replace
 
-from errdex.languages import all_specs
+from errdex.match.frames import OUTPUT_FRAMES, output_frame
 from errdex.match.prefixes import PREFIX_RULES, Frame, PrefixRule, prefix_span, strip_prefixes
 from errdex.match.rust_debug import MAX_DEBUG_CHARS, DebugParser, DebugValue, parse_debug
 
@@ -55,10 +55,17 @@ _HEADERS = {
     "Stack backtrace:": "backtrace",
     "Backtrace:": "backtrace",
 }
-# Stack-frame lines a language's runtime prints after its message (its spec's
-# `output_frames`: `    at f (x.js:1:2)`): structure; the first names where it was thrown.
-OUTPUT_FRAMES = tuple(re.compile(p) for p in dict.fromkeys(
-    p for spec in all_specs() for p in spec.output_frames))  # once each, however many share it
+# A frame of a Java stack trace (`\tat com.x.Shape.reshape(Shape.java:30)`, with a jar
+# after it in logback's form `~[gridlib-1.2.0.jar:1.2.0]`), a frame with no file line
+# (`(Native Method)`), or the count of frames left out (`... 12 more`).
+JAVA_FRAME = re.compile(
+    r"[ \t]*(?:at (?P<where>[\w$.<>/@-]{1,500})\((?:(?P<file>[\w$.-]{1,200}\.(?:java|kt|scala"
+    r"|groovy)):(?P<line>\d{1,9})|[^()\n]{0,200})\)(?:[ \t]+~?\[[^\]\n]{0,300}\])?"
+    r"|\.\.\. \d{1,9} (?:more|common frames omitted))[ \t]*$"
+)
+# Frames of the JDK and of check helpers: the frame that threw is the first one below them.
+JAVA_LIBRARY_FRAME = re.compile(r"(?:java|javax|jdk|sun|com\.sun)\.|com\.google\.common\.base\."
+                                r"|org\.apache\.commons\.lang3\.Validate\.")
 # A frame of a traceback `rich` draws in a box: `│ /srv/app/x.py:12 in load   │`.
 RICH_FRAME = re.compile(r"│ (?P<path>[^\s│]+\.py):(?P<line>\d+) in ")
 # A traceback pasted indented as a whole (a quote, a tab before every line): its final
@@ -232,6 +239,7 @@ class _Builder:
         group = -1
         skip_until = -1
         code_indent = 1 << 30  # of the last traceback code line (a frame's source line)
+        thrown = -1  # a Java exception's group, until a frame below it says where
 
         def debug_at(pos: int, group: int) -> None:
             nonlocal skip_until
@@ -302,10 +310,20 @@ class _Builder:
                     state = "traceback" if s[:1] != "╭" else state
                     lines.append(Line(ls, le, ls, le, -1))
                     continue
-            output_frame = _output_frame(s) if OUTPUT_FRAMES and state == "text" else None
-            if output_frame is not None:
-                if group >= 0 and self.groups[group].frame is None and output_frame.path:
-                    self._set(group, frame=output_frame)  # the top frame: where it was thrown
+            java = JAVA_FRAME.match(s) if first in _JAVA_FIRST else None
+            if java is not None:
+                lines.append(Line(ls, le, ls, le, -1))
+                if thrown >= 0 and java.group("file"):
+                    frame = _java_frame(java.group("where"), java.group("file"),
+                                        int(java.group("line")))
+                    if frame is not None:
+                        self.groups[thrown] = replace(self.groups[thrown], frame=frame)
+                        thrown = -1
+                continue
+            at = output_frame(s) if OUTPUT_FRAMES and state == "text" else None
+            if at is not None:  # a spec's frame line; the top one is where it was thrown
+                if group >= 0 and self.groups[group].frame is None and at.path:
+                    self.groups[group] = replace(self.groups[group], frame=at)
                 lines.append(Line(ls, le, ls, le, -1))
                 continue
             frame_match = PYTHON_FRAME.match(s) if first in _STRUCTURE_FIRST else None
@@ -384,6 +402,8 @@ class _Builder:
                 continue
             group = self._group(doc_index, cs, ce, prefixed.exception, prefixed.frame or inherited)
             lines.append(Line(ls, le, cs, ce, group))
+            # The Java frames below an exception's line say where it was thrown.
+            thrown = group if prefixed.exception is not None and prefixed.frame is None else -1
             if prefixed.exception is not None and cs >= ce:
                 state = "message"  # `RuntimeError:` alone: its message is on the lines below
                 continue
@@ -396,8 +416,7 @@ class _Builder:
             self._visit(value, doc_index, value_group, depth, top=True)
 
     def _set(
-        self, group: int, start: int | None = None, end: int | None = None, debug: bool = False,
-        frame: Frame | None = None,
+        self, group: int, start: int | None = None, end: int | None = None, debug: bool = False
     ) -> None:
         old = self.groups[group]
         self.groups[group] = Group(
@@ -406,7 +425,7 @@ class _Builder:
             old.start if start is None else start,
             old.end if end is None else end,
             old.exception,
-            old.frame if frame is None else frame,
+            old.frame,
             old.debug or debug,
             old.cause,
         )
@@ -448,6 +467,21 @@ class _Builder:
                 self.groups[g.index] = replace(g, cause=True)
 
 
+def _java_frame(where: str, file: str, line: int) -> Frame | None:
+    """Where a Java frame points, as a path: the class's package folders and its file
+    (`com.x.Shape.reshape` in `Shape.java` -> `com/x/Shape.java`); None for a frame of the
+    JDK or a check helper (the frame that threw is further down)."""
+    where = where.rsplit("/", 1)[-1]  # `java.base/java.util.Objects..`, `app//com.x..`
+    if JAVA_LIBRARY_FRAME.match(where):
+        return None
+    package = []
+    for part in where.split(".")[:-1]:
+        if not part[:1].islower():
+            break
+        package.append(part)
+    return Frame("/".join([*package, file]), line)
+
+
 def _next_nonblank(text: str, pos: int) -> str | None:
     """The first line at or after `pos` with something on it (at most a few lines on)."""
     for _ in range(8):
@@ -459,18 +493,6 @@ def _next_nonblank(text: str, pos: int) -> str | None:
         if line.strip():
             return line
         pos = end + 1
-    return None
-
-
-def _output_frame(line: str) -> Frame | None:
-    """The frame a stack-frame line names (its path empty when it names none), or None
-    when the line is not one."""
-    for pattern in OUTPUT_FRAMES:
-        m = pattern.match(line)
-        if m is not None:
-            where = m.groupdict()
-            number = where.get("line") or "0"
-            return Frame(where.get("path") or "", int(number))
     return None
 
 
@@ -500,6 +522,7 @@ def _parse_general(text: str) -> Paste:
 # Characters a line's first character must be for STRUCTURE_LINE or PYTHON_FRAME to match,
 # and a message's first character for DEBUG_START to.
 _STRUCTURE_FIRST = frozenset(" \tn[F")
+_JAVA_FIRST = frozenset(" \ta.")  # a Java frame line's first character
 _BOX_FIRST = frozenset("╭╰│")  # the first character of a rich traceback's box lines
 _DEBUG_FIRST = frozenset('"ABCDEFGHIJKLMNOPQRSTUVWXYZ')
 _DEBUG_LAST = frozenset(')]}"')
@@ -525,6 +548,7 @@ def _parse_one_line(text: str) -> Paste | None:
             s[0] in _STRUCTURE_FIRST
             and (STRUCTURE_LINE.match(s) is not None or PYTHON_FRAME.match(s) is not None)
         )
+        or (s[0] in _JAVA_FIRST and JAVA_FRAME.match(s) is not None)
     ):
         doc = Doc(text, (Line(0, le, 0, le, -1),), _FIRST_LINE, _ONE_PIECE)
         return Paste((doc,), (), ())

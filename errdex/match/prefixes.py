@@ -119,6 +119,20 @@ PREFIX_RULES: tuple[PrefixRule, ...] = (
         r"(?P<path>[^\s:]{1,500}\.py):(?P<line>\d+): (?P<exc>[A-Z]\w{0,120}):[ \t]+",
         colon=True,
     ),
+    # A Java stack trace's first line (`Exception in thread "main" java.lang.X: msg`) and
+    # its chained ones (`Caused by: pkg.Y: msg`, `Suppressed: ..`): the type follows.
+    _rule("java_thread", r'Exception in thread "[^"\n]{0,200}"[ \t]+', "E"),
+    _rule("java_cause", r"(?:Caused by|Suppressed|Fatal Exception):[ \t]+(?=[A-Za-z_])", "CSF",
+          colon=True),
+    # A Java logger's name before the message (logback's `c.e.grid.Shape - `, Spring
+    # Boot's `[main] c.e.grid.Shape : `): a dotted name with a capital last part.
+    _rule("java_thread_name", r"\[[\w .:/@-]{1,100}\][ \t]+(?=" + _LEVEL + r"\b)", "["),
+    _rule(
+        "java_logger",
+        r"(?:[0-9]{1,10}[ \t]+---[ \t]+)?(?:\[[\w .:/@-]{1,100}\][ \t]+)?"
+        r"(?:[a-z_$][\w$]{0,60}\.){2,12}[A-Z][\w$]{0,120}(?::\d{1,6})?[ \t]+[-:][ \t]+",
+        "[" + string.ascii_lowercase + string.digits + "_$",
+    ),
     _rule(
         "exception_type",
         r"(?P<exc>(?:[A-Za-z_]\w{0,120}\.){0,12}[A-Z]\w{0,120}):(?:[ \t]+|$)",

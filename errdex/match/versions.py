@@ -2,7 +2,7 @@
 
 A traceback through `site-packages/packaging-24.0.dist-info`, a cargo registry path
 `registry/src/index.crates.io-6f17d22bba15001f/tokio-1.38.0/src/...`, a Go module path
-`pkg/mod/github.com/spf13/cobra@v1.8.1/command.go`, a pin
+`pkg/mod/github.com/spf13/cobra@v1.8.1/command.go`, a jar `gridlib-1.2.0.jar`, a pin
 `packaging==24.0` or a bare `v0.9.1` names a version; when a repository is indexed at
 that version, its records there explain the text better than the newest ones (the lines,
 the conditions, whether the message exists at all). `prefer_named_versions` returns a
@@ -46,6 +46,8 @@ NAMED = (
     # a Go module in the module cache: `pkg/mod/github.com/owner/repo@v1.2.3/file.go`
     re.compile(rf"(?<={_SEP})(?P<name>{_NAME})@(?P<version>v{_VERSION}(?:-[0-9A-Za-z.]+)?)"
                rf"(?={_SEP})"),
+    # a Java jar, in a frame's suffix or a repository path: `gridlib-1.2.0.jar`
+    re.compile(rf"(?<![\w.-])(?P<name>{_NAME})-(?P<version>{_VERSION})(?:-[A-Za-z0-9]+)?\.jar\b"),
 )
 BARE = re.compile(r"(?<![\w.@-])(?P<version>v\d+(?:\.\d+){1,3}(?:-[A-Za-z0-9.]+)?)(?![\w.])")
 

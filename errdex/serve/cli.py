@@ -62,8 +62,11 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     index = commands.add_parser("index", help="index repositories or installed packages")
-    index.add_argument("sources", nargs="+", metavar="SOURCE",
+    index.add_argument("sources", nargs="*", metavar="SOURCE",
                        help="a directory, a git URL[@ref], py:DIST or py:stdlib")
+    index.add_argument("--deps", action="store_true",
+                       help="also every distribution installed in the environment (--python's);"
+                       " versions already indexed are skipped")
     index.add_argument("--repo", help="repository name owner/name (for permalinks)")
     index.add_argument("--commit", help="the commit the tree is at (for permalinks)")
     index.add_argument("--python", help="interpreter whose environment py: names refer to")
@@ -176,7 +179,7 @@ def _explainer(args: argparse.Namespace, mode: MatcherMode = MatcherMode.PER_TEX
 
 def _index(args: argparse.Namespace, out: TextIO) -> int:
     # Imported here: tree-sitter and the extractors cost `explain` ~100 ms at start-up.
-    from errdex.index import Budgets, index_snapshot
+    from errdex.index import Budgets, dependency_snapshots, index_snapshot
     from errdex.source.resolve import SourceOptions, resolve
 
     if len(args.sources) > 1 and (args.repo or args.commit):
@@ -187,8 +190,18 @@ def _index(args: argparse.Namespace, out: TextIO) -> int:
         cache_dir=str(cache_dir) if cache_dir else None,
         max_file_bytes=int(settings.resolve("max_file_bytes", args.max_file_bytes) or 0),
     )
+    if not args.sources and not args.deps:
+        raise UsageError("give a source to index (a directory, a git URL, py:DIST), or --deps")
+    if args.deps and (args.repo or args.commit):
+        raise UsageError("--repo and --commit name one source: not with --deps")
     # Resolve every source first: a bad one fails the call before anything is written.
     snapshots = [snapshot for spec in args.sources for snapshot in resolve(spec, options)]
+    if args.deps:  # a dependency that cannot be read is said and skipped, not fatal
+        with _open_store(args, create=True) as store:
+            found, skipped = dependency_snapshots(store, options, snapshots)
+        for spec, why in skipped:
+            _say(f"skipped {spec}: {why}")
+        snapshots += found
     style = terminal.Style(terminal.use_color(out))
     progress = terminal.Progress(sys.stderr)
     workers = int(settings.resolve("workers", args.workers) or 0)

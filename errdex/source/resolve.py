@@ -420,6 +420,19 @@ def _stdlib_snapshot(options: SourceOptions) -> Snapshot:
                     files=files, skipped=skipped)
 
 
+def installed_distributions(options: SourceOptions) -> list[str]:
+    """Every distribution installed in the environment (`--python`'s, else this one), as
+    `py:NAME==VERSION` sources in name order; a name installed twice on the path counts
+    once, as the first one found (the one an import would load)."""
+    found: dict[str, str] = {}
+    for dist in metadata.distributions(path=_environment_paths(options.python)):
+        name = dist.metadata["Name"] or ""
+        canonical = re.sub(r"[-_.]+", "-", name).lower()
+        if canonical and canonical not in found:
+            found[canonical] = f"py:{name}=={dist.version}"
+    return [found[name] for name in sorted(found)]
+
+
 def _distribution_snapshot(spec: str, options: SourceOptions) -> Snapshot:
     """`py:NAME` or `py:NAME==VERSION`: the distribution installed in the environment, and
     with a version, only when that is the version installed (errdex reads installed

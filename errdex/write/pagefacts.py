@@ -26,7 +26,8 @@ from errdex.models import (
     StateFact,
     TestRef,
 )
-from errdex.write import reading
+from errdex.write import branches, reading
+from errdex.write.lifted import Lifted, lift
 
 # What the code does when the error fires, by kind ("{exc}" is the exception type).
 _ACTION = {
@@ -43,55 +44,6 @@ _NATURES = (
     (r"\b(todo|unimplemented)!|NotImplementedError", "unimplemented"),
     (r"\bunreachable!", "unreachable"),
 )
-# Situations suggested by the words of the message or guard (lower-cased).
-SITUATIONS = (
-    (
-        r"shape|dims?\b|size mismatch|rank",
-        "Inputs whose shapes or sizes disagree, e.g. after a "
-        "reshape, a transpose or a change of batch size upstream",
-    ),
-    (r"dtype|data type", "Mixing data types between inputs (for example half and full precision)"),
-    (r"device", "Inputs that live on different devices"),
-    (
-        r"not supported|unsupported|only .* supported|does not support",
-        "Using an option value or "
-        "input kind this code path does not support, often copied from another implementation",
-    ),
-    (
-        r"not (yet )?implemented|unimplemented|todo",
-        "Reaching a combination of inputs the library has not implemented yet",
-    ),
-    (
-        r"file|path|director",
-        "A path that does not exist, is misspelled, or is relative to a "
-        "different working directory",
-    ),
-    (
-        r"\bkey\b|not found|missing|unknown",
-        "A name or key spelled differently from what the "
-        "library has registered (case, prefixes, a renamed entry)",
-    ),
-    (
-        r"parse|syntax|unexpected (token|char|end)|decode|malformed",
-        "Input text or data in a format, or a format version, the parser does not accept",
-    ),
-    (r"version|deprecat", "Data or settings written by a different version of the library"),
-    (
-        r"index|out of (range|bounds)",
-        "An index or length that is off by one, or a sequence shorter than expected",
-    ),
-    (r"empty|is_empty", "An empty input where at least one item is needed"),
-    (
-        r"\bis none\b|is_none|must not be none",
-        "A value left unset (None) because an earlier step was skipped or failed",
-    ),
-    (
-        r"isinstance|type",
-        "Passing a value of the wrong type, e.g. a string read from a config "
-        "file or command line where a number is expected",
-    ),
-)
-# Sample values for an `isinstance` fix: type -> (a wrong value, a right value).
 
 @dataclass(frozen=True)
 class PageFacts:
@@ -123,6 +75,10 @@ class PageFacts:
     invariant: bool = False  # the code says this should never happen (a bug if it does)
     debug_only: bool = False  # `debug_assert!`: checked in debug builds only
     exc_class: str | None = None  # the error type a caller can match (not a helper)
+    # The check restated at the public caller (`guard`, `need`, `names` and `params` are
+    # then the caller's), and the check as the site's function writes it.
+    lifted: Lifted | None = None
+    checked: str | None = None
 
     @property
     def entry(self) -> str:
@@ -213,12 +169,21 @@ def gather(
                                                                 always=False))
     site_facts = next((sf for sf in known.sites if (sf.path, sf.line) == position), None) \
         if known else None  # fmt: skip
+    checked = None
+    chained = branches.chain_guard(site, guard, site_facts.reached, local, lang) \
+        if guard and site_facts is not None and nature == "guarded" else None  # fmt: skip
+    if chained is not None:  # the last branch of a chain: the ones before it pass
+        checked, guard = guard, chained
+        names = facts.guarded_names(guard, lang)
+        origins = tuple(
+            o for o in facts.find_origins(site, names) if not facts.is_literal(o.expression))
+        need = facts.requirement_of(facts.through_locals(guard, origins, lang), lang)
     public = reading.is_public(site)
     if site_facts is not None and site_facts.public is not None:
         public = site_facts.public  # from the definition's tree: `pub`, a trait impl, `_`
     users: tuple[str, ...] = ()
     if public and site.function:  # a constructor is called as its class
-        users = (re.sub(r"\.__init__$", "", site.function),)
+        users = (re.sub(r"\.__(?:init|new)__$", "", site.function),)
     elif site_facts is not None:
         users = _nearest_users(site, [e.function for e in site_facts.entry_points])
     # From the definition's tree when the index read it (a header above the snippet, a
@@ -236,7 +201,10 @@ def gather(
         if other is not site)  # fmt: skip
     own = ({o.name for o in origins if o.how == "parameter"} | set(params or ())) - {"self"}
     own |= {o.name for o in origins if o.how == "field" and users_value(o)}
-    roots = {n.split(".")[0] for n in names}
+    # A module called through (`inspect.ismodule(module)`) is not a value the check reads;
+    # a name the function binds (an origin, an assignment or binding the snippet shows) is.
+    bound = {o.name for o in origins} | _bound_in(site.snippet.code, names)
+    roots = facts.value_roots(names, guard or "", own | bound)
     # A check on the receiver's own methods (`self.elem_count() == 0`) is on the value the
     # user calls the method on.
     on_receiver = bool(guard) and not roots and "self" in (params or ()) and bool(
@@ -245,6 +213,17 @@ def gather(
     user_terms = bool(need is not None and (
         (public and ((roots and roots <= own) or on_receiver))
         or (roots and roots <= config and users)))  # a config field the user set  # fmt: skip
+    lifted = None
+    if not user_terms and not public and guard and users and params is not None \
+            and site_facts is not None:  # fmt: skip
+        lifted = lift(facts.through_locals(guard, origins, lang) or guard, names, params,
+                      site_facts.entry_points, users[0], lang)
+    if lifted is not None:  # the requirement on what the user passes to the caller
+        checked, guard = checked or guard, lifted.guard
+        names = facts.guarded_names(guard, lang)
+        need, origins, user_terms = facts.requirement_of(guard, lang), (), True
+        users = (re.sub(r"\.__(?:init|new)__$", "", lifted.entry.function),)  # the class
+        params = list(lifted.entry.parameters or ())
     w = spec_for(lang).writer()
     return PageFacts(
         record, site, lang, where, guard, need,
@@ -257,7 +236,20 @@ def gather(
         comment=comment, doc=doc, invariant=invariant,
         debug_only=bool(re.search(r"\bdebug_assert", line)),
         exc_class=w.exception_class(record.exception or site.exception),
+        lifted=lifted, checked=checked,
     )  # fmt: skip
+
+
+def _bound_in(code: str, names: Sequence[str]) -> set[str]:
+    """The roots of `names` that `code` assigns or binds (`x = `, `for x in`, `as x`,
+    `let x`, `Some(x)`, a parameter list)."""
+    out = set()
+    for root in {n.split(".")[0] for n in names}:
+        r = re.escape(root)
+        if re.search(rf"(?<![\w.]){r}\s*(?::[^=\n]*)?=(?!=)|\b(?:for|as|let|mut)\s+{r}\b"
+                     rf"|[(,]\s*{r}\s*[),:]", code):
+            out.add(root)
+    return out
 
 
 _UNSUPPORTED = re.compile(
@@ -313,6 +305,7 @@ def _line_in(other: Record, site: Site) -> int | None:
     return min(lines, key=lambda n: abs(n - site.line), default=None)
 
 
+MAX_SETTERS = 6  # methods a page names as setting a field the check reads (Future's _state: 5)
 MIN_TEST_LITERAL = 12  # a shorter message ("Expected {x}") is quoted by unrelated tests
 
 

@@ -17,7 +17,7 @@ from errdex.analyze.facts import Origin
 from errdex.languages import spec_for
 from errdex.models import Defensive, Explanation, History, Record, RecordFacts, SiteKind
 from errdex.write.pagefacts import (
-    SITUATIONS,
+    MAX_SETTERS,
     PageFacts,
     action,
     fn_name,
@@ -178,7 +178,7 @@ def _what_it_means(f: PageFacts) -> str:
     out: list[str] = []
     helper = f" (internal: you reach it from {f.entry})" if f.internal and f.users else ""
     if f.nature == "guarded":
-        out.append(f"{f.where}{helper} checks `{f.guard}` and {action(f)}.")
+        out.append(f"{f.where}{helper} checks `{f.checked or f.guard}` and {action(f)}.")
     elif f.nature == "unimplemented":
         out.append(f"{f.where}{helper} reaches a case that has not been implemented and "
                    f"{action(f)}.")
@@ -207,6 +207,11 @@ def _what_it_means(f: PageFacts) -> str:
         )
     if f.reached:
         out.append(f"It is reached only when {_listed(f.reached)}.")
+    if f.lifted is not None:
+        point = f.lifted.entry
+        given = ", ".join(f"`{arg}` as `{param}`" for param, arg in f.lifted.passed)
+        out.append(f"`{point.function}` calls `{fn_name(f)}` directly ({point.path}:"
+                   f"{point.line}), passing {given}.")
     if f.req and f.user_terms:
         violation = violation_of(f)
         out.append(f"To pass, {f.req}" + (f"; it fails when {violation}." if violation else "."))
@@ -254,7 +259,7 @@ def _state_sentence(f: PageFacts) -> str:
     """The receiver's state the check reads, and the methods that set it."""
     parts = []
     for fact in f.state[:3]:
-        places = ", ".join(f"`{s.function}` (line {s.line})" for s in fact.set_in[:3])
+        places = ", ".join(f"`{s.function}` (line {s.line})" for s in fact.set_in[:MAX_SETTERS])
         parts.append(f"`{fact.field}` is set by {places}")
     return (f"It reads the state of the object, not an argument of `{fn_name(f)}`: "
             + "; ".join(parts) + ". What was called on the object before decides.")
@@ -308,6 +313,11 @@ def _variant_sentences(f: PageFacts) -> list[str]:
     owner = site.variant
     if spec.can("variants_named_by_path") and site.exception:
         owner = site.exception
+    elif site.exception and re.split(r"::|\.", site.exception)[-1] != site.variant:
+        # A helper that raises another type with the text it is given (`self.fail(msg)`
+        # raising TemplateSyntaxError): the call to the helper is where the message is.
+        return [f"`{site.variant}` is a helper that raises `{site.exception}` with the text "
+                f"this call passes it."]
     return [f"`{owner}` is {spec.variant_noun}.{carried}"]
 
 
@@ -323,7 +333,7 @@ def _solutions(f: PageFacts) -> tuple[str, ...]:
         # An enclosing `if` or an earlier normal return is a way out too (not an `else`
         # or an arm: the branches before those may raise errors of their own).
         ways = [step.text for step in f.site_facts.reached if step.kind in _WAYS_OUT] \
-            if f.site_facts else []
+            if f.site_facts and f.lifted is None else []  # a lifted check: the caller's terms
         if ways:
             out.append(f"Or give it inputs that do not reach the check: it runs only when "
                        f"{_listed(ways)}.")
@@ -376,7 +386,7 @@ def _solutions(f: PageFacts) -> tuple[str, ...]:
             )
     elif f.state_only:
         fact = f.state[0]
-        setters = " or ".join(f"`{s.function}`" for s in fact.set_in[:3])
+        setters = " or ".join(f"`{s.function}`" for s in fact.set_in[:MAX_SETTERS])
         out.append(f"Look at the calls made on the object before this one: the check in "
                    f"`{fn_name(f)}` ({here}) reads `{fact.field}`, which {setters} set; no "
                    "argument of this call changes it.")
@@ -467,6 +477,10 @@ def _trigger(f: PageFacts) -> str:
     elif f.invariant:
         text = f"A bug: a call to {f.entry} reached {loc(f.site)}, which the code treats as " \
             "impossible."
+    elif f.guard and f.public and f.params is not None and not set(f.params) - {"self", "cls"}:
+        # `createSocket(self)` takes no argument: what it checks comes from elsewhere
+        text = (f"Calling {f.entry} when the check at {loc(f.site)} fails: it takes no "
+                "argument, so the object's state or its environment decides.")
     elif f.guard:
         text = f"Calling {f.entry} with arguments that make the check at {loc(f.site)} fail."
     elif f.nature == "handler":
@@ -502,11 +516,9 @@ def _situations(f: PageFacts) -> tuple[str, ...]:
         elif (source := f.source_of(origin.name)) and "." in source and " " not in source:
             owner, field = source.split(".", 1)
             out.append(f"A `{owner}` built with a `{field}` value this check rejects")
-    # Situations from the facts only: the keyword table (`SITUATIONS`) guessed from words
-    # the message happens to hold ("file" in "keyfile": "a path that does not exist"), so
-    # it is used only for the error's own type, where the type names the situation.
-    exception = (f.record.exception or "").lower()
-    out += [phrase for pattern, phrase in SITUATIONS if exception and re.search(pattern, exception)]
+    # Situations from the facts only: a keyword table over the message or the error's
+    # type guessed them ("file" in "keyfile"; every TypeError "where a number is
+    # expected") and was wrong more often than right.
     if not out:
         out.append(f"Calling {f.entry} with inputs that fail the check at {loc(f.site)}"
                    if f.guard else f"Any call that reaches {loc(f.site)}")  # fmt: skip

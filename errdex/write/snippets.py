@@ -18,6 +18,7 @@ from errdex.languages import spec_for
 from errdex.languages.writer import CodeWriter
 from errdex.models import ExampleFix
 from errdex.write.pagefacts import (
+    MAX_SETTERS,
     PageFacts,
     fn_name,
     loc,
@@ -92,12 +93,14 @@ def user_call(f: PageFacts, values: dict[str, str] | None = None) -> str:
     parameters (`values` replacing some), or the nearest public entry point; the raising
     function only when no public one is known."""
     w, values = _writer(f), values or {}
-    fn = f.site.function
-    if fn and fn.endswith(".__init__"):  # a constructor: the user calls the class
-        return w.user_call(fn[: -len(".__init__")], w.arguments(
+    # A check said at the caller (errdex.write.lifted) is called as the caller.
+    fn = f.lifted.entry.function if f.lifted is not None else f.site.function
+    constructor = re.search(r"\.__(?:init|new)__$", fn or "")
+    if fn and constructor:  # a constructor: the user calls the class
+        return w.user_call(fn[: constructor.start()], w.arguments(
             [p for p in f.params or () if p not in ("self", "cls")], values)
             if f.params is not None else None, False)
-    if f.public and fn:
+    if (f.public or f.lifted is not None) and fn:
         params = list(f.params) if f.params is not None else None
         is_method = params is not None and bool(params) and params[0] in ("self", "cls")
         args = None
@@ -163,7 +166,7 @@ def example_fix(f: PageFacts) -> ExampleFix:
         )
     if f.state_only:
         fact = f.state[0]
-        setters = " or ".join(s.function for s in fact.set_in[:3])
+        setters = " or ".join(s.function for s in fact.set_in[:MAX_SETTERS])
         return ExampleFix(
             before=failing,
             after=f"{note} the check reads the object's {fact.field}, set by {setters}:\n"
@@ -185,7 +188,8 @@ def example_fix(f: PageFacts) -> ExampleFix:
         )
     return ExampleFix(
         before=f"{stmt}{inline} reaches {loc(f.site)}: {message}",
-        after=f"{note} no argument makes {loc(f.site)} pass: take a path that avoids it\n"
+        after=f"{note} no check at {loc(f.site)} itself decides: the path to it does, and that\n"
+        f"{note} path may depend on this call's arguments: take one that avoids it\n"
         f"{note} (see the solutions above)",
     )
 

@@ -140,6 +140,35 @@ BAD_JS_LITERALS = (
 )
 
 
+def java_method_chain(calls: int) -> str:
+    """The Java form of `method_chain`: a tree as deep as the chain."""
+    return "class P {\n    void f() {\n        var x = a" + ".b()" * calls + ";\n    }\n}\n"
+
+
+def java_concatenation(parts: int) -> str:
+    """A message of `parts` concatenated pieces: one tree as deep as the chain."""
+    body = " + ".join(f'"p{i} " + x' for i in range(parts))
+    return ("class P {\n    void f(int x) {\n"
+            f"        throw new IllegalStateException({body});\n    }}\n}}\n")
+
+
+def java_throws(count: int) -> str:
+    """The same exception thrown `count` times: one site each, cut by the file budget."""
+    body = "".join(f"        if (x == {i}) {{\n            throw new IllegalStateException("
+                   '"java: the same error");\n        }\n' for i in range(count))
+    return f"class P {{\n    void f(int x) {{\n{body}    }}\n}}\n"
+
+
+BAD_JAVA_LITERALS = (
+    "class P {\n"
+    '    void a() { throw new IllegalStateException("java surrogate \\uD800 escape"); }\n'
+    '    void b() { throw new IllegalStateException("java unicode \\uuuu0041 and \\u0000 nul"); }\n'
+    '    void c() { throw new IllegalStateException("java octal \\377 and \\0 escapes"); }\n'
+    '    void d() { throw new IllegalStateException("java invalid \\q escape and \\uZZZZ"); }\n'
+    "}\n"
+)
+
+
 def cases(tmp: Path) -> list[Case]:
     """Each hostile tree, indexed by the real CLI: it must exit 0 with the hostile file
     skipped or capped (and counted), and the ordinary file indexed."""
@@ -165,4 +194,8 @@ def cases(tmp: Path) -> list[Case]:
         index("js-throws", {"many.ts": js_throws(8_000)}),
         index("js-minified", {"lib/app.js": js_minified(2_000)}),
         index("js-bad-literals", {"bad.js": BAD_JS_LITERALS}),
+        index("java-method-chain", {"Chain.java": java_method_chain(20_000)}),
+        index("java-concatenation", {"Concat.java": java_concatenation(20_000)}),
+        index("java-throws", {"Many.java": java_throws(8_000)}),
+        index("java-bad-literals", {"Bad.java": BAD_JAVA_LITERALS}),
     ]

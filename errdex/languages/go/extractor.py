@@ -17,8 +17,8 @@ from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, QueryCursor
 
 from errdex.extract import PARSE_SECONDS, Rule, parse_file
-from errdex.extract.outline import file_structure
-from errdex.extract.queries import build_query
+from errdex.extract.outline import Captures, file_structure, outline_patterns
+from errdex.extract.queries import OUTLINE, build_query
 from errdex.extract.templates import Hole, Piece, build_template
 from errdex.languages.go import SPEC
 from errdex.languages.go.messages import (
@@ -44,7 +44,8 @@ __all__ = ["GoExtractor"]
 _TS_LANGUAGE = TSLanguage(SPEC.grammar())
 _PARSER = Parser(_TS_LANGUAGE)
 _QUERY, _KINDS = build_query(
-    _TS_LANGUAGE, SPEC.queries(), [(kind, {}) for kind in SPEC.query_names]
+    _TS_LANGUAGE, SPEC.queries(), [(kind, {}) for kind in SPEC.query_names],
+    outline_patterns(SPEC.language),
 )
 _SENTINEL_NAME = re.compile(r"(?:[A-Za-z_]\w*\.)?[Ee]rr[A-Z0-9_]\w*")
 _MAX_LIFT = 4  # parents between a composite literal and the `return` that hands it out
@@ -261,8 +262,12 @@ class GoExtractor:
     ) -> FileExtraction:
         tree = parse_file(_PARSER, source, seconds)
         state = _File(path, source, rules)
-        found: dict[str, list[tuple[Node, Node | None]]] = {kind: [] for kind in _KINDS}
+        found: dict[str, list[tuple[Node, Node | None]]] = {kind: [] for kind in SPEC.query_names}
+        outlined: list[Captures] = []
         for index, captures in QueryCursor(_QUERY).matches(tree.root_node):
+            if _KINDS[index] == OUTLINE:
+                outlined.append(captures)
+                continue
             names = captures.get("name")
             for node in captures.get("node", ()):
                 found[_KINDS[index]].append((node, names[0] if names else None))
@@ -286,5 +291,6 @@ class GoExtractor:
             definitions=tuple(state.definitions),
             constructions=tuple(sorted(state.constructions, key=lambda c: (c.line, c.type_path))),
             dynamic_sites=state.dynamic,
-            structure=file_structure(SPEC.language, path, tree.root_node, source, state.paths),
+            structure=file_structure(SPEC.language, path, tree.root_node, source, state.paths,
+                                     outlined),
         )

@@ -121,6 +121,7 @@ SPEC = LanguageSpec(
     compare=r"===|!==|==|!=|<=|>=|(?<![<=])<(?![<=])|(?<![>=])>(?![>=])",
     negation=r"!(?!=)",
     negated="!({})",
+    conjunction=" && ",
     negation_yields_to_compare=True,
     char_literal=None,
     case_arm=None,

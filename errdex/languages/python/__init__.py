@@ -75,6 +75,7 @@ SPEC = LanguageSpec(
     compare=r"==|!=|<=|>=|(?<!<)<(?![<=])|(?<!>)>(?![>=])"
     r"|\bnot\s+in\b|\bis\s+not\b|\bin\b|\bis\b",
     negation=r"not\b",
+    conjunction=" and ",
     negated="not ({})",
     negation_yields_to_compare=False,
     char_literal=None,
@@ -91,6 +92,8 @@ SPEC = LanguageSpec(
         public_marker=None,
         not_calls=frozenset(),
         separator=".",
+        private_prefix="_",
+        package_entry="__init__.py",
     ),
     module_path=_module_path,
     function_keyword="def",

@@ -19,8 +19,8 @@ from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, QueryCursor
 
 from errdex.extract import PARSE_SECONDS, Rule, parse_file
-from errdex.extract.outline import file_structure
-from errdex.extract.queries import build_query
+from errdex.extract.outline import Captures, file_structure, outline_patterns
+from errdex.extract.queries import OUTLINE, build_query
 from errdex.extract.shared import find_call_rule, rule_guard
 from errdex.extract.templates import Piece
 from errdex.languages.python import SPEC, raising, tables
@@ -48,7 +48,8 @@ _PARSER = Parser(_TS_LANGUAGE)
 # Classes first (a raise resolves against this file's exception classes), then raises,
 # asserts and the remaining calls.
 _QUERY, _KINDS = build_query(
-    _TS_LANGUAGE, SPEC.queries(), [(kind, {}) for kind in SPEC.query_names]
+    _TS_LANGUAGE, SPEC.queries(), [(kind, {}) for kind in SPEC.query_names],
+    outline_patterns(SPEC.language),
 )
 _DOTTED = re.compile(r"^[A-Za-z_][\w.]*$")
 
@@ -208,7 +209,11 @@ class _File(ExceptionClasses, Paths):
             if alternative is None or alternative[1] in seen:
                 continue
             seen.add(alternative[1])
-            emitted = self.add_site(SiteKind.RAISE, type_path, alternative, node, guard) or emitted
+            # `raise self._invalid_metadata(..)`: a method builds the exception; its type
+            # is what that returns, not the method's name.
+            raised_type = None if type_path.split(".")[0] in ("self", "cls") else type_path
+            emitted = self.add_site(SiteKind.RAISE, raised_type, alternative, node, guard) \
+                or emitted
         if function.type in ("identifier", "attribute") and self._may_be_class(type_path):
             # A class that may own its message: a site if it turns out to (even when the
             # call passes a literal message of its own, which makes a site as well).
@@ -344,12 +349,16 @@ class PythonExtractor:
         # py-tree-sitter hands matches back in no fixed order (it differs with the hash
         # seed): in source order, the sites a budget keeps are the first ones, the same
         # on every run.
-        found: dict[str, list[Node]] = {kind: [] for kind in _KINDS}
+        found: dict[str, list[Node]] = {kind: [] for kind in SPEC.query_names}
+        outlined: list[Captures] = []
         for index, captures in QueryCursor(_QUERY).matches(tree.root_node):
-            found[_KINDS[index]].extend(captures.get("node", ()))
+            if _KINDS[index] == OUTLINE:
+                outlined.append(captures)
+            else:
+                found[_KINDS[index]].extend(captures.get("node", ()))
         handlers = {"class": state.on_class, "raise": state.on_raise,
                     "assert": state.on_assert, "call": state.on_call}  # fmt: skip
-        for kind in _KINDS:
+        for kind in SPEC.query_names:
             found[kind].sort(key=lambda n: (n.start_byte, n.end_byte))
             for node in found[kind]:
                 handlers[kind](node)
@@ -363,5 +372,6 @@ class PythonExtractor:
             definitions=tuple(state.definitions),
             constructions=tuple(constructions),
             dynamic_sites=state.dynamic,
-            structure=file_structure(SPEC.language, path, tree.root_node, source, state.paths),
+            structure=file_structure(SPEC.language, path, tree.root_node, source, state.paths,
+                                     outlined),
         )

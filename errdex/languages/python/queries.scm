@@ -19,3 +19,13 @@
 ; (errdex.extract.outline): which method sets the state a check reads.
 (assignment left: (attribute object: (identifier) @object attribute: (identifier) @name)) @write
 (augmented_assignment left: (attribute object: (identifier) @object attribute: (identifier) @name)) @write
+
+;; query: exports
+; A module's `__all__ = [...]`, and what it adds anywhere after (`__all__ += [...]`,
+; `__all__.append("X")`, `__all__.extend([...])`, often under a `try:` that imports an
+; optional module): the names it exports, read by the outline; a definition of the
+; module outside them is not public.
+(module (expression_statement (assignment left: (identifier) @name right: [(list) (tuple)] @exports) (#eq? @name "__all__")))
+(expression_statement (augmented_assignment left: (identifier) @name right: [(list) (tuple)] @exports) (#eq? @name "__all__"))
+(call function: (attribute object: (identifier) @name attribute: (identifier) @method) arguments: (argument_list) @exports (#eq? @name "__all__") (#eq? @method "append"))
+(call function: (attribute object: (identifier) @name attribute: (identifier) @method) arguments: (argument_list [(list) (tuple)] @exports) (#eq? @name "__all__") (#eq? @method "extend"))

@@ -146,14 +146,20 @@ class PythonWriter(_Reading):
     def predicate(self, f: PageFacts, stem: str, positive: str, params: list[str]) -> str:
         return f"def {stem}_ok({', '.join(params)}) -> bool:\n    return {positive}"
 
+    def _caught(self, f: PageFacts) -> str | None:
+        """The class to catch, or a tuple of them when the record's sites raise several
+        (`DirectUrlValidationError` at one, `PylockValidationError` at another)."""
+        names = sorted({n for s in f.record.sites if (n := self.exception_class(s.exception))})
+        return f"({', '.join(names)})" if len(names) > 1 else f.exc_class
+
     def error_test(self, f: PageFacts, stem: str, literal: str) -> str:
-        exc = f.exc_class or "Exception"
+        exc = self._caught(f) or "Exception"
         return (f"def is_{stem}_error(e: BaseException) -> bool:\n"
                 f"    return isinstance(e, {exc}) and {literal} in str(e)")  # fmt: skip
 
     def try_catch(self, f: PageFacts, call: str, literal: str, advice: str) -> str:
-        exc = f.exc_class or ("AssertionError" if f.site.kind is SiteKind.ASSERT
-                              else "Exception")  # fmt: skip
+        exc = self._caught(f) or ("AssertionError" if f.site.kind is SiteKind.ASSERT
+                                  else "Exception")  # fmt: skip
         if f.site.kind is SiteKind.WARN:
             return (f"import warnings\nwith warnings.catch_warnings():\n"
                     f"    warnings.simplefilter(\"error\")\n    try:\n        {call}\n"

@@ -89,6 +89,7 @@ SPEC = LanguageSpec(
     bool_ops=(("or", r"\|\|"), ("and", r"&&")),
     compare=r"==|!=|<=|>=|(?<![<\-=])<(?![<=])|(?<![>\-=])>(?![>=])",
     negation=r"!(?!=)",
+    conjunction=" && ",
     negated="!({})",
     negation_yields_to_compare=True,
     char_literal=r"'(?:\\.[^']*|[^'\\])'",

@@ -21,7 +21,8 @@ from collections.abc import Callable, Sequence
 from tree_sitter import Node, Parser, QueryCursor
 
 from errdex.extract import PARSE_SECONDS, Rule, parse_file
-from errdex.extract.outline import file_structure
+from errdex.extract.outline import Captures, file_structure
+from errdex.extract.queries import OUTLINE
 from errdex.extract.shared import find_call_rule, is_literal, rule_guard
 from errdex.extract.templates import build_template
 from errdex.languages.rust import SPEC, composed
@@ -215,7 +216,11 @@ class RustExtractor:
         kinds = state.rules.kinds
         found: list[tuple[str, Node, Node]] = []
         seen: set[tuple[str, int, int]] = set()
+        outlined: list[Captures] = []
         for index, captures in QueryCursor(state.rules.query).matches(tree.root_node):
+            if kinds[index] == OUTLINE:
+                outlined.append(captures)
+                continue
             nodes, names = captures.get("node"), captures.get("name")
             if not nodes or not names:
                 continue
@@ -245,7 +250,8 @@ class RustExtractor:
                 sorted(state.constructions, key=lambda c: (c.line, c.end_line, c.type_path))
             ),
             dynamic_sites=state.dynamic,
-            structure=file_structure(SPEC.language, path, tree.root_node, source, state.paths),
+            structure=file_structure(SPEC.language, path, tree.root_node, source, state.paths,
+                                     outlined),
         )
 
 

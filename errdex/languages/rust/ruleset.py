@@ -11,6 +11,7 @@ from tree_sitter import Language as TSLanguage
 from tree_sitter import Query
 
 from errdex.extract import Rule
+from errdex.extract.outline import outline_patterns
 from errdex.extract.queries import build_query, quoted
 from errdex.languages.rust import SPEC
 from errdex.languages.rust.composed import SECTIONS as _COMPOSED
@@ -64,5 +65,5 @@ def _rule_set(rules: tuple[Rule, ...]) -> _RuleSet:
     regex = "^([A-Z]" + ("|" + alternatives if alternatives else "") + ")"
     wanted.append(("scoped", {"regex": regex}))
     wanted += [(kind, {}) for kind in ("struct", "unit", "enum", "item", *_COMPOSED)]
-    query, kinds = build_query(TS_LANGUAGE, _QUERIES, wanted)
+    query, kinds = build_query(TS_LANGUAGE, _QUERIES, wanted, outline_patterns(SPEC.language))
     return _RuleSet(macros=macros, methods=methods, calls=calls, query=query, kinds=kinds)

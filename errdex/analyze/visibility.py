@@ -1,0 +1,57 @@
+"""Which definitions are a repository's public API, where that takes more than one file:
+a module named as private (`_base.py`, `_core/`, by the language's `private_prefix`)
+offers only what a package entry (`__init__.py`) of a module that is not private names,
+such as `concurrent.futures._base.Future`; the rest of it is internal, whatever its own
+names say (`email._header_value_parser.get_encoded_word`).
+
+The outline already decided each file's own rules (a leading `_`, `pub`, `__all__`);
+this only takes public away from what a private module does not re-export.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from pathlib import PurePosixPath
+
+from errdex.extract.structure import FileStructure
+from errdex.languages import spec_for
+from errdex.models import Language
+
+
+def is_private_module(path: str, prefix: str) -> bool:
+    """A file under a folder, or of a name, that starts with `prefix` (dunders aside)."""
+    parts = PurePosixPath(path).with_suffix("").parts
+    return any(p.startswith(prefix) and not (p.startswith("__") and p.endswith("__"))
+               for p in parts)  # fmt: skip
+
+
+def public_api(
+    files: Iterable[tuple[str, Language]], structures: Mapping[str, FileStructure]
+) -> dict[str, FileStructure]:
+    """`structures` with the definitions of private modules that no package entry names
+    made internal."""
+    out = dict(structures)
+    by_language: dict[Language, list[str]] = {}
+    for path, language in files:
+        if path in structures:
+            by_language.setdefault(language, []).append(path)
+    for language, paths in by_language.items():
+        outline = spec_for(language).outline
+        prefix, entry = outline.private_prefix, outline.package_entry
+        if not prefix or not entry:
+            continue
+        private = [p for p in paths if is_private_module(p, prefix)]
+        if not private:
+            continue
+        named: set[str] = set()  # what the public package entries name (import lists)
+        for path in paths:
+            if PurePosixPath(path).name == entry and not is_private_module(path, prefix):
+                named |= structures[path].identifiers
+        for path in private:
+            structure = structures[path]
+            defs = tuple(replace(d, public=False) if d.public and (d.owner or d.name) not in
+                         named else d for d in structure.defs)  # fmt: skip
+            if defs != structure.defs:
+                out[path] = replace(structure, defs=defs)
+    return out

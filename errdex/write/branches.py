@@ -1,0 +1,91 @@
+"""The requirement of a site in the last branch of a chain, over the whole chain.
+
+`Some(other) => bail!(..)` after `Some("f16") => .., Some("f32") | None => ..` fails
+only when none of the arms before it matched: the guard alone (`matches!(x,
+Some(other))`) says "must be None", and the arms it comes after are the real ways to
+pass. The same holds for the `else` of `if a: .. elif b: .. else: raise`. The ways to
+pass are those branches that do not fail themselves (a sibling record raised inside
+one is no way out), and failing the site's own guard.
+
+The combined guard is written with the language's own negation and conjunction, so
+every section of the page (requirement, violation, validate) reads one condition.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from errdex.analyze import facts
+from errdex.languages import spec_for
+from errdex.models import Language, PathStep, Record, Site
+
+
+def chain_guard(
+    site: Site, guard: str, reached: Sequence[PathStep], siblings: Sequence[Record],
+    language: Language,
+) -> str | None:  # fmt: skip
+    """The guard that holds exactly when the site raises, over the branches before it
+    that pass; None when the site ends no chain (or no branch before it passes)."""
+    spec = spec_for(language)
+    mine = [s for other in siblings for s in other.sites
+            if s.path == site.path and s.function == site.function]  # fmt: skip
+    if reached and reached[-1].handled:
+        return _after_arms(guard, reached[-1], [s.guard or "" for s in mine], spec.negated,
+                           spec.conjunction, language)
+    raised = [s.line for s in mine]
+    chain: list[tuple[int, str]] = []
+    for step in reversed(reached):
+        if step.kind != "else" or not step.branches:
+            break
+        chain[:0] = step.branches
+    if not chain:
+        return None
+    ends = [line for line, _ in chain[1:]] + [site.line]
+    passing = [code for (line, code), end in zip(chain, ends, strict=True)
+               if not any(line < at < end for at in raised)]  # fmt: skip
+    if not passing:
+        return None
+    return spec.conjunction.join([*(spec.negated.format(code) for code in passing), guard])
+
+
+def _after_arms(
+    guard: str, arms: PathStep, others: Sequence[str], negated: str, conjunction: str,
+    language: Language,
+) -> str | None:  # fmt: skip
+    """`guard` (a match of the arm's own pattern) after the arms before it that do not
+    raise themselves (a sibling's guard is a match of that arm's pattern)."""
+    cond = facts.parse_guard(guard, language)
+    if not isinstance(cond, facts.Leaf) or cond.rel != "+matches" or cond.subject != arms.subject:
+        return None
+    own = cond.obj.strip()
+    if own not in guard:
+        return None
+    if not _binds(own):
+        return None  # `Some("bad") =>`: failing the arm's own pattern is the whole way out
+    failing = {p for other in others for p in _matched(other, arms.subject, language)}
+    passing = [p for p in arms.handled if p not in failing]
+    if not passing:
+        return None
+    before = negated.format(guard.replace(own, " | ".join(passing), 1))
+    # `Some(other)` after `None =>`: not matching it is matching `None`, listed already.
+    outside = facts.describe(facts.deny(cond), language)
+    if any(facts.describe(facts.Need("leaf", facts.Leaf(cond.subject, "+matches", p)),
+                          language) == outside for p in passing):  # fmt: skip
+        return before
+    return conjunction.join([before, guard])
+
+
+def _binds(pattern: str) -> bool:
+    """A pattern that binds what it matches (`Some(other)`, `other`, `_`, `Err(e)`),
+    not one of fixed values (`Some("bad")`, `DType::F32`, `3`)."""
+    fixed = re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', '""', pattern)
+    return re.search(r"(?<![\w:.])[a-z_]\w*(?![\w(:])", fixed) is not None
+
+
+def _matched(guard: str, subject: str, language: Language) -> list[str]:
+    """The patterns `guard` matches `subject` against (another arm's raise)."""
+    cond = facts.parse_guard(guard, language) if guard else None
+    if not isinstance(cond, facts.Leaf) or cond.rel != "+matches" or cond.subject != subject:
+        return []
+    return [p.strip() for p in facts.split_top(cond.obj, r"\|", language)]

@@ -1,0 +1,82 @@
+"""A check on an internal function's parameters, said on the public caller's arguments.
+
+`hdr.parse.parse(value)` calls `get_word(value)`, whose check `not
+value.startswith("=?")` reads only its parameter `value`: the user, who called `parse`,
+gets the requirement on `parse`'s own `value`. The call's arguments come from the
+outline (errdex.extract.outline), the caller from the call graph's direct public callers;
+nothing is guessed: when an argument the check reads is not written in terms of the
+caller's own parameters, the page keeps the internal function's wording.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from errdex.analyze import facts
+from errdex.models import EntryPoint, Language
+
+_KEYWORD = re.compile(r"([A-Za-z_]\w*)\s*=(?!=)\s*(.+)", re.S)
+_RECEIVERS = ("self", "cls")
+_SIMPLE = re.compile(r"[A-Za-z_][\w.]*(?:\(\))?|-?\d+")
+
+
+@dataclass(frozen=True)
+class Lifted:
+    """The check restated at a direct public caller."""
+
+    entry: EntryPoint  # the public function the user calls
+    guard: str  # the site's guard with the parameters it reads replaced by the arguments
+    passed: tuple[tuple[str, str], ...]  # (the site function's parameter, the argument)
+
+
+def lift(
+    guard: str, names: Sequence[str], params: Sequence[str], entry_points: Sequence[EntryPoint],
+    entry: str, language: Language,
+) -> Lifted | None:  # fmt: skip
+    """The guard at `entry`, when `entry` calls the site's function directly and every
+    value the guard reads is a parameter passed an expression of the caller's own
+    parameters; else None."""
+    own = [p for p in params if p not in _RECEIVERS]
+    roots = facts.value_roots(names, guard, set(own))
+    if not roots or not roots <= set(own) or re.search(r"\b(?:self|Self)\b", guard):
+        return None
+    for point in entry_points:
+        if point.function != entry or point.depth != 1 or point.arguments is None \
+                or point.parameters is None:  # fmt: skip
+            continue
+        passed = _passed(own, params, point.arguments)
+        if passed is None or not roots <= set(passed):
+            return None
+        lifted = guard
+        for root in sorted(roots, key=len, reverse=True):
+            value = passed[root]
+            shown = value if _SIMPLE.fullmatch(value) else f"({value})"
+            lifted = re.sub(rf"(?<![\w.]){re.escape(root)}\b", shown.replace("\\", "\\\\"),
+                            lifted)
+        theirs = set(point.parameters) - set(_RECEIVERS)
+        read = facts.value_roots(facts.guarded_names(lifted, language), lifted, theirs)
+        if not read or not read <= theirs or facts.requirement_of(lifted, language) is None:
+            return None
+        return Lifted(point, lifted, tuple((root, passed[root]) for root in sorted(roots)))
+    return None
+
+
+def _passed(own: Sequence[str], params: Sequence[str],
+            arguments: Sequence[str]) -> dict[str, str] | None:
+    """Parameter -> the argument passed for it: positional in order (a receiver passed
+    as the first argument, `Type::m(x, ..)`, skipped), then `name=value`; None when an
+    argument is spread (`*args`, `..rest`)."""
+    args = list(arguments)
+    if any(a.startswith(("*", "..")) for a in args):
+        return None
+    positional = [a for a in args if not _KEYWORD.fullmatch(a)]
+    if params[:1] and params[0] in _RECEIVERS and len(positional) == len(own) + 1:
+        positional = positional[1:]
+    out = dict(zip(own, positional, strict=False))
+    for arg in args:
+        keyword = _KEYWORD.fullmatch(arg)
+        if keyword and keyword.group(1) in own:
+            out[keyword.group(1)] = keyword.group(2).strip()
+    return out
