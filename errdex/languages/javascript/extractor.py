@@ -21,8 +21,8 @@ from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, Query, QueryCursor
 
 from errdex.extract import PARSE_SECONDS, OverBudget, Rule, parse_file
-from errdex.extract.outline import file_structure
-from errdex.extract.queries import build_query
+from errdex.extract.outline import Captures, file_structure, outline_patterns
+from errdex.extract.queries import OUTLINE, build_query
 from errdex.extract.templates import Hole, Piece, build_template
 from errdex.languages import spec_for
 from errdex.languages.javascript import SPEC
@@ -68,8 +68,10 @@ _MINIFIED_MEAN = 250  # ...in a file whose lines are this long on average
 def _grammar(language: Language) -> tuple[Parser, Query, tuple[str, ...]]:
     spec = spec_for(language)
     ts_language = TSLanguage(spec.grammar())
+    # The outline's patterns ride along: one walk of the tree finds both.
     query, kinds = build_query(ts_language, spec.queries(),
-                               [(kind, {}) for kind in spec.query_names])  # fmt: skip
+                               [(kind, {}) for kind in spec.query_names],
+                               outline_patterns(language))  # fmt: skip
     return Parser(ts_language), query, kinds
 
 
@@ -476,7 +478,11 @@ class ScriptExtractor:
         state = _File(self.records_as, path, source, rules)
         state.root = tree.root_node
         found: dict[str, list[Node]] = {kind: [] for kind in kinds}
+        outlined: list[Captures] = []
         for index, captures in QueryCursor(query).matches(tree.root_node):
+            if kinds[index] == OUTLINE:
+                outlined.append(captures)
+                continue
             for node in captures.get("node", ()):
                 found[kinds[index]].append(node)
         handlers: dict[str, Callable[[Node], None]] = {
@@ -496,5 +502,6 @@ class ScriptExtractor:
             definitions=tuple(state.definitions),
             constructions=tuple(sorted(state.constructions, key=lambda c: (c.line, c.type_path))),
             dynamic_sites=state.dynamic,
-            structure=file_structure(self.language, path, tree.root_node, source, state.paths),
+            structure=file_structure(self.language, path, tree.root_node, source, state.paths,
+                                     outlined),
         )
