@@ -19,6 +19,9 @@ class Language(StrEnum):
     RUST = "rust"
     PYTHON = "python"
     GO = "go"
+    JAVASCRIPT = "javascript"
+    TYPESCRIPT = "typescript"
+    TSX = "tsx"
     JAVA = "java"
 
 

@@ -63,6 +63,7 @@ REPOSITORIES: dict[str, Callable[[Path], list[Path]]] = {
     "python_repo": _plain("python_repo"),
     "rust_repo": _plain("rust_repo"),
     "go_repo": _plain("go_repo"),
+    "js_repo": _plain("js_repo"),
     "java_repo": _plain("java_repo"),
     "analysis_python": _analysis_python,
     "analysis_rust": _analysis_rust,

@@ -27,6 +27,7 @@ MAY_BE_EMPTY = {
     "local_binding",  # Python assigns a local with no keyword
     "statement_end",  # Python ends a statement with the line
     "char_literal", "case_arm", "pattern_guard", "not_operand", "reference_prefix",
+    "output_prefixes", "output_frames",  # a runtime whose output the shared rules read
 }  # fmt: skip
 REGEX_FIELDS = ("compare", "negation", "char_literal", "case_arm", "not_operand",
                 "reference_prefix", "local_binding", "statement_end")  # fmt: skip
@@ -53,6 +54,7 @@ def test_regex_tables_compile(spec: LanguageSpec) -> None:
         if pattern is not None:
             re.compile(pattern)
     for pattern in (*spec.test_names, *spec.generated_names, spec.typed_binding,
+                    *spec.output_frames, *(p for _, p, _ in spec.output_prefixes),
                     *(p for _, p in spec.bool_ops), *(p for _, p in spec.test_idioms)):  # fmt: skip
         re.compile(pattern)
     assert "{root}" in spec.typed_binding

@@ -109,7 +109,8 @@ def test_every_case_exits_as_documented_without_a_crash(ran: dict[str, Ran]) -> 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["nested-ifs", "nested-parens", "method-chain",
                                   "go-method-chain", "java-method-chain",
-                                  "java-concatenation"])
+                                  "java-concatenation", "js-member-chain",
+                                  "js-nested-templates"])
 def test_too_deep_a_file_is_skipped_and_counted(ran: dict[str, Ran], name: str) -> None:
     assert ran[name].skipped() == {"too deeply nested": 1}
     assert ran[name].messages() == [OK_MESSAGE]
@@ -370,6 +371,26 @@ def test_a_sentinel_returned_thousands_of_times_is_cut_and_counted(ran: dict[str
     result = ran["go-returns"]
     assert result.skipped().get("sites over the per-file budget", 0) > 0
     assert "go: the same error" in result.messages()
+
+
+@pytest.mark.slow
+def test_js_escapes_that_are_not_text_are_stored_safely(ran: dict[str, Ran]) -> None:
+    messages = ran["js-bad-literals"].messages()
+    assert len([m for m in messages if m.startswith("js ")]) == 4
+    assert all("\x00" not in m for m in messages)
+
+
+@pytest.mark.slow
+def test_a_class_thrown_thousands_of_times_is_cut_and_counted(ran: dict[str, Ran]) -> None:
+    result = ran["js-throws"]
+    assert result.skipped().get("sites over the per-file budget", 0) > 0
+    assert any("js: the same error" in m for m in result.messages())
+
+
+@pytest.mark.slow
+def test_a_minified_bundle_is_skipped_and_counted(ran: dict[str, Ran]) -> None:
+    assert ran["js-minified"].skipped() == {"minified": 1}
+    assert ran["js-minified"].messages() == [OK_MESSAGE]
 
 
 @pytest.mark.slow

@@ -53,9 +53,13 @@ def _code_names(code: str, language: Language) -> tuple[set[str], set[str]]:
     defined: set[str] = set()
     for m in _DEFINES.finditer(code):
         defined.update(g for g in m.groups() if g)
-    # function parameters of a snippet-defined function: `fn x_ok(a: T, b: U)`
-    for params in re.findall(r"\b(?:fn|def)\s+\w+\s*\(([^)]*)\)", code):
+    # A function the snippet defines with its language's keyword (`func`, `function`).
+    keyword = re.escape(spec_for(language).function_keyword)
+    defined.update(re.findall(rf"\b{keyword}\s+([A-Za-z_]\w*)", code))
+    # function parameters of a snippet-defined function: `fn x_ok(a: T, b: U)`, `(err error)`
+    for params in re.findall(rf"\b(?:fn|def|{keyword})\s+\w+\s*\(([^)]*)\)", code):
         defined.update(p.split(":")[0].strip().lstrip("&*") for p in params.split(","))
+        defined.update(w for p in params.split(",") for w in _IDENT.findall(p.split(":")[0]))
     return set(_IDENT.findall(code)), defined
 
 
@@ -91,9 +95,11 @@ def record_words(record: dict[str, Any]) -> frozenset[str]:
 
 def _values_of_types(used: set[str], known: frozenset[str]) -> set[str]:
     """Names a snippet uses for the caller's value of a known type: `tensor` for a
-    `Tensor`, `var_builder` for a `VarBuilder` (the receiver of a user's method call)."""
-    return {name for name in used if name.islower()
-            and "".join(part.capitalize() for part in name.split("_")) in known}
+    `Tensor`, `var_builder` or `varBuilder` for a `VarBuilder` (the receiver of a user's
+    method call)."""
+    return {name for name in used if name[:1].islower() and (
+        "".join(part.capitalize() for part in name.split("_")) in known
+        or name[:1].upper() + name[1:] in known)}  # `commandInstance`, camelCase
 
 
 def unknown_names(

@@ -112,7 +112,8 @@ Cond = Leaf | Group
 _NEGATE = {"eq": "ne", "lt": "ge", "gt": "le", "is": "is_not", "in": "not_in", "true": "false"}
 _NEGATE |= {v: k for k, v in _NEGATE.items()}
 _MIRROR = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "eq": "eq", "ne": "ne"}
-_CMP_OPS = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
+_CMP_OPS = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge",
+            "===": "eq", "!==": "ne"}  # strict equality (a `compare` regex may match it)
 _PY_WORD_OPS = {"in": "in", "is": "is", "notin": "not_in", "isnot": "is_not"}
 
 # Predicates read from calls: name -> (index of subject arg or -1 for the receiver, has obj)

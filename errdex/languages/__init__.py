@@ -18,6 +18,9 @@ _FOLDERS: dict[Language, str] = {
     Language.RUST: "errdex.languages.rust",
     Language.PYTHON: "errdex.languages.python",
     Language.GO: "errdex.languages.go",
+    Language.JAVASCRIPT: "errdex.languages.javascript",
+    Language.TYPESCRIPT: "errdex.languages.typescript",
+    Language.TSX: "errdex.languages.tsx",
     Language.JAVA: "errdex.languages.java",
 }
 

@@ -133,6 +133,12 @@ class LanguageSpec:
     actions: Mapping[SiteKind, str]
     unnamed_action: str  # the action when a `{exc}` wording has no exception to name
     variant_noun: str  # what an error type whose display text is the message is called
+    # What its runtime prints around a message, for reading pastes (errdex.match):
+    output_prefixes: tuple[tuple[str, str, str | None], ...] = ()  # (name, regex, the
+    # characters a match can start with) of what stands before a message on its line
+    # (`Uncaught `); named groups as in errdex.match.prefixes.PrefixRule
+    output_frames: tuple[str, ...] = ()  # regexes of a whole stack-frame line (`    at f
+    # (x.js:1:2)`): structure, not message; groups `path` and `line` say where it ran
 
     def can(self, capability: str) -> bool:
         """Whether the language has `capability` (one of CAPABILITIES)."""

@@ -16,6 +16,7 @@ _LIBRARY_PATH = re.compile(
     r"|[\\/](?:lib|Lib)[\\/]python(?P<py>3\.\d+)[\\/](?!site-packages|dist-packages)"
     r"|[\\/]registry[\\/]src[\\/][^\\/\s]+[\\/](?P<crate>[A-Za-z_][\w-]*?)"
     r"-(?P<cratever>\d+\.\d+[\w.+-]*)[\\/]"
+    r"|[\\/]node_modules[\\/](?:@[\w.-]+[\\/])?(?P<npm>[\w.-]+)[\\/]"
     # a jar a Java frame or class path names: `[gridlib-1.2.0.jar:1.2.0]`, `.m2/..jar`
     r"|(?<![\w.-])(?P<jar>[A-Za-z][\w.-]*?)-(?P<jarver>\d+(?:\.\d+)+[\w.-]*?)\.jar\b"
 )
@@ -33,9 +34,10 @@ def text_libraries(text: str) -> frozenset[tuple[str, str | None]]:
     """(library, version) pairs the frames and backtraces in `text` point into:
     `.../site-packages/packaging/version.py` -> ("packaging", None), `/usr/lib/python3.11/
     json/decoder.py` -> ("cpython", "3.11"), `.../registry/src/index.crates.io-x/
-    candle-core-0.8.0/src/lib.rs` -> ("candle_core", "0.8.0")."""
+    candle-core-0.8.0/src/lib.rs` -> ("candle_core", "0.8.0"), `node_modules/@scope/
+    pkg/lib/x.js` -> ("pkg", None)."""
     if "-packages" not in text and "python3" not in text and "registry" not in text \
-            and ".jar" not in text:
+            and ".jar" not in text and "node_modules" not in text:
         return _NONE  # what every path the pattern knows has in it
     found: set[tuple[str, str | None]] = set()
     for m in _LIBRARY_PATH.finditer(text):
@@ -46,6 +48,8 @@ def text_libraries(text: str) -> frozenset[tuple[str, str | None]]:
             found.add(("cpython", m.group("py")))
         elif m.group("crate"):
             found.add((_norm(m.group("crate")), m.group("cratever")))
+        elif m.group("npm"):
+            found.add((_norm(m.group("npm")), None))
         elif m.group("jar"):
             found.add((_norm(m.group("jar")), m.group("jarver")))
         if len(found) > 64:

@@ -14,6 +14,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, replace
 
+from errdex.match.frames import OUTPUT_FRAMES, output_frame
 from errdex.match.prefixes import PREFIX_RULES, Frame, PrefixRule, prefix_span, strip_prefixes
 from errdex.match.rust_debug import MAX_DEBUG_CHARS, DebugParser, DebugValue, parse_debug
 
@@ -318,6 +319,12 @@ class _Builder:
                     if frame is not None:
                         self.groups[thrown] = replace(self.groups[thrown], frame=frame)
                         thrown = -1
+                continue
+            at = output_frame(s) if OUTPUT_FRAMES and state == "text" else None
+            if at is not None:  # a spec's frame line; the top one is where it was thrown
+                if group >= 0 and self.groups[group].frame is None and at.path:
+                    self.groups[group] = replace(self.groups[group], frame=at)
+                lines.append(Line(ls, le, ls, le, -1))
                 continue
             frame_match = PYTHON_FRAME.match(s) if first in _STRUCTURE_FIRST else None
             if frame_match is not None:

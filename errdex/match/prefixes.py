@@ -16,6 +16,8 @@ import string
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from errdex.languages import all_specs
+
 _LEVEL = r"(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE|CRITICAL|FATAL)"
 _LEVEL_STARTS = "EWIDTCF"
 _TIMESTAMP = (
@@ -138,6 +140,18 @@ PREFIX_RULES: tuple[PrefixRule, ...] = (
         colon=True,
     ),
 )
+
+
+# What a language's runtime prints before a message (its spec's `output_prefixes`), tried
+# before a bare exception type (`Uncaught TypeError: ..` is read as `TypeError: ..`).
+# Languages that share a runtime (TypeScript runs as JavaScript) declare the same rules once.
+PREFIX_RULES = (
+    *PREFIX_RULES[:-1],
+    *(_rule(name, pattern, starts) for name, (pattern, starts) in {
+        name: (pattern, starts) for spec in all_specs()
+        for name, pattern, starts in spec.output_prefixes}.items()),
+    PREFIX_RULES[-1],
+)  # fmt: skip
 
 
 class _Prefixed(NamedTuple):

@@ -108,6 +108,38 @@ BAD_GO_LITERALS = (
 )
 
 
+def js_member_chain(calls: int) -> str:
+    """The JavaScript form of `method_chain`, one call a line (as formatters write it, so
+    it is not taken for a minified file): a tree as deep as the chain."""
+    return "function f() {\n  const x = a" + "\n    .b()" * calls + ";\n  return x;\n}\n"
+
+
+def js_throws(count: int) -> str:
+    """One error class thrown `count` times: a construction each, cut by the file budget."""
+    body = "".join(f"  if (x === {i}) throw new SameError(x);\n" for i in range(count))
+    return ("class SameError extends Error {\n  constructor(x) { super(`js: the same error "
+            f"${{x}}`); }}\n}}\n\nfunction f(x) {{\n{body}}}\n")
+
+
+def js_nested_templates(depth: int) -> str:
+    """Template literals nested `depth` deep (`${`${`..`}`}`)."""
+    return "throw new Error(`" + "a ${`\n" * depth + "b" + "`} c" * depth + "`);\n"
+
+
+def js_minified(functions: int) -> str:
+    """A bundle on one line, as a minifier writes it: skipped as a whole."""
+    return ";".join(f'function f{i}(a){{if(a>{i})throw new Error("bundled: over {i}")}}'
+                    for i in range(functions)) + "\n"  # fmt: skip
+
+
+BAD_JS_LITERALS = (
+    "function a() { throw new Error('js surrogate \\ud800 escape'); }\n"
+    "function b() { throw new Error('js out of range \\u{110000} escape'); }\n"
+    "function c() { throw new Error(`js nul \\0 and \\x00 escapes`); }\n"
+    "function d() { throw new Error('js invalid \\q escape and \\xZZ'); }\n"
+)
+
+
 def java_method_chain(calls: int) -> str:
     """The Java form of `method_chain`: a tree as deep as the chain."""
     return "class P {\n    void f() {\n        var x = a" + ".b()" * calls + ";\n    }\n}\n"
@@ -157,6 +189,11 @@ def cases(tmp: Path) -> list[Case]:
         index("go-method-chain", {"chain.go": go_method_chain(20_000)}),
         index("go-returns", {"many.go": go_returns(8_000)}),
         index("go-bad-literals", {"bad.go": BAD_GO_LITERALS}),
+        index("js-member-chain", {"chain.js": js_member_chain(20_000)}),
+        index("js-nested-templates", {"deep.js": js_nested_templates(5_000)}),
+        index("js-throws", {"many.ts": js_throws(8_000)}),
+        index("js-minified", {"lib/app.js": js_minified(2_000)}),
+        index("js-bad-literals", {"bad.js": BAD_JS_LITERALS}),
         index("java-method-chain", {"Chain.java": java_method_chain(20_000)}),
         index("java-concatenation", {"Concat.java": java_concatenation(20_000)}),
         index("java-throws", {"Many.java": java_throws(8_000)}),

@@ -1,0 +1,176 @@
+"""The whole path of conditions to a JavaScript site, as a tree
+(errdex.extract.structure): every enclosing `if`/`else if`/`else`, ternary branch,
+`switch` case (with the cases before it), `while`/`for` condition, and the earlier checks
+of the same function that leave it before the site (`if (!x) throw ..`: an exit with an
+error; `if (!x) return`: a normal return). Also the site's guard string: the innermost
+condition, as written (`!(c)` for an `else`)."""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from errdex.extract import GUARD_CHARS, cut
+from errdex.extract.paths import EarlierExits, steps_to
+from errdex.extract.structure import (
+    ALL,
+    ARM,
+    EARLY_EXIT,
+    EARLY_RETURN,
+    ELSE,
+    IF,
+    LOOP,
+    MAX_STEPS,
+    NOT,
+    TEST,
+    Condition,
+    SitePath,
+    Step,
+)
+from errdex.languages.javascript.state import ScriptFile
+
+_FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration",
+                        "method_definition", "function_expression", "arrow_function",
+                        "generator_function", "class_static_block"})  # fmt: skip
+_SKIP = frozenset({"comment", "html_comment"})
+_BLOCKS = frozenset({"statement_block", "switch_case", "switch_default", "program"})
+_LOOPS = frozenset({"while_statement", "do_statement", "for_statement"})
+_EXITS = frozenset({"process.exit", "process.abort"})
+
+
+def _test(text: str) -> Condition:
+    return Condition(TEST, cut(text, GUARD_CHARS))
+
+
+def _not(condition: Condition) -> Condition:
+    return Condition(NOT, parts=(condition,))
+
+
+class Paths(ScriptFile):
+    earlier: EarlierExits | None = None
+
+    def record_path(self, node: Node) -> str | None:
+        """Keep the path to the site (or construction) at `node`, walked once, and
+        return its guard: the innermost condition that leads there, as written."""
+        line, end_line = node.start_point.row + 1, node.end_point.row + 1
+        steps = self.path_of(node)
+        self.paths.append(SitePath(line, end_line, steps[-MAX_STEPS:]))
+        branch = next((s for s in reversed(steps) if s.kind not in (EARLY_EXIT, EARLY_RETURN)),
+                      None)  # fmt: skip
+        return _written(branch.condition) if branch is not None else None
+
+    def path_of(self, node: Node) -> tuple[Step, ...]:
+        return tuple(steps_to(node, _FUNCTIONS, _BLOCKS, self._earlier, self._steps_at))
+
+    def condition(self, node: Node | None) -> str | None:
+        """A condition as written, without the parentheses `if (..)` needs."""
+        while node is not None and node.type == "parenthesized_expression" \
+                and node.named_child_count == 1:  # fmt: skip
+            node = node.named_children[0]
+        return self.code(node) if node is not None else None
+
+    def _steps_at(self, cur: Node, child: Node) -> list[Step]:
+        step = self._step_at(cur, child)
+        return [step] if step is not None else []
+
+    def _step_at(self, cur: Node, child: Node) -> Step | None:
+        line = cur.start_point.row + 1
+        if cur.type in ("if_statement", "ternary_expression"):
+            cond = self.condition(cur.child_by_field_name("condition"))
+            if cond is None:
+                return None
+            if child == cur.child_by_field_name("consequence"):
+                return Step(IF, _test(cond), line)
+            if child == cur.child_by_field_name("alternative"):
+                return Step(ELSE, _not(_test(cond)), line)
+            return None
+        if cur.type in _LOOPS and child == cur.child_by_field_name("body"):
+            cond = self.condition(cur.child_by_field_name("condition"))
+            if cond is None or cond in ("", ";", "true"):
+                return None
+            return Step(LOOP, _test(cond.rstrip(";").strip()), line)
+        if cur.type in ("switch_case", "switch_default") and child.type not in _SKIP \
+                and cur.parent is not None and cur.parent.parent is not None:  # fmt: skip
+            return self._case_step(cur.parent.parent, cur)
+        return None
+
+    def _case_step(self, switch: Node, case: Node) -> Step | None:
+        """A case: `value === v` after every case before it failed; `default`: none of
+        the others matched."""
+        tag = self.condition(switch.child_by_field_name("value")) or ""
+        body = switch.child_by_field_name("body")
+        cases = [c for c in body.named_children if c.type == "switch_case"] if body else []
+
+        def condition(of: Node) -> Condition | None:
+            value = of.child_by_field_name("value")
+            if value is None:
+                return None
+            return _test(f"{tag} === {self.code(value)}" if tag else self.code(value))
+
+        parts: list[Condition] = []
+        if case.type == "switch_default":
+            parts = [_not(c) for c in map(condition, cases) if c is not None]
+        else:
+            for other in cases:
+                if other == case:
+                    break
+                before = condition(other)
+                if before is not None:
+                    parts.append(_not(before))
+            own = condition(case)
+            if own is not None:
+                parts.append(own)
+        if not parts:
+            return None
+        cond = parts[0] if len(parts) == 1 else Condition(ALL, parts=tuple(parts))
+        return Step(ARM, cond, case.start_point.row + 1)
+
+    def _earlier(self, block: Node, child: Node) -> list[Step]:
+        if self.earlier is None:
+            self.earlier = EarlierExits(self._exit_check, _SKIP)
+        return self.earlier.before(block, child)
+
+    def _exit_check(self, statement: Node) -> Step | None:
+        if statement.type != "if_statement" or statement.child_by_field_name("alternative"):
+            return None
+        cond = self.condition(statement.child_by_field_name("condition"))
+        body = statement.child_by_field_name("consequence")
+        if cond is None or body is None:
+            return None
+        kind = self._exit_kind(body)
+        if kind is None:
+            return None
+        return Step(kind, _not(_test(cond)), statement.start_point.row + 1)
+
+    def _exit_kind(self, body: Node) -> str | None:
+        """How a branch leaves the function: with an error (EARLY_EXIT: a `throw`, a
+        `return Promise.reject(..)`, `process.exit`), normally (EARLY_RETURN), or not."""
+        last = body
+        if body.type == "statement_block":
+            statements = [c for c in body.named_children if c.type not in _SKIP]
+            if not statements:
+                return None
+            last = statements[-1]
+        if last.type == "throw_statement":
+            return EARLY_EXIT
+        if last.type == "return_statement":
+            value = last.named_children[0] if last.named_child_count else None
+            rejects = value is not None and self.text(value).startswith("Promise.reject(")
+            return EARLY_EXIT if rejects else EARLY_RETURN
+        if last.type == "expression_statement" and last.named_child_count:
+            call = last.named_children[0]
+            function = call.child_by_field_name("function")
+            if call.type == "call_expression" and function is not None \
+                    and self.text(function) in _EXITS:  # fmt: skip
+                return EARLY_EXIT
+        return None
+
+
+def _written(condition: Condition) -> str:
+    """A condition as code: the guard string of the site."""
+    if condition.kind == TEST:
+        return condition.text
+    if condition.kind == NOT and condition.parts:
+        return f"!({_written(condition.parts[0])})"
+    if condition.kind == ALL:
+        return " && ".join(_written(p) for p in condition.parts)
+    return condition.text
