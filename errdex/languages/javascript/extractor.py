@@ -14,15 +14,15 @@ is run. A minified bundle (very long lines) is skipped as a whole.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import cache
 
 from tree_sitter import Language as TSLanguage
-from tree_sitter import Node, Parser, Query, QueryCursor
+from tree_sitter import Node, Parser, Query
 
 from errdex.extract import PARSE_SECONDS, OverBudget, Rule, parse_file
-from errdex.extract.outline import Captures, file_structure, outline_patterns
-from errdex.extract.queries import OUTLINE, build_query
+from errdex.extract.outline import file_structure, outline_patterns
+from errdex.extract.queries import build_query, handle, run_query
 from errdex.extract.templates import Hole, Piece, build_template
 from errdex.languages import spec_for
 from errdex.languages.javascript import SPEC
@@ -477,26 +477,13 @@ class ScriptExtractor:
         tree = parse_file(parser, source, seconds)
         state = _File(self.records_as, path, source, rules)
         state.root = tree.root_node
-        found: dict[str, list[Node]] = {kind: [] for kind in kinds}
-        outlined: list[Captures] = []
-        for index, captures in QueryCursor(query).matches(tree.root_node):
-            if kinds[index] == OUTLINE:
-                outlined.append(captures)
-                continue
-            for node in captures.get("node", ()):
-                found[kinds[index]].append(node)
-        handlers: dict[str, Callable[[Node], None]] = {
-            "error_class": state.on_error_class,
-            "new": state.on_new,
-            "throw": state.on_throw,
-            "call": state.on_call,
-        }
-        for kind in ("error_class", "new", "throw", "call"):
-            for node in sorted(found[kind], key=lambda n: (n.start_byte, n.end_byte)):
-                try:
-                    handlers[kind](node)
-                except (RecursionError, ValueError, IndexError, KeyError, AttributeError):
-                    continue  # one odd construct must not cost the whole file
+        found, outlined = run_query(query, kinds, tree.root_node)
+        handle(found, {
+            "error_class": lambda node, _: state.on_error_class(node),
+            "new": lambda node, _: state.on_new(node),
+            "throw": lambda node, _: state.on_throw(node),
+            "call": lambda node, _: state.on_call(node),
+        })
         return FileExtraction(
             sites=tuple(sorted(state.sites, key=lambda s: (s.line, s.end_line, s.kind.value))),
             definitions=tuple(state.definitions),
