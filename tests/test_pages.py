@@ -708,3 +708,23 @@ pub(crate) fn kernel(k: usize) -> Result<()> {
     commit(root, "conv", "2024-01-01T12:00:00+00:00")
     page = _page(_index(root, "t/conv"), "the kernel size must be positive")
     assert page["summary"] == "`k` must not be 0 when calling `conv`"
+
+
+def test_a_guard_that_starts_with_except_is_not_a_handler(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    init(root)
+    _write(root, {"src/main/java/x/Alloc.java": """\
+package x;
+
+public class Alloc {
+    public static void check(String exceptionMessage) {
+        if (exceptionMessage != null) {
+            throw new AssertionError("the type cannot be made: " + exceptionMessage);
+        }
+    }
+}
+"""})
+    commit(root, "alloc", "2024-01-01T12:00:00+00:00")
+    page = _page(_index(root, "t/alloc"), '"the type cannot be made: " + exceptionMessage')
+    # `exceptionMessage != null` is a check, not an `except` clause
+    assert page["summary"] == "`exceptionMessage` must equal `null` when calling `Alloc.check`"

@@ -53,9 +53,10 @@ def _code_names(code: str, language: Language) -> tuple[set[str], set[str]]:
     defined: set[str] = set()
     for m in _DEFINES.finditer(code):
         defined.update(g for g in m.groups() if g)
-    # A function the snippet defines with its language's keyword (`func`, `function`).
-    keyword = re.escape(spec_for(language).function_keyword)
-    defined.update(re.findall(rf"\b{keyword}\s+([A-Za-z_]\w*)", code))
+    # A function the snippet defines with its language's keyword (`func`, `function`; a
+    # regex, as origins reads it: Java's is its return type, `boolean isXError(`).
+    keyword = f"(?:{spec_for(language).function_keyword})"
+    defined.update(re.findall(rf"\b{keyword}\s+([A-Za-z_]\w*)\s*(?=[(<\[])", code))
     # function parameters of a snippet-defined function: `fn x_ok(a: T, b: U)`, `(err error)`
     for params in re.findall(rf"\b(?:fn|def|{keyword})\s+\w+\s*\(([^)]*)\)", code):
         defined.update(p.split(":")[0].strip().lstrip("&*") for p in params.split(","))

@@ -133,7 +133,7 @@ def gather(
     site = site or next((s for s in sites if s.guard), sites[0])
     lang, guard = site.language, site.guard
     nature, recv = "guarded" if guard else "always", None
-    handler = re.match(r"except\*?\s*(.*)", guard or "")
+    handler = re.match(r"except(?:\*|\b)\s*(.*)", guard or "")  # not `exceptionMessage`
     if handler:  # raised while handling another exception: that one is the cause
         nature, recv, guard = "handler", handler.group(1) or None, None
     names = facts.guarded_names(guard, lang) if guard else ()

@@ -103,8 +103,9 @@ def _origin_sentence(f: PageFacts, origin: Origin) -> str:
     verb = "is copied from" if origin.how == "field" else "is computed as"
     source = f.source_of(origin.name)
     typed = ""
-    if source and "." in source and " " not in source:
-        typed = f", i.e. the `{source.split('.')[-1]}` field of `{source.split('.')[0]}`"
+    owner, _, member = (source or "").rpartition(".")
+    if source and owner and member and " " not in source:
+        typed = f", i.e. the `{member}` field of `{owner}`"
     elif source:
         typed = f", i.e. the {source}"
     return (
