@@ -263,3 +263,26 @@ def test_a_node_crash_finds_its_record(pages: tuple[Path, dict[str, dict[str, An
     assert done.returncode == 0, done.stderr
     first = json.loads(done.stdout)["matches"][0]
     assert first["id"] == records["gridlib: unsupported rank {rank} in strict mode"]["id"]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_every_javascript_code_section_parses(tmp_path: Path) -> None:
+    # The pages' code is written to be pasted: each JavaScript section must at least parse
+    # (`f(...)` for unknown arguments did not).
+    golden = json.loads((Path(__file__).parent / "golden" / "js_repo.json").read_text())
+    records = golden if isinstance(golden, list) else golden["records"]
+    checked = 0
+    for record in records:
+        if record["language"] != "javascript":
+            continue
+        page = record["explanation"]
+        sections = [page["example_fix"]["before"], page["example_fix"]["after"],
+                    *(page["defensive"][k] for k in ("validate", "type_guard", "try_catch"))]
+        for number, code in enumerate(s for s in sections if s):
+            script = tmp_path / f"{record['id']}-{number}.js"
+            script.write_text(f"async function page() {{\n{code}\n}}\n")
+            done = subprocess.run(["node", "--check", str(script)], capture_output=True,
+                                  text=True, check=False)
+            assert done.returncode == 0, f"{record['id']}: {code}\n{done.stderr}"
+            checked += 1
+    assert checked > 10

@@ -98,7 +98,8 @@ class _Reading:
 
     def user_call(self, function: str, args: list[str] | None, is_method: bool | None) -> str:
         parts = function.split(".")
-        listed = "..." if args is None else ", ".join(args)
+        # Arguments not known are a comment: `f(...)` does not parse in this language.
+        listed = "/* ... */" if args is None else ", ".join(args)
         if len(parts) > 1 and parts[-1] == parts[-2]:  # a constructor: `Shape.Shape`
             return f"new {parts[-1]}({listed})"
         # `Type.method`: called on a value of the type (a static method keeps its type:

@@ -92,7 +92,8 @@ class _Reading:
 
     def user_call(self, function: str, args: list[str] | None, is_method: bool | None) -> str:
         parts = function.split(".")
-        listed = "..." if args is None else ", ".join(args)
+        # Arguments not known are a comment: `f(...)` does not parse in this language.
+        listed = "/* ... */" if args is None else ", ".join(args)
         if len(parts) > 1 and parts[-1] == "constructor":
             return f"new {'.'.join(parts[:-1])}({listed})"
         # `Class.method` is called on an instance (`pool.get(..)`); the receiver is not
