@@ -253,3 +253,13 @@ def test_a_java_stack_trace_with_causes_finds_the_innermost_record(
     first = json.loads(done.stdout)["matches"][0]
     assert first["id"] == records["mode {mode} is not supported for cell {cell}"]["id"]
     assert "traceback frame grid/Codec.java:22" in first["why"]
+
+
+def test_a_final_varargs_parameter_is_named_by_its_declarator() -> None:
+    # `final String... names`: the name is `names`, not the modifier `final`
+    source = (b"public class A {\n    public static int f(final int a, final String... names) {\n"
+              b"        return 0;\n    }\n}\n")
+    extraction = extractor_for(Language.JAVA).extract(
+        "A.java", source, tuple(load_rules(Language.JAVA, ".")))
+    assert extraction.structure is not None
+    assert [(d.name, d.params) for d in extraction.structure.defs] == [("f", ("a", "names"))]

@@ -234,6 +234,9 @@ def _bound_names(parameter: Node, source: bytes) -> list[str]:
         "pattern")
     if named:
         return [n for child in named for n in _bound_names(child, source)][:8]
+    for child in parameter.named_children:  # Java's `final String... names`: a declarator
+        if child.child_by_field_name("name") is not None:
+            return _bound_names(child, source)
     text = _text(parameter, source)
     first = _IDENT.search(text.split(":", 1)[0])
     if first is None:
