@@ -8,7 +8,32 @@ from collections.abc import Callable, Iterable
 
 from tree_sitter import Node
 
-from errdex.extract.structure import MAX_STEPS, Step
+from errdex.extract import GUARD_CHARS, cut
+from errdex.extract.structure import ALL, MAX_STEPS, NOT, TEST, Condition, Step
+
+
+def test(text: str) -> Condition:
+    """A condition that is true here, as written (bounded)."""
+    return Condition(TEST, cut(text, GUARD_CHARS))
+
+
+def negation(condition: Condition) -> Condition:
+    return Condition(NOT, parts=(condition,))
+
+
+def written(condition: Condition, negated: str, conjunction: str, disjunction: str) -> str:
+    """A condition as code in the language's syntax (`negated` a template, `!({})`): the
+    site's guard string. A part that holds `disjunction` is parenthesized when joined."""
+    if condition.kind == TEST:
+        return condition.text
+    if condition.kind == NOT and condition.parts:
+        return negated.format(written(condition.parts[0], negated, conjunction, disjunction))
+    if condition.kind == ALL:
+        parts = [written(p, negated, conjunction, disjunction) for p in condition.parts]
+        return conjunction.join(f"({w})" if disjunction in w and not w.startswith(
+            negated.split("{", 1)[0]) else w for w in parts)  # fmt: skip
+    return condition.text
+
 
 MAX_EARLIER = 100  # earlier statements of one block looked at for checks that exit
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from errdex.extract import GUARD_CHARS, cut
-from errdex.extract.paths import EarlierExits, steps_to
+from errdex.extract.paths import EarlierExits, steps_to, written
+from errdex.extract.paths import negation as _not
+from errdex.extract.paths import test as _test
 from errdex.extract.structure import (
     ALL,
     ARM,
@@ -20,12 +21,11 @@ from errdex.extract.structure import (
     IF,
     LOOP,
     MAX_STEPS,
-    NOT,
-    TEST,
     Condition,
     SitePath,
     Step,
 )
+from errdex.languages.go import SPEC
 from errdex.languages.go.state import GoFile
 
 _FUNCTIONS = frozenset({"function_declaration", "method_declaration", "func_literal"})
@@ -33,14 +33,6 @@ _CASES = frozenset({"expression_case", "default_case", "type_case"})
 _SWITCHES = frozenset({"expression_switch_statement", "type_switch_statement"})
 _SKIP = frozenset({"comment"})
 _BLOCKS = frozenset({"statement_list"})
-
-
-def _test(text: str) -> Condition:
-    return Condition(TEST, cut(text, GUARD_CHARS))
-
-
-def _not(condition: Condition) -> Condition:
-    return Condition(NOT, parts=(condition,))
 
 
 class Paths(GoFile):
@@ -162,10 +154,4 @@ class Paths(GoFile):
 
 def _written(condition: Condition) -> str:
     """A condition as code: the guard string of the site."""
-    if condition.kind == TEST:
-        return condition.text
-    if condition.kind == NOT and condition.parts:
-        return f"!({_written(condition.parts[0])})"
-    if condition.kind == ALL:
-        return " && ".join(_written(p) for p in condition.parts)
-    return condition.text
+    return written(condition, SPEC.negated, SPEC.conjunction, "||")

@@ -12,8 +12,9 @@ import re
 
 from tree_sitter import Node
 
-from errdex.extract import GUARD_CHARS, cut
-from errdex.extract.paths import EarlierExits, steps_to
+from errdex.extract.paths import EarlierExits, steps_to, written
+from errdex.extract.paths import negation as _not
+from errdex.extract.paths import test as _test
 from errdex.extract.shared import rule_guard
 from errdex.extract.structure import (
     ALL,
@@ -25,9 +26,7 @@ from errdex.extract.structure import (
     IF,
     LOOP,
     MAX_STEPS,
-    NOT,
     RULE,
-    TEST,
     Condition,
     SitePath,
     Step,
@@ -40,14 +39,6 @@ _SKIP = frozenset({"line_comment", "block_comment"})
 _BLOCKS = frozenset({"block", "constructor_body", "switch_block_statement_group"})
 _NEGATED_NAME = re.compile(r"!\s*[A-Za-z_][\w.]*(?:\(\))?")
 _GROUPS = frozenset({"switch_block_statement_group", "switch_rule"})
-
-
-def _test(text: str) -> Condition:
-    return Condition(TEST, cut(text, GUARD_CHARS))
-
-
-def _not(condition: Condition) -> Condition:
-    return Condition(NOT, parts=(condition,))
 
 
 def _bare(text: str) -> str:
@@ -223,11 +214,4 @@ def _exit_kind(body: Node) -> str | None:
 
 def _written(condition: Condition) -> str:
     """A condition as code: the guard string of the site."""
-    if condition.kind == TEST:
-        return condition.text
-    if condition.kind == NOT and condition.parts:
-        return f"!({_written(condition.parts[0])})"
-    if condition.kind == ALL:
-        return " && ".join(f"({w})" if "||" in w and not w.startswith("!(") else w
-                           for w in map(_written, condition.parts))
-    return condition.text
+    return written(condition, SPEC.negated, SPEC.conjunction, "||")

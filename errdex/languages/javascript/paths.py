@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from errdex.extract import GUARD_CHARS, cut
-from errdex.extract.paths import EarlierExits, steps_to
+from errdex.extract.paths import EarlierExits, steps_to, written
+from errdex.extract.paths import negation as _not
+from errdex.extract.paths import test as _test
 from errdex.extract.structure import (
     ALL,
     ARM,
@@ -20,12 +21,11 @@ from errdex.extract.structure import (
     IF,
     LOOP,
     MAX_STEPS,
-    NOT,
-    TEST,
     Condition,
     SitePath,
     Step,
 )
+from errdex.languages.javascript import SPEC
 from errdex.languages.javascript.state import ScriptFile
 
 _FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration",
@@ -35,14 +35,6 @@ _SKIP = frozenset({"comment", "html_comment"})
 _BLOCKS = frozenset({"statement_block", "switch_case", "switch_default", "program"})
 _LOOPS = frozenset({"while_statement", "do_statement", "for_statement"})
 _EXITS = frozenset({"process.exit", "process.abort"})
-
-
-def _test(text: str) -> Condition:
-    return Condition(TEST, cut(text, GUARD_CHARS))
-
-
-def _not(condition: Condition) -> Condition:
-    return Condition(NOT, parts=(condition,))
 
 
 class Paths(ScriptFile):
@@ -167,10 +159,4 @@ class Paths(ScriptFile):
 
 def _written(condition: Condition) -> str:
     """A condition as code: the guard string of the site."""
-    if condition.kind == TEST:
-        return condition.text
-    if condition.kind == NOT and condition.parts:
-        return f"!({_written(condition.parts[0])})"
-    if condition.kind == ALL:
-        return " && ".join(_written(p) for p in condition.parts)
-    return condition.text
+    return written(condition, SPEC.negated, SPEC.conjunction, "||")

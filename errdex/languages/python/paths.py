@@ -13,6 +13,8 @@ from tree_sitter import Node
 
 from errdex.extract import GUARD_CHARS, cut
 from errdex.extract.paths import EarlierExits, steps_to
+from errdex.extract.paths import negation as _not
+from errdex.extract.paths import test as _test
 from errdex.extract.structure import (
     ARM,
     EARLY_EXIT,
@@ -23,9 +25,7 @@ from errdex.extract.structure import (
     LOOP,
     MATCHES,
     MAX_STEPS,
-    NOT,
     RULE,
-    TEST,
     Condition,
     SitePath,
     Step,
@@ -36,14 +36,6 @@ from errdex.languages.python.strings import _NOT_CODE, _compact
 _STOP = frozenset({"function_definition", "lambda", "class_definition"})
 _EXITS = frozenset({"raise_statement", "return_statement"})
 _BLOCKS = frozenset({"block", "module"})
-
-
-def _test(text: str) -> Condition:
-    return Condition(TEST, cut(text, GUARD_CHARS))
-
-
-def _not(condition: Condition) -> Condition:
-    return Condition(NOT, parts=(condition,))
 
 
 class Paths(Conditions):

@@ -13,6 +13,8 @@ from tree_sitter import Node
 
 from errdex.extract import GUARD_CHARS, cut
 from errdex.extract.paths import EarlierExits, steps_to
+from errdex.extract.paths import negation as _not
+from errdex.extract.paths import test as _test
 from errdex.extract.structure import (
     ALL,
     ARM,
@@ -24,9 +26,7 @@ from errdex.extract.structure import (
     LOOP,
     MATCHES,
     MAX_STEPS,
-    NOT,
     RULE,
-    TEST,
     TRY,
     Condition,
     SitePath,
@@ -40,16 +40,8 @@ _EXITS = frozenset({"return_expression"})
 _BLOCKS = frozenset({"block"})
 
 
-def _test(text: str) -> Condition:
-    return Condition(TEST, cut(text, GUARD_CHARS))
-
-
 def _matches(subject: str, pattern: str) -> Condition:
     return Condition(MATCHES, cut(pattern, GUARD_CHARS), cut(subject, GUARD_CHARS))
-
-
-def _not(condition: Condition) -> Condition:
-    return Condition(NOT, parts=(condition,))
 
 
 class Paths(Messages):
