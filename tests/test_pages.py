@@ -728,3 +728,13 @@ public class Alloc {
     page = _page(_index(root, "t/alloc"), '"the type cannot be made: " + exceptionMessage')
     # `exceptionMessage != null` is a check, not an `except` clause
     assert page["summary"] == "`exceptionMessage` must equal `null` when calling `Alloc.check`"
+
+
+def test_arguments_passed_in_another_order_are_substituted_at_once() -> None:
+    from errdex.models import EntryPoint, Language
+    from errdex.write.lifted import lift
+
+    # `g(a, b)` calls `f(b, a)` for `def f(a, b)`: f's `a > b` is g's `b > a`
+    caller = EntryPoint("m.g", "m.py", 1, 1, arguments=("b", "a"), parameters=("a", "b"))
+    lifted = lift("a > b", ["a", "b"], ["a", "b"], [caller], "m.g", Language.PYTHON)
+    assert lifted is not None and lifted.guard == "b > a"

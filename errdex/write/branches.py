@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 
 from errdex.analyze import facts
+from errdex.extract.structure import ELSE
 from errdex.languages import spec_for
 from errdex.models import Language, PathStep, Record, Site
 
@@ -36,7 +37,7 @@ def chain_guard(
     raised = [s.line for s in mine]
     chain: list[tuple[int, str]] = []
     for step in reversed(reached):
-        if step.kind != "else" or not step.branches:
+        if step.kind != ELSE or not step.branches:
             break
         chain[:0] = step.branches
     if not chain:

@@ -49,18 +49,22 @@ def lift(
         passed = _passed(own, params, point.arguments)
         if passed is None or not roots <= set(passed):
             return None
-        lifted = guard
-        for root in sorted(roots, key=len, reverse=True):
-            value = passed[root]
-            shown = value if _SIMPLE.fullmatch(value) else f"({value})"
-            lifted = re.sub(rf"(?<![\w.]){re.escape(root)}\b", shown.replace("\\", "\\\\"),
-                            lifted)
+        # All at once: `f(b, a)` into `def f(a, b)` swaps them, one by one would not.
+        shown = {root: passed[root] if _SIMPLE.fullmatch(passed[root]) else f"({passed[root]})"
+                 for root in roots}
+        lifted = _substituted(guard, shown)
         theirs = set(point.parameters) - set(_RECEIVERS)
         read = facts.value_roots(facts.guarded_names(lifted, language), lifted, theirs)
         if not read or not read <= theirs or facts.requirement_of(lifted, language) is None:
             return None
         return Lifted(point, lifted, tuple((root, passed[root]) for root in sorted(roots)))
     return None
+
+
+def _substituted(guard: str, values: dict[str, str]) -> str:
+    """`guard` with each name of `values` (not a field, `x.name`) replaced by its value."""
+    names = "|".join(map(re.escape, sorted(values, key=len, reverse=True)))
+    return re.sub(rf"(?<![\w.])({names})\b", lambda m: values[m.group(1)], guard)
 
 
 def _passed(own: Sequence[str], params: Sequence[str],
