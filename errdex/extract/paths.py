@@ -4,12 +4,22 @@ raises in one block must not cost 6,000 x 200 looks)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from tree_sitter import Node
 
 from errdex.extract import GUARD_CHARS, cut
-from errdex.extract.structure import ALL, MAX_STEPS, NOT, TEST, Condition, Step
+from errdex.extract.structure import (
+    ALL,
+    EARLY_EXIT,
+    EARLY_RETURN,
+    MAX_STEPS,
+    NOT,
+    TEST,
+    Condition,
+    SitePath,
+    Step,
+)
 
 
 def test(text: str) -> Condition:
@@ -33,6 +43,16 @@ def written(condition: Condition, negated: str, conjunction: str, disjunction: s
         return conjunction.join(f"({w})" if disjunction in w and not w.startswith(
             negated.split("{", 1)[0]) else w for w in parts)  # fmt: skip
     return condition.text
+
+
+def keep_path(paths: list[SitePath], node: Node, steps: Sequence[Step]) -> Condition | None:
+    """Keep the path to the site (or construction) at `node` in `paths`, and return its
+    guard's condition: the innermost step that is a branch, not an earlier exit."""
+    paths.append(SitePath(node.start_point.row + 1, node.end_point.row + 1,
+                          tuple(steps[-MAX_STEPS:])))
+    branch = next((s for s in reversed(steps) if s.kind not in (EARLY_EXIT, EARLY_RETURN)),
+                  None)  # fmt: skip
+    return branch.condition if branch is not None else None
 
 
 MAX_EARLIER = 100  # earlier statements of one block looked at for checks that exit

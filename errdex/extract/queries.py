@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from tree_sitter import Language, Node, Query, QueryCursor
+from tree_sitter import Language, Node, Parser, Query, QueryCursor
+
+from errdex.languages.spec import LanguageSpec
 
 Captures = dict[str, list[Node]]  # one match of a query: capture name -> its nodes
 
@@ -49,6 +51,17 @@ def build_query(
 Found = dict[str, list[tuple[Node, Node | None]]]  # kind -> (its @node, its first @name)
 Handler = Callable[[Node, Node | None], object]
 _ODD = (RecursionError, ValueError, IndexError, KeyError, AttributeError)
+
+
+def compiled(spec: LanguageSpec) -> tuple[Parser, Query, tuple[str, ...]]:
+    """A language's parser and its one query (its sections in `query_names` order, then
+    the outline's patterns), for an extractor whose sections have no placeholders."""
+    from errdex.extract.outline import outline_patterns  # outline imports this module
+
+    grammar = Language(spec.grammar())
+    query, kinds = build_query(grammar, spec.queries(), [(k, {}) for k in spec.query_names],
+                               outline_patterns(spec.language))
+    return Parser(grammar), query, kinds
 
 
 def run_query(query: Query, kinds: Sequence[str], root: Node) -> tuple[Found, list[Captures]]:

@@ -13,12 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from tree_sitter import Language as TSLanguage
-from tree_sitter import Node, Parser
+from tree_sitter import Node
 
 from errdex.extract import PARSE_SECONDS, Rule, parse_file
-from errdex.extract.outline import file_structure, outline_patterns
-from errdex.extract.queries import build_query, handle, run_query
+from errdex.extract.outline import file_structure
+from errdex.extract.queries import compiled, handle, run_query
 from errdex.extract.templates import Hole, Piece, build_template
 from errdex.languages.go import SPEC
 from errdex.languages.go.messages import (
@@ -41,12 +40,7 @@ from errdex.models import (
 
 __all__ = ["GoExtractor"]
 
-_TS_LANGUAGE = TSLanguage(SPEC.grammar())
-_PARSER = Parser(_TS_LANGUAGE)
-_QUERY, _KINDS = build_query(
-    _TS_LANGUAGE, SPEC.queries(), [(kind, {}) for kind in SPEC.query_names],
-    outline_patterns(SPEC.language),
-)
+_PARSER, _QUERY, _KINDS = compiled(SPEC)
 _SENTINEL_NAME = re.compile(r"(?:[A-Za-z_]\w*\.)?[Ee]rr[A-Z0-9_]\w*")
 _MAX_LIFT = 4  # parents between a composite literal and the `return` that hands it out
 

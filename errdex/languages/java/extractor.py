@@ -15,12 +15,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from tree_sitter import Language as TSLanguage
-from tree_sitter import Node, Parser
+from tree_sitter import Node
 
 from errdex.extract import PARSE_SECONDS, Rule, parse_file
-from errdex.extract.outline import file_structure, outline_patterns
-from errdex.extract.queries import build_query, handle, run_query
+from errdex.extract.outline import file_structure
+from errdex.extract.queries import compiled, handle, run_query
 from errdex.extract.templates import Hole, Piece, build_template
 from errdex.languages.java import SPEC
 from errdex.languages.java.messages import (
@@ -47,12 +46,7 @@ from errdex.models import (
 
 __all__ = ["JavaExtractor"]
 
-_TS_LANGUAGE = TSLanguage(SPEC.grammar())
-_PARSER = Parser(_TS_LANGUAGE)
-_QUERY, _KINDS = build_query(
-    _TS_LANGUAGE, SPEC.queries(), [(kind, {}) for kind in SPEC.query_names],
-    outline_patterns(SPEC.language),
-)
+_PARSER, _QUERY, _KINDS = compiled(SPEC)
 _EXCEPTION_NAME = re.compile(r"(?:Exception|Error|Throwable|Failure|Fault)$")
 # Classes of the JDK whose message is the one they are given: built without one, they
 # have no text of their own to find (`new IllegalStateException(e)`).

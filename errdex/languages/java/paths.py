@@ -12,7 +12,7 @@ import re
 
 from tree_sitter import Node
 
-from errdex.extract.paths import EarlierExits, steps_to, written
+from errdex.extract.paths import EarlierExits, keep_path, steps_to, written
 from errdex.extract.paths import negation as _not
 from errdex.extract.paths import test as _test
 from errdex.extract.shared import rule_guard
@@ -25,10 +25,8 @@ from errdex.extract.structure import (
     EXCEPT,
     IF,
     LOOP,
-    MAX_STEPS,
     RULE,
     Condition,
-    SitePath,
     Step,
 )
 from errdex.languages.java import SPEC
@@ -53,14 +51,11 @@ class Paths(JavaFile):
         """Keep the path to the site (or construction) at `node`, walked once, and
         return its guard: `own` (a check's failing condition, its last step), else the
         innermost condition that leads there, as written."""
-        line, end_line = node.start_point.row + 1, node.end_point.row + 1
         steps = list(self.path_of(node))
         if own:
-            steps.append(Step(RULE, _test(own), line))
-        self.paths.append(SitePath(line, end_line, tuple(steps[-MAX_STEPS:])))
-        branch = next((s for s in reversed(steps) if s.kind not in (EARLY_EXIT, EARLY_RETURN)),
-                      None)  # fmt: skip
-        return _written(branch.condition) if branch is not None else None
+            steps.append(Step(RULE, _test(own), node.start_point.row + 1))
+        condition = keep_path(self.paths, node, steps)
+        return _written(condition) if condition is not None else None
 
     def path_of(self, node: Node) -> tuple[Step, ...]:
         return tuple(steps_to(node, _STOPS, _BLOCKS, self._earlier, self._steps_at))

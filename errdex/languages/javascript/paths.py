@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from errdex.extract.paths import EarlierExits, steps_to, written
+from errdex.extract.paths import EarlierExits, keep_path, steps_to, written
 from errdex.extract.paths import negation as _not
 from errdex.extract.paths import test as _test
 from errdex.extract.structure import (
@@ -20,9 +20,7 @@ from errdex.extract.structure import (
     ELSE,
     IF,
     LOOP,
-    MAX_STEPS,
     Condition,
-    SitePath,
     Step,
 )
 from errdex.languages.javascript import SPEC
@@ -43,12 +41,8 @@ class Paths(ScriptFile):
     def record_path(self, node: Node) -> str | None:
         """Keep the path to the site (or construction) at `node`, walked once, and
         return its guard: the innermost condition that leads there, as written."""
-        line, end_line = node.start_point.row + 1, node.end_point.row + 1
-        steps = self.path_of(node)
-        self.paths.append(SitePath(line, end_line, steps[-MAX_STEPS:]))
-        branch = next((s for s in reversed(steps) if s.kind not in (EARLY_EXIT, EARLY_RETURN)),
-                      None)  # fmt: skip
-        return _written(branch.condition) if branch is not None else None
+        condition = keep_path(self.paths, node, self.path_of(node))
+        return _written(condition) if condition is not None else None
 
     def path_of(self, node: Node) -> tuple[Step, ...]:
         return tuple(steps_to(node, _FUNCTIONS, _BLOCKS, self._earlier, self._steps_at))

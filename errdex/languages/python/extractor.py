@@ -15,12 +15,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from tree_sitter import Language as TSLanguage
-from tree_sitter import Node, Parser, QueryCursor
+from tree_sitter import Node, QueryCursor
 
 from errdex.extract import PARSE_SECONDS, Rule, parse_file
-from errdex.extract.outline import file_structure, outline_patterns
-from errdex.extract.queries import OUTLINE, Captures, build_query
+from errdex.extract.outline import file_structure
+from errdex.extract.queries import OUTLINE, Captures, compiled
 from errdex.extract.shared import find_call_rule, rule_guard
 from errdex.extract.templates import Piece
 from errdex.languages.python import SPEC, raising, tables
@@ -43,14 +42,9 @@ from errdex.models import (
 
 __all__ = ["PythonExtractor", "module_name"]
 
-_TS_LANGUAGE = TSLanguage(SPEC.grammar())
-_PARSER = Parser(_TS_LANGUAGE)
 # Classes first (a raise resolves against this file's exception classes), then raises,
 # asserts and the remaining calls.
-_QUERY, _KINDS = build_query(
-    _TS_LANGUAGE, SPEC.queries(), [(kind, {}) for kind in SPEC.query_names],
-    outline_patterns(SPEC.language),
-)
+_PARSER, _QUERY, _KINDS = compiled(SPEC)
 _DOTTED = re.compile(r"^[A-Za-z_][\w.]*$")
 
 
