@@ -103,3 +103,53 @@ def test_a_trait_method_has_no_callers_by_its_shared_name(tmp_path: Path) -> Non
         record = store.record(row.id)
     assert record.facts is not None
     assert record.facts.sites[0].entry_points == ()
+
+
+KERNELS = """\
+pub struct Dense {
+    heads: usize,
+}
+
+impl Dense {
+    fn launch(&self, d: usize) -> Result<usize> {
+        Ok(d * self.heads)
+    }
+
+    pub fn forward(&self, d: usize) -> Result<usize> {
+        self.launch(d)
+    }
+}
+
+pub struct Ragged {
+    offsets: Vec<usize>,
+}
+
+impl Ragged {
+    fn launch(&self, d: usize) -> Result<usize> {
+        if self.offsets.is_empty() {
+            bail!("ragged launch needs offsets")
+        }
+        Ok(d)
+    }
+
+    pub fn forward(&self, d: usize) -> Result<usize> {
+        self.launch(d)
+    }
+}
+"""
+
+
+def test_a_call_on_self_reaches_the_callers_own_type_only(tmp_path: Path) -> None:
+    """`Dense::forward` calls `self.launch` on a `Dense`, which has its own `launch`:
+    it is no way into `Ragged::launch` (the candle review found `FlashAttn::cuda_fwd`
+    named as the caller of `FlashAttnVarLen::cuda_fwd_t` on 36 pages)."""
+    root = tmp_path / "repo"
+    (root / "kernels" / "src").mkdir(parents=True)
+    (root / "kernels" / "src" / "lib.rs").write_text(KERNELS)
+    (snapshot,) = resolve(str(root), SourceOptions(repo="t/kernels"))
+    with SQLiteStore(tmp_path / "k.sqlite") as store:
+        index_snapshot(snapshot, store, workers=1)
+        (row,) = [r for r in store.records() if r.message.startswith("ragged launch")]
+        record = store.record(row.id)
+    assert record.facts is not None
+    assert [e.function for e in record.facts.sites[0].entry_points] == ["Ragged::forward"]

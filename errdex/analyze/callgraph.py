@@ -60,6 +60,8 @@ class CallGraph:
         self.by_qualifier: dict[str, set[int]] = defaultdict(set)
         # (callee name, caller def index) -> the qualifier and arguments of its first call
         self.arguments: dict[tuple[str, int], tuple[str, tuple[str, ...]]] = {}
+        # (owner, method name) -> its definitions: where `self.m(..)` of an owner goes
+        self.methods: dict[tuple[str, str], set[int]] = defaultdict(set)
 
     @classmethod
     def build(cls, files: Iterable[tuple[str, Language, FileStructure]]) -> CallGraph:
@@ -80,6 +82,8 @@ class CallGraph:
             index = len(self.defs) - 1
             self.by_name[d.name].append(index)
             self.files_of[d.name].add(path)
+            if d.owner:
+                self.methods[(d.owner, d.name)].add(index)
         for call in structure.calls:
             self.callers[call.name].add((first + call.caller, call.qualifier))
             if call.arguments is not None:
@@ -98,10 +102,22 @@ class CallGraph:
         out = []
         for caller, qualifier in self.callers.get(target.name, ()):
             c = self.defs[caller]
+            if self._runs_own_method(c, qualifier, target):
+                continue  # `self.m(..)` runs the caller's own type's `m`, not this one
             named = bool(target.owner) and qualifier == target.owner
             if not ambiguous or c.path == target.path or named:
                 out.append(caller)
         return sorted(out, key=lambda i: (self.defs[i].path, self.defs[i].line))
+
+    def _runs_own_method(self, caller: _Def, qualifier: str, target: _Def) -> bool:
+        """Whether a call on the caller's own receiver (`self.m(..)`, Go's `c.m(..)`)
+        runs a method `m` of the caller's own type other than `target`: the type
+        defines one (in the caller's file, where several types share the owner's name)."""
+        if caller.owner is None or qualifier not in ("self", "Self", caller.receiver):
+            return False
+        own = [self.defs[i] for i in self.methods.get((caller.owner, target.name), ())]
+        same_file = [d for d in own if d.path == caller.path]
+        return bool(own) and target not in (same_file or own)
 
     def _builders_of(self, owner: str) -> list[int]:
         """The free functions that build a value of `owner` (a literal `Owner { .. }`, a
