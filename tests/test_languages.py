@@ -28,9 +28,10 @@ MAY_BE_EMPTY = {
     "statement_end",  # Python ends a statement with the line
     "char_literal", "case_arm", "pattern_guard", "not_operand", "reference_prefix",
     "output_prefixes", "output_frames",  # a runtime whose output the shared rules read
+    "tuple_binding", "tuple_element", "tuple_elements_named",  # Go and Java destructure nothing
 }  # fmt: skip
 REGEX_FIELDS = ("compare", "negation", "char_literal", "case_arm", "not_operand",
-                "reference_prefix", "local_binding", "statement_end")  # fmt: skip
+                "reference_prefix", "local_binding", "statement_end", "tuple_binding")  # fmt: skip
 
 
 def test_every_language_has_a_spec() -> None:

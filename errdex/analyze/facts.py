@@ -156,13 +156,18 @@ def through_locals(
         if not guard or origin.how != "local":
             continue
         pattern = re.compile(rf"(?<![\w.]){re.escape(origin.name)}\b")
-        if aspect(origin.expression):
+        if aspect(origin.expression) or _PART.fullmatch(origin.expression):
             guard = pattern.sub(origin.expression.replace("\\", "\\\\"), guard)
         elif _is_flag(guard, origin.name, language) and _balanced(origin.expression):
             # `let supported = matches!(d, 32 | 64); if !supported {..}`: the flag's own
             # test is the requirement ("`d` must match `32 | 64`"), not "`supported`".
             guard = pattern.sub(f"({origin.expression})".replace("\\", "\\\\"), guard)
     return guard
+
+
+# A local that only names another value or a part of it (`let y = point.1`, `low = b`):
+# the requirement is on that value.
+_PART = re.compile(r"[A-Za-z_]\w*(?:\.\w+|\[\d+\])*")
 
 
 def _is_flag(guard: str, name: str, language: Language) -> bool:

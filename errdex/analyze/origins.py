@@ -154,6 +154,9 @@ def _nearest_assignment(
         candidates = [("field", _after_word(code, f"self.{last}", _ASSIGN_REST, True))]
         m = local.match(code)
         candidates.append(("local", m if m and m.group("name") == name else None))
+        element = _destructured(site, code, name)
+        if element is not None:
+            return Origin(name, "local", element, _line_of(site, index + offset), line.strip())
         if copied:
             m = _after_word(code, last, _FIELD_REST, False)
             if m and _TYPEISH.fullmatch(m.group("value").rstrip(",)")):
@@ -163,12 +166,65 @@ def _nearest_assignment(
             if m is None:
                 continue
             expression = line[m.start("value") : m.end("value")].rstrip(",;").strip()
+            rest = _continued(lines, index + 1)
+            expression += rest
             # A value that goes on over several lines (`if c {`, `foo(`) can't be
             # quoted from one line: better no origin than half of one.
             if expression and not expression.endswith(("{", "(", "[", "\\", "=>")):
                 line_number = _line_of(site, index + offset)
-                return Origin(name, how, expression, line_number, line.strip())
+                return Origin(name, how, expression, line_number, line.strip() + rest)
     return None
+
+
+_CONTINUATION = (".", "?", "+ ", "- ", "* ", "/ ", "&&", "||")
+MAX_CONTINUED = 8
+
+
+def _continued(lines: list[str], start: int) -> str:
+    """The rest of a statement that goes on over the next lines as a method chain or an
+    operator (`let tokens = self` then `.tokenizer` then `.encode(prompt)?;`): one line
+    alone would say `tokens` is `self`."""
+    out = []
+    for line in lines[start : start + MAX_CONTINUED]:
+        part = line.strip()
+        if not part.startswith(_CONTINUATION):
+            break
+        out.append(part.rstrip(";") if part.startswith((".", "?")) else " " + part.rstrip(";"))
+    return "".join(out)
+
+
+def _destructured(site: Site, code: str, name: str) -> str | None:
+    """The element `name` is bound to by a destructuring assignment on this line, as code
+    (`let (b, t, c) = x.dims3()?;` binds `t` to `x.dim(1)`; `h, w = img.size`, `w` to
+    `img.size[1]`); None when the line binds no such tuple or not `name`."""
+    spec = spec_for(site.language)
+    if spec.tuple_binding is None or "," not in code:
+        return None
+    m = _tuple_pattern(spec.tuple_binding).match(code)
+    if m is None:
+        return None
+    names = [re.sub(r"^(?:mut\s+|ref\s+|&)+", "", n.strip()) for n in m.group("names").split(",")]
+    if names and not names[-1]:
+        names.pop()  # a trailing comma
+    if name not in names or any(not re.fullmatch(r"[A-Za-z_]\w*", n) for n in names):
+        return None  # a nested pattern, a rest (`*xs`, `..`) or a default: not one element
+    index = names.index(name)
+    value = m.group("value").strip()
+    parts = split_top(value, ",", site.language)
+    if len(parts) == len(names):  # `a, b = x, y`: each name takes its own value
+        return parts[index].strip()
+    if len(parts) > 1 or value.endswith(("{", "(", "[", "\\", "=>")):
+        return None
+    for pattern, written in spec.tuple_elements_named:
+        named = re.match(pattern, value)
+        if named:
+            return written.format(value=named.group("value"), index=index)
+    return spec.tuple_element.format(value=value, index=index)
+
+
+@cache
+def _tuple_pattern(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 def _indent(line: str) -> int:

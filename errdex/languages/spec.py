@@ -126,6 +126,13 @@ class LanguageSpec:
     declaration_words: tuple[str, ...]  # words that start a definition line (not an assignment)
     local_binding: str  # regex before a local's name in its assignment (`let mut `)
     statement_end: str  # regex of what may end a statement (`;?`)
+    # A destructuring assignment line (`let (b, t, c) = x.dims3()?;`, `h, w = x.shape`):
+    # regex with groups `names` (comma-separated) and `value`; None: the language has none
+    tuple_binding: str | None
+    tuple_element: str  # element `{index}` of a destructured `{value}` as code: `{value}.{index}`
+    # (regex over the value, element as code): a value whose elements have a name of their
+    # own (`x.dims3()?` -> `x.dim(1)`), tried before `tuple_element`
+    tuple_elements_named: tuple[tuple[str, str], ...]
     typed_binding: str  # regex with `{root}`: `root` declared with a type (one group)
     declared_type: str  # regex with `{root}`: the type written for a parameter or field
     # named `root` (one group), for written code (`x: usize`, Go's `x int`)

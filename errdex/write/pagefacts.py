@@ -110,7 +110,16 @@ class PageFacts:
     def reached(self) -> tuple[str, ...]:
         """What else holds whenever the primary site is reached (enclosing branches,
         the arms before its own, earlier returns not taken), in words."""
-        return tuple(step.text for step in self.site_facts.reached) if self.site_facts else ()
+        return tuple(self.said(step.text) for step in self.site_facts.reached) \
+            if self.site_facts else ()  # fmt: skip
+
+    def said(self, text: str) -> str:
+        """Code spans of `text` (`num_heads` differs from ..) with the locals that hold a
+        part of the inputs written as that part (`q.dim(1)`), as the requirement is."""
+        if not any(o.how == "local" for o in self.origins):
+            return text
+        return re.sub(r"`([^`]+)`", lambda m: "`" + (facts.through_locals(
+            m.group(1), self.origins, self.lang) or m.group(1)) + "`", text)
 
     @property
     def internal(self) -> bool:
@@ -205,6 +214,9 @@ def gather(
     # a name the function binds (an origin, an assignment or binding the snippet shows) is.
     bound = {o.name for o in origins} | _bound_in(site.snippet.code, names)
     roots = facts.value_roots(names, guard or "", own | bound)
+    said = facts.through_locals(guard, origins, lang)
+    if said and said != guard:  # locals that hold a part of the inputs (`q.dim(1)`)
+        roots = facts.value_roots(facts.guarded_names(said, lang), said, own | bound)
     # A check on the receiver's own methods (`self.elem_count() == 0`) is on the value the
     # user calls the method on.
     on_receiver = bool(guard) and not roots and "self" in (params or ()) and bool(

@@ -101,6 +101,9 @@ SPEC = LanguageSpec(
     declaration_words=("func", "type", "var", "const"),
     local_binding=r"(?:var\s+)?",
     statement_end=r"",
+    tuple_binding=None,  # `a, b := f()` binds results, not a tuple's elements
+    tuple_element="",
+    tuple_elements_named=(),
     declared_type=r"(?<![\w.]){root}\s+(\*?(?:\[\])?[\w.]+)(?=\s*[,)])",
     typed_binding=r"(?<![\w.]){root}\s+(\*?(?:\[\])?(?:[a-z_]\w*\.)*[A-Za-z_]\w*)(?=\s*[,)])",
     actions={

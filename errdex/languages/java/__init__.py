@@ -128,6 +128,9 @@ SPEC = LanguageSpec(
     declaration_words=("class", "interface", "enum", "record", "import", "package"),
     local_binding=rf"(?:final\s+)?(?:{_TYPE}\s+)?",
     statement_end=r";",
+    tuple_binding=None,
+    tuple_element="",
+    tuple_elements_named=(),
     declared_type=rf"(?<![\w.])({_DECLARED})\s+{{root}}(?=\s*[,)=;])",
     typed_binding=rf"(?<![\w.<])({_DECLARED})\s+{{root}}(?=\s*[,)=;])",
     actions={

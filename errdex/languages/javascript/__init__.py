@@ -142,6 +142,9 @@ SPEC = LanguageSpec(
     declaration_words=("function", "class", "export", "async"),
     local_binding=r"(?:const\s+|let\s+|var\s+)?",
     statement_end=r";?",
+    tuple_binding=r"^\s*(?:const|let|var)\s+\[(?P<names>[^\[\]=]+)\]\s*=(?!=)\s*(?P<value>.+?);?\s*$",
+    tuple_element="{value}[{index}]",
+    tuple_elements_named=(),
     # JSDoc says a parameter's type: `@param {number} rank`.
     declared_type=r"@param\s+\{([^}]+)\}\s+\[?{root}\b",
     typed_binding=r"@param\s+\{([A-Za-z_][\w.]*)\}\s+\[?{root}\b",

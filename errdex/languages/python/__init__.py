@@ -100,6 +100,10 @@ SPEC = LanguageSpec(
     declaration_words=("def", "class"),
     local_binding="",
     statement_end="",
+    tuple_binding=r"^\s*\(?(?P<names>[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)+)\s*,?\s*\)?\s*=(?!=)"
+                  r"\s*(?P<value>[^=].*?)\s*$",
+    tuple_element="{value}[{index}]",
+    tuple_elements_named=(),
     declared_type=r"(?<![\w.]){root}\s*:\s*([^,=)\n{]+)",
     typed_binding=r"(?<![\w.]){root}\s*:\s*[\"']?((?:[A-Za-z_]\w*\.)*[A-Z]\w*)"
     r"|(?<![\w.]){root}\s*=\s*((?:[A-Za-z_]\w*\.)*[A-Z]\w*)\(",

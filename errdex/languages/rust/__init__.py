@@ -112,6 +112,10 @@ SPEC = LanguageSpec(
     declaration_words=("fn", "pub", "struct"),
     local_binding=r"(?:let\s+(?:mut\s+)?)?",
     statement_end=r";?",
+    tuple_binding=r"^\s*let\s+\((?P<names>[^()=]+)\)\s*(?::[^=]+)?=(?!=)\s*(?P<value>.+?);\s*$",
+    tuple_element="{value}.{index}",
+    # candle's shape accessors: `let (b, t, c) = x.dims3()?` binds `x.dim(0)` ..
+    tuple_elements_named=((r"^(?P<value>.+?)\.dims\d\(\)\??$", "{value}.dim({index})"),),
     declared_type=r"(?<![\w.]){root}\s*:\s*([^,=)\n{]+)",
     typed_binding=r"(?<![\w.]){root}\s*:\s*&?\s*(?:'\w+\s+)?(?:mut\s+)?"
     r"((?:[a-z_]\w*::)*[A-Z]\w*)",

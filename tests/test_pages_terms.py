@@ -1,0 +1,117 @@
+"""Pages that say a check in the caller's terms when the code reads a part of an argument
+through a local (issue 20, defect 3): `let (b, heads, d) = q.dims3()?` binds `heads` to
+`q.dim(1)`, `h, w = image.shape` binds `w` to `image.shape[1]`, so "`heads` must be a
+multiple of `kv_heads`" is said as "`q.dim(1)` must be a multiple of `k.dim(1)`"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from errdex.contract import record_to_dict
+from errdex.index import index_snapshot
+from errdex.source.resolve import SourceOptions, resolve
+from errdex.store import SQLiteStore
+
+ATTENTION = """\
+pub fn grouped_attention(q: &Tensor, k: &Tensor) -> Result<Tensor> {
+    let (_total, heads, _dim) = q.dims3()?;
+    let (_, kv_heads, _) = k.dims3()?;
+    if heads != kv_heads {
+        if heads % kv_heads != 0 {
+            bail!("grouped attention: {heads} heads do not divide into {kv_heads}")
+        }
+    }
+    Ok(q.clone())
+}
+
+pub struct Session {
+    vocab: Vocab,
+}
+
+impl Session {
+    pub fn run(&self, prompt: &str) -> Result<usize> {
+        let tokens = self
+            .vocab
+            .encode(prompt)?;
+        if tokens.is_empty() {
+            bail!("run: the prompt encodes to no tokens")
+        }
+        Ok(tokens.len())
+    }
+}
+
+pub fn pair(point: (usize, usize)) -> Result<usize> {
+    let (x, y) = point;
+    if y == 0 {
+        bail!("pair: the second coordinate must not be zero")
+    }
+    Ok(x / y)
+}
+"""
+
+IMAGES = '''\
+def crop(image, size):
+    """Cut the top-left corner of `image`."""
+    height, width = image.shape
+    if width < size:
+        raise ValueError(f"crop: the image is narrower than {size}")
+    return image
+
+
+def swap(a, b):
+    low, high = b, a
+    if low > high:
+        raise ValueError("swap: the bounds are in the wrong order")
+    return low
+'''
+
+
+def _index(root: Path, repo: str, files: dict[str, str]) -> dict[str, dict[str, Any]]:
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    (snapshot,) = resolve(str(root), SourceOptions(repo=repo))
+    with SQLiteStore(root.parent / "pages.sqlite") as store:
+        index_snapshot(snapshot, store, workers=1)
+        return {row.message: record_to_dict(store.record(row.id)) for row in store.records(repo)}
+
+
+def _explanation(records: dict[str, dict[str, Any]], start: str) -> dict[str, Any]:
+    (found,) = [r for message, r in records.items() if message.startswith(start)]
+    page: dict[str, Any] = found["explanation"]
+    return page
+
+
+def test_a_destructured_dimension_is_said_as_the_argument_s(tmp_path: Path) -> None:
+    records = _index(tmp_path / "repo", "t/attn", {"src/lib.rs": ATTENTION})
+    page = _explanation(records, "grouped attention")
+    assert page["summary"].startswith(
+        "`q.dim(1)` must be a multiple of `k.dim(1)` when calling `grouped_attention`")
+    # The enclosing `if` is said in the same terms, as a way not to reach the check.
+    assert "it runs only when `q.dim(1)` differs from `k.dim(1)`" in " ".join(page["solutions"])
+
+
+def test_a_destructured_tuple_element_is_said_as_the_argument_s(tmp_path: Path) -> None:
+    records = _index(tmp_path / "repo", "t/pair", {"src/lib.rs": ATTENTION})
+    page = _explanation(records, "pair: the second")
+    assert page["summary"].startswith("`point.1` must not be 0 when calling `pair`")
+
+
+def test_python_unpacking_is_said_as_the_argument_s(tmp_path: Path) -> None:
+    records = _index(tmp_path / "repo", "t/img", {"imgcut/__init__.py": IMAGES})
+    crop = _explanation(records, "crop: the image")
+    assert crop["summary"].startswith(
+        "`image.shape[1]` must be at least `size` when calling `imgcut.crop`")
+    # `low, high = b, a`: each name takes its own value, not an element of a tuple.
+    swap = _explanation(records, "swap: the bounds")
+    assert swap["summary"].startswith("`b` must be at most `a` when calling `imgcut.swap`")
+
+
+def test_a_statement_over_several_lines_is_read_to_its_end(tmp_path: Path) -> None:
+    """`let tokens = self` goes on as `.vocab.encode(prompt)?`: one line alone said
+    "`tokens` is computed as `self`" (the round-4 candle review, 11 pages)."""
+    records = _index(tmp_path / "repo", "t/run", {"src/lib.rs": ATTENTION})
+    page = _explanation(records, "run: the prompt")
+    assert "`tokens` is computed as `self.vocab.encode(prompt)?`" in page["what_it_means"]
+    assert "`self` must" not in page["summary"]
