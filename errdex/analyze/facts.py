@@ -157,7 +157,8 @@ def through_locals(
             continue
         pattern = re.compile(rf"(?<![\w.]){re.escape(origin.name)}\b")
         if aspect(origin.expression) or _PART.fullmatch(origin.expression):
-            guard = pattern.sub(origin.expression.replace("\\", "\\\\"), guard)
+            value = origin.expression.rstrip("?")  # the value, not how its error is passed on
+            guard = pattern.sub(value.replace("\\", "\\\\"), guard)
         elif _is_flag(guard, origin.name, language) and _balanced(origin.expression):
             # `let supported = matches!(d, 32 | 64); if !supported {..}`: the flag's own
             # test is the requirement ("`d` must match `32 | 64`"), not "`supported`".

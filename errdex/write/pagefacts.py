@@ -26,7 +26,8 @@ from errdex.models import (
     StateFact,
     TestRef,
 )
-from errdex.write import branches, reading
+from errdex.write import branches, impossible, reading
+from errdex.write.impossible import RuledOut
 from errdex.write.lifted import Lifted, lift
 
 # What the code does when the error fires, by kind ("{exc}" is the exception type).
@@ -79,6 +80,8 @@ class PageFacts:
     # then the caller's), and the check as the site's function writes it.
     lifted: Lifted | None = None
     checked: str | None = None
+    # The sites whose check an earlier check on their path already makes pass, and why
+    ruled_out: tuple[tuple[Site, RuledOut], ...] = ()
 
     @property
     def entry(self) -> str:
@@ -138,8 +141,13 @@ def gather(
     record: Record, siblings: Sequence[Record], known: RecordFacts | None = None
 ) -> PageFacts:
     sites = record.sites
-    site = next((s for s in sites if facts.requirement_of(s.guard, s.language)), None)
-    site = site or next((s for s in sites if s.guard), sites[0])
+    # A site whose check an earlier one already makes pass is explained last: the page
+    # leads with a place the user can really reach.
+    ruled = [impossible.ruled_out(s, _earlier_checks(s, siblings, record.id)) for s in sites]
+    possible = [s for s, why in zip(sites, ruled, strict=True) if why is None] or list(sites)
+    site = next((s for s in possible if facts.requirement_of(s.guard, s.language)), None)
+    site = site or next((s for s in possible if s.guard), possible[0])
+    ruled_out = tuple((s, why) for s, why in zip(sites, ruled, strict=True) if why is not None)
     lang, guard = site.language, site.guard
     nature, recv = "guarded" if guard else "always", None
     handler = re.match(r"except(?:\*|\b)\s*(.*)", guard or "")  # not `exceptionMessage`
@@ -208,6 +216,9 @@ def gather(
     invariant = invariant and all(
         _INVARIANT.search((reading.comment_above(other) or "").lower()) for other in sites
         if other is not site)  # fmt: skip
+    debug_only = bool(re.search(r"\bdebug_assert", line))
+    # A debug-only assertion in the library's own code checks what it computed itself.
+    invariant = invariant or (debug_only and not public) or len(ruled_out) == len(sites)
     own = ({o.name for o in origins if o.how == "parameter"} | set(params or ())) - {"self"}
     own |= {o.name for o in origins if o.how == "field" and users_value(o)}
     # A module called through (`inspect.ismodule(module)`) is not a value the check reads;
@@ -246,7 +257,7 @@ def gather(
         before, after, known, site_facts, users=users, public=public,
         user_terms=user_terms, params=tuple(params) if params is not None else None,
         comment=comment, doc=doc, invariant=invariant,
-        debug_only=bool(re.search(r"\bdebug_assert", line)),
+        debug_only=debug_only, ruled_out=ruled_out,
         exc_class=w.exception_class(record.exception or site.exception),
         lifted=lifted, checked=checked,
     )  # fmt: skip
@@ -255,6 +266,20 @@ def gather(
 _BINDING = re.compile(
     r"(?<![\w.])([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)|\b(?:for|as|let|mut)\s+([A-Za-z_]\w*)\b"
     r"|(?<=[(,])\s*([A-Za-z_]\w*)\s*(?=[),:])")
+
+
+def _earlier_checks(site: Site, siblings: Sequence[Record], own: str) -> list[tuple[int, str]]:
+    """The checks of other records that run, and pass, before the site on its path:
+    (line, failing guard)."""
+    out = []
+    for other in siblings:
+        if other.id == own:
+            continue
+        for s in other.sites:
+            if (s.path == site.path and s.function == site.function and s.guard
+                    and s.line < site.line and reading.on_same_path(site, s.line, site.line)):
+                out.append((s.line, s.guard))
+    return out
 
 
 def _bound_in(code: str, names: Sequence[str]) -> set[str]:

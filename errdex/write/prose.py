@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from errdex.analyze import facts
 from errdex.analyze.facts import Origin
 from errdex.languages import spec_for
-from errdex.models import Defensive, Explanation, History, Record, RecordFacts, SiteKind
+from errdex.models import Defensive, Explanation, History, Record, RecordFacts, Site, SiteKind
+from errdex.write.impossible import RuledOut
 from errdex.write.pagefacts import (
     MAX_SETTERS,
     PageFacts,
@@ -54,6 +55,14 @@ def _summary(f: PageFacts) -> str:
         return (f"This message is raised at {len(sites)} places in {functions} "
                 f"function{'s' if functions > 1 else ''}, each under its own condition; "
                 f"the first is reached from {f.entry} (see what it means for every place)")
+    if f.invariant and f.ruled_out:
+        return (f"This check cannot fail at this commit (an earlier check in {f.where} already "
+                f"rules out every failing value); reaching it points to a bug in "
+                f"{f.record.repo}{tail}")
+    if f.invariant and f.debug_only and not f.public:
+        return (f"{f.entry} hit a debug-only assertion in the library's own code: it checks "
+                f"values the library computes itself, so reaching it points to a bug in "
+                f"{f.record.repo}{tail}")
     if f.invariant:
         return (f"{f.entry} hit a check its code treats as an internal invariant: no argument "
                 f"of yours is meant to reach it; it points to a bug in {f.record.repo}{tail}")
@@ -220,7 +229,11 @@ def _what_it_means(f: PageFacts) -> str:
         out.append(_state_sentence(f))
     elif f.req and (said := _arguments_sentence(f)):
         out.append(said)
-    if f.invariant:
+    out += [_ruled_out_sentence(f, site, why) for site, why in f.ruled_out]
+    if f.invariant and f.debug_only and not f.ruled_out:
+        out.append("A `debug_assert` in the library's own code (not public API) checks values "
+                   "the library computed itself: there is nothing to change in your call.")
+    elif f.invariant and not f.ruled_out:
         out.append("The code treats this as an invariant: no input is meant to reach it, so "
                    "there is nothing to change in your call.")
     out += _why_sentences(f)
@@ -254,6 +267,13 @@ def _what_it_means(f: PageFacts) -> str:
         more = f"; and {len(sites) - 5} more" if len(sites) > 5 else ""
         out.append(f"The same message is raised at {len(sites)} places: {listed}{more}.")
     return " ".join(out)
+
+
+def _ruled_out_sentence(f: PageFacts, site: Site, why: RuledOut) -> str:
+    values = ", ".join(f"`{v}`" for v in why.values)
+    return (f"At {loc(site)} the check cannot fail at this commit: the check that raises at line "
+            f"{why.line} before it lets through only {values} for `{why.name}`, and each of "
+            "those passes it.")
 
 
 def _state_sentence(f: PageFacts) -> str:
@@ -496,7 +516,8 @@ def _trigger(f: PageFacts) -> str:
         )
     else:
         text = f"Calling {f.entry} on a path that reaches {loc(f.site)}."
-    others = [s for s in f.record.sites if s is not f.site]
+    impossible = {id(s) for s, _ in f.ruled_out}
+    others = [s for s in f.record.sites if s is not f.site and id(s) not in impossible]
     if others:
         listed = ", ".join(f"`{s.function or s.path}` ({loc(s)})" for s in others[:4])
         text += f" It can also come from {listed}" + (" and more." if len(others) > 4 else ".")
