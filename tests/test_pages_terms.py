@@ -115,3 +115,80 @@ def test_a_statement_over_several_lines_is_read_to_its_end(tmp_path: Path) -> No
     page = _explanation(records, "run: the prompt")
     assert "`tokens` is computed as `self.vocab.encode(prompt)?`" in page["what_it_means"]
     assert "`self` must" not in page["summary"]
+
+
+ADDRESSES = '''\
+class ParseError(ValueError):
+    pass
+
+
+def parse_v4(text):
+    if text.count(".") != 3:
+        raise ParseError(text)
+    return text
+
+
+def parse_v6(text):
+    if ":" not in text:
+        raise ParseError(text)
+    return text
+
+
+def parse_any(text):
+    """Parse an IPv4 or an IPv6 address."""
+    try:
+        return parse_v4(text)
+    except (ParseError, TypeError):
+        pass
+
+    try:
+        return parse_v6(text)
+    except ParseError:
+        pass
+
+    raise ValueError(f"{text!r} is neither an IPv4 nor an IPv6 address")
+'''
+
+
+def test_returns_tried_before_a_raise_are_ways_out(tmp_path: Path) -> None:
+    """`try: return parse_v4(text) / except ..: pass`: the raise after such blocks is
+    reached only when each tried return raised (the Python review: ip_interface said
+    "no condition in front of it decides")."""
+    records = _index(tmp_path / "repo", "t/addr", {"addr/__init__.py": ADDRESSES})
+    page = _explanation(records, "{text!r} is neither")
+    assert ("It is reached only when `parse_v4(text)` raised `ParseError` or `TypeError` "
+            "and `parse_v6(text)` raised `ParseError`.") in page["what_it_means"]
+    assert "no condition in front of it decides" not in page["what_it_means"]
+
+
+CLIENT = '''\
+class Client:
+    def __init__(self):
+        self.features = {}
+
+    def hello(self, reply):
+        self.features = dict(line.split(" ", 1) for line in reply)
+
+    def has_feature(self, name):
+        return name in self.features
+
+    def login(self, user):
+        if not self.has_feature("auth"):
+            raise RuntimeError("AUTH is not offered by the server")
+        return user
+'''
+
+
+def test_a_check_on_the_object_s_own_method_is_its_state_not_an_argument(
+    tmp_path: Path,
+) -> None:
+    """`not self.has_feature("auth")` asks the object, with its argument kept (the
+    Python review: smtplib's login said "`self` must have extn" and "call it with
+    arguments for which ...")."""
+    records = _index(tmp_path / "repo", "t/client", {"client/__init__.py": CLIENT})
+    page = _explanation(records, "AUTH is not offered")
+    assert page["summary"].startswith(
+        '`self.has_feature("auth")` must be true when calling `client.Client.login`')
+    assert page["solutions"][0].startswith(
+        "Call `client.Client.login` on an object for which `self.has_feature(\"auth\")` is "
+        "true: the object's state decides")

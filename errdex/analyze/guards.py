@@ -419,6 +419,9 @@ def phrase(leaf: Leaf, language: Language) -> tuple[str, str]:
             return subject, good if leaf.rel[0] == "+" else bad
         if name in _PRED_PHRASES:
             text = _PRED_PHRASES[name][0 if leaf.rel[0] == "+" else 1]
+        elif leaf.obj.strip():  # `self.has_extn("auth")`: its argument is half of what it asks
+            call = f"`{clean(leaf.subject, language)}.{name}({leaf.obj.strip()})`"
+            return call, "be true" if leaf.rel[0] == "+" else "be false"
         else:
             verb, _, rest = name.partition("_")
             words = ("be " if verb == "is" else "have ") + rest.replace("_", " ")

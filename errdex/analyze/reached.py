@@ -23,6 +23,7 @@ from errdex.extract.structure import (
     ELSE,
     MATCHES,
     NOT,
+    RAISED,
     TEST,
     TRY,
     Condition,
@@ -36,6 +37,7 @@ _IS_NOT = re.compile(r"(`[^`]+`) is (?:not|none of) (.+)")
 # Steps the page does not restate: a `x?` that succeeded, and the earlier checks that
 # fail with an error (each is a record of its own, listed as already checked).
 _QUIET = frozenset({TRY, EARLY_EXIT})
+_ALWAYS = frozenset({"True", "true", "1"})  # a loop's condition that always holds
 MAX_PATH_STEPS = 6  # the innermost ones: a page lists a few, not a function's every branch
 
 
@@ -99,6 +101,8 @@ def _said(step: Step, language: Language) -> PathStep | None:
             more = f" and {len(patterns) - 6} more" if len(patterns) > 6 else ""
             return PathStep(step.kind, step.line, f"`{subject}` is none of {listed}{more}",
                             subject, tuple(patterns))  # fmt: skip
+    if condition.kind == TEST and condition.text.strip() in _ALWAYS:
+        return None  # `while True:` holds on every path: nothing to say
     text = _in_words(condition, language)
     # An `else`'s branch before it, as code: taking that branch is a way to pass.
     branch = ((step.line, condition.parts[0].text),) if step.kind == ELSE and \
@@ -128,6 +132,9 @@ def _in_words(condition: Condition, language: Language) -> str:
         return _test(condition.parts[0].text, language, holds=False)
     if condition.kind == MATCHES:
         return f"`{condition.subject}` matches `{condition.text}`"
+    if condition.kind == RAISED:
+        caught = " or ".join(f"`{c.strip()}`" for c in condition.text.strip("()").split(","))
+        return f"`{condition.subject}` raised {caught}"
     if condition.kind == NOT and condition.parts and condition.parts[0].kind == MATCHES:
         inner = condition.parts[0]
         return f"`{inner.subject}` does not match `{inner.text}`"

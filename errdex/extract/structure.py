@@ -18,6 +18,7 @@ NOT = "not"  # the negation of its one part
 MATCHES = "matches"  # `subject` matches the pattern `text` (a `match` arm, `if let`)
 ANY = "any"  # at least one of its parts
 ALL = "all"  # every one of its parts (an arm reached after the arms before it failed)
+RAISED = "raised"  # `subject` raised one of `text` (a `try: return x` whose handler passes)
 
 # Step kinds (`Step.kind`): why control reaches the site through this point.
 IF = "if"  # inside an `if`/`elif`/`else if` branch (condition as written)

@@ -82,6 +82,7 @@ class PageFacts:
     checked: str | None = None
     # The sites whose check an earlier check on their path already makes pass, and why
     ruled_out: tuple[tuple[Site, RuledOut], ...] = ()
+    on_receiver: bool = False  # the requirement is on the object the method is called on
 
     @property
     def entry(self) -> str:
@@ -258,6 +259,7 @@ def gather(
         user_terms=user_terms, params=tuple(params) if params is not None else None,
         comment=comment, doc=doc, invariant=invariant,
         debug_only=debug_only, ruled_out=ruled_out,
+        on_receiver=user_terms and on_receiver and not roots and lifted is None,
         exc_class=w.exception_class(record.exception or site.exception),
         lifted=lifted, checked=checked,
     )  # fmt: skip

@@ -81,6 +81,8 @@ def _summary(f: PageFacts) -> str:
         shown = "; the message shows the values it checked" if f.record.template.placeholders \
             else ""
         return f"Calling {f.entry} fails a check inside it{debug}{shown}{tail}"
+    if f.nature == "always" and f.reached:
+        return f"{f.entry} {_verb(f, this=True)} only when {_listed(f.reached)}{tail}"
     return {
         "unreachable": f"{f.entry} reached a branch its code marks as unreachable{tail}",
         "expect": (f"`{f.receiver}` was None or an Err inside {f.where}{tail}" if not f.internal
@@ -95,7 +97,12 @@ def _summary(f: PageFacts) -> str:
     }.get(f.nature, f"{f.entry} always {_verb(f)} on this path when it is reached{tail}")
 
 
-def _verb(f: PageFacts) -> str:
+def _verb(f: PageFacts, this: bool = False) -> str:
+    """What the site does: "panics"; with `this`, what it does with this message."""
+    if this:
+        return {SiteKind.PANIC: "panics with this message", SiteKind.WARN: "warns with this",
+                SiteKind.ASSERT: "fails with this message", SiteKind.LOG: "logs this"}.get(
+            f.site.kind, "raises this" if f.site.kind is SiteKind.RAISE else "returns this error")
     return {SiteKind.PANIC: "panics", SiteKind.WARN: "warns", SiteKind.BAIL: "returns an error",
             SiteKind.ASSERT: "fails", SiteKind.ERROR_ENUM: "returns this error"}.get(
         f.site.kind, "raises")  # fmt: skip
@@ -349,6 +356,9 @@ def _solutions(f: PageFacts) -> tuple[str, ...]:
         out.append(f"Nothing to change on your side: the code treats this as a bug. Report it "
                    f"to {repo} with the full message, the inputs of your call to {f.entry} "
                    f"and the location {here}.")
+    elif f.req and f.user_terms and f.on_receiver:
+        out.append(f"Call {f.entry} on an object for which {f.holds}: the object's state "
+                   "decides, not an argument of this call.")
     elif f.req and f.user_terms:
         out.append(f"Call {f.entry} with arguments for which {f.holds}.")
         # An enclosing `if` or an earlier normal return is a way out too (not an `else`
@@ -423,6 +433,10 @@ def _solutions(f: PageFacts) -> tuple[str, ...]:
     elif f.guard:
         out.append(f"Trace the values the check in `{fn_name(f)}` ({here}) reads back to the "
                    f"inputs of your call to {f.entry}{shows_values(f)}.")
+    elif f.reached:
+        which = "one of these does" if len(f.reached) > 1 else "this does"
+        out.append(f"Give {f.entry} inputs for which {which} not hold: it gets to {here} only "
+                   f"when {_listed(f.reached)}.")
     else:
         out.append(
             f"Avoid the path that reaches {here}: {f.entry} raises it whenever that line is "
@@ -502,6 +516,10 @@ def _trigger(f: PageFacts) -> str:
         # `createSocket(self)` takes no argument: what it checks comes from elsewhere
         text = (f"Calling {f.entry} when the check at {loc(f.site)} fails: it takes no "
                 "argument, so the object's state or its environment decides.")
+    elif f.guard and f.state_only:
+        fields = ", ".join(f"`{fact.field}`" for fact in f.state[:3])
+        text = (f"Calling {f.entry} when the check at {loc(f.site)} fails on the object's "
+                f"state ({fields}), which earlier calls set: not an argument of this call.")
     elif f.guard:
         text = f"Calling {f.entry} with arguments that make the check at {loc(f.site)} fail."
     elif f.nature == "handler":
@@ -514,6 +532,8 @@ def _trigger(f: PageFacts) -> str:
         text = (
             f"Calling {f.entry} with inputs that reach the unimplemented branch at {loc(f.site)}."
         )
+    elif f.reached:
+        text = f"Calling {f.entry} when {_listed(f.reached)} ({loc(f.site)})."
     else:
         text = f"Calling {f.entry} on a path that reaches {loc(f.site)}."
     impossible = {id(s) for s, _ in f.ruled_out}

@@ -25,6 +25,7 @@ from errdex.extract.structure import (
     LOOP,
     MATCHES,
     MAX_STEPS,
+    RAISED,
     RULE,
     Condition,
     SitePath,
@@ -104,6 +105,8 @@ class Paths(Conditions):
         line = statement.start_point[0] + 1
         if statement.type == "assert_statement" and statement.named_children:
             return Step(EARLY_EXIT, _test(_compact(self.code(statement.named_children[0]))), line)
+        if statement.type == "try_statement":
+            return self._tried_return(statement)
         kind = self._exit_kind(statement) if statement.type == "if_statement" else None
         if kind is not None:
             tree = self._tree(statement)
@@ -120,3 +123,30 @@ class Paths(Conditions):
         if not code or code[-1].type not in _EXITS:
             return None
         return EARLY_RETURN if code[-1].type == "return_statement" else EARLY_EXIT
+
+    def _tried_return(self, statement: Node) -> Step | None:
+        """`try: return X(a)` whose every handler only passes (`except E: pass`): the
+        function returns there unless `X(a)` raised one of the caught errors, a way out
+        as an `if c: return` is (ipaddress's `ip_interface` tries IPv4, then IPv6)."""
+        body = statement.child_by_field_name("body")
+        code = [c for c in body.named_children if c.type not in _NOT_CODE] if body else []
+        if not code or code[-1].type != "return_statement" or not code[-1].named_children:
+            return None
+        caught = []
+        for clause in statement.named_children:
+            if clause.type in ("else_clause", "finally_clause"):
+                return None
+            if clause.type != "except_clause":
+                continue
+            block = next((c for c in clause.named_children if c.type == "block"), None)
+            handled = [c for c in block.named_children if c.type not in _NOT_CODE] if block \
+                else []  # fmt: skip
+            if any(c.type != "pass_statement" for c in handled):
+                return None
+            caught.append(self._except_text(clause).removeprefix("except").strip())
+        if not caught:
+            return None
+        returned = _compact(self.code(code[-1].named_children[0]))
+        raised = cut(", ".join(c or "an exception" for c in caught), GUARD_CHARS)
+        return Step(EARLY_RETURN, Condition(RAISED, raised, cut(returned, GUARD_CHARS)),
+                    statement.start_point[0] + 1)
