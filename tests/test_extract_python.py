@@ -711,7 +711,7 @@ def test_a_site_carries_the_whole_path_of_conditions_that_leads_to_it() -> None:
     assert shown == [
         ("early_exit", "test", "b is not None"),
         ("early_exit", "not", "a == 7"),
-        ("except", "test", "except KeyError"),
+        ("except", "test", "KeyError"),
         ("else", "not", "a > 10"),
         ("else", "not", "a < 3"),
     ]

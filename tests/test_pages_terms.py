@@ -192,3 +192,37 @@ def test_a_check_on_the_object_s_own_method_is_its_state_not_an_argument(
     assert page["solutions"][0].startswith(
         "Call `client.Client.login` on an object for which `self.has_feature(\"auth\")` is "
         "true: the object's state decides")
+
+
+PACKED = '''\
+class ReadError(Exception):
+    pass
+
+
+def decompress(name):
+    with open(name, "rb") as f:
+        return f.read()
+
+
+def open_packed(name, mode="r"):
+    try:
+        data = decompress(name)
+    except (ValueError, EOFError) as e:
+        if mode == "r":
+            raise ReadError("not a packed file") from e
+        raise
+    return data
+'''
+
+
+def test_a_check_inside_a_handler_selects_the_message_the_caught_error_is_the_cause(
+    tmp_path: Path,
+) -> None:
+    """The Python review: tarfile's xzopen said "`mode` must differ from 'r'" for a raise
+    inside `except (LZMAError, EOFError)`, a fix that overwrites the archive."""
+    records = _index(tmp_path / "repo", "t/packed", {"packed/__init__.py": PACKED})
+    page = _explanation(records, "not a packed file")
+    assert page["summary"].startswith(
+        "`packed.open_packed` raises this after catching `(ValueError, EOFError)`")
+    assert "it raises this message only when `mode == \"r\"` holds" in page["what_it_means"]
+    assert "must differ" not in " ".join([page["summary"], *page["solutions"]])

@@ -21,6 +21,7 @@ from errdex.extract.structure import (
     EARLY_EXIT,
     EARLY_RETURN,
     ELSE,
+    EXCEPT,
     MATCHES,
     NOT,
     RAISED,
@@ -101,6 +102,9 @@ def _said(step: Step, language: Language) -> PathStep | None:
             more = f" and {len(patterns) - 6} more" if len(patterns) > 6 else ""
             return PathStep(step.kind, step.line, f"`{subject}` is none of {listed}{more}",
                             subject, tuple(patterns))  # fmt: skip
+    if step.kind == EXCEPT and condition.kind == TEST:  # the caught classes, as written
+        caught = condition.text.strip()
+        return PathStep(step.kind, step.line, f"the code it tried raised `{caught}`", caught)
     if condition.kind == TEST and condition.text.strip() in _ALWAYS:
         return None  # `while True:` holds on every path: nothing to say
     text = _in_words(condition, language)

@@ -136,6 +136,7 @@ class LanguageSpec:
     typed_binding: str  # regex with `{root}`: `root` declared with a type (one group)
     declared_type: str  # regex with `{root}`: the type written for a parameter or field
     # named `root` (one group), for written code (`x: usize`, Go's `x int`)
+    rethrow: str | None  # regex of a statement re-raising what a handler caught (`raise`)
     # Page wording by kind where it differs from the shared default (errdex.write.pagefacts):
     actions: Mapping[SiteKind, str]
     unnamed_action: str  # the action when a `{exc}` wording has no exception to name

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from errdex.analyze import facts
 from errdex.analyze.facts import Need, Origin
+from errdex.extract.structure import EXCEPT
 from errdex.languages import spec_for
 from errdex.models import (
     Language,
@@ -83,6 +84,7 @@ class PageFacts:
     # The sites whose check an earlier check on their path already makes pass, and why
     ruled_out: tuple[tuple[Site, RuledOut], ...] = ()
     on_receiver: bool = False  # the requirement is on the object the method is called on
+    selects: str | None = None  # a check inside a handler, which picks this message
 
     @property
     def entry(self) -> str:
@@ -151,6 +153,7 @@ def gather(
     ruled_out = tuple((s, why) for s, why in zip(sites, ruled, strict=True) if why is not None)
     lang, guard = site.language, site.guard
     nature, recv = "guarded" if guard else "always", None
+    selects = None  # a check inside a handler: it selects the message, not the cause
     handler = re.match(r"except(?:\*|\b)\s*(.*)", guard or "")  # not `exceptionMessage`
     if handler:  # raised while handling another exception: that one is the cause
         nature, recv, guard = "handler", handler.group(1) or None, None
@@ -196,6 +199,14 @@ def gather(
         origins = tuple(
             o for o in facts.find_origins(site, names) if not facts.is_literal(o.expression))
         need = facts.requirement_of(facts.through_locals(guard, origins, lang), lang)
+    handling = next((step for step in reversed(site_facts.reached)
+                     if step.kind == EXCEPT), None) if site_facts is not None else None
+    caught = handling.subject if handling is not None else None
+    if caught and nature == "guarded" and handling is not None and _rethrows(site, handling.line):
+        # A check inside a handler picks how to report the caught error (a message, or a
+        # bare re-raise): the caught exception is the cause, the check only selects.
+        nature, recv, selects, guard = "handler", caught, guard, None
+        names, origins, need = (), (), None
     public = reading.is_public(site)
     if site_facts is not None and site_facts.public is not None:
         public = site_facts.public  # from the definition's tree: `pub`, a trait impl, `_`
@@ -260,6 +271,7 @@ def gather(
         comment=comment, doc=doc, invariant=invariant,
         debug_only=debug_only, ruled_out=ruled_out,
         on_receiver=user_terms and on_receiver and not roots and lifted is None,
+        selects=selects,
         exc_class=w.exception_class(record.exception or site.exception),
         lifted=lifted, checked=checked,
     )  # fmt: skip
@@ -268,6 +280,25 @@ def gather(
 _BINDING = re.compile(
     r"(?<![\w.])([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)|\b(?:for|as|let|mut)\s+([A-Za-z_]\w*)\b"
     r"|(?<=[(,])\s*([A-Za-z_]\w*)\s*(?=[),:])")
+
+
+def _rethrows(site: Site, handler_line: int) -> bool:
+    """Whether the handler (starting at `handler_line`) that holds the site re-raises
+    what it caught on its other path (a bare `raise` after the site's `if`)."""
+    rethrow = spec_for(site.language).rethrow
+    if rethrow is None:
+        return False
+    lines = site.snippet.code.splitlines()
+    start = site.snippet.start_line
+    if not start <= handler_line <= site.line < start + len(lines):
+        return False
+    depth = len(lines[handler_line - start]) - len(lines[handler_line - start].lstrip())
+    for line in lines[site.end_line - start + 1 :]:
+        if line.strip() and len(line) - len(line.lstrip()) <= depth:
+            return False  # the handler ended
+        if re.fullmatch(rethrow, line.strip()):
+            return True
+    return False
 
 
 def _earlier_checks(site: Site, siblings: Sequence[Record], own: str) -> list[tuple[int, str]]:

@@ -91,8 +91,9 @@ def _summary(f: PageFacts) -> str:
         else f"A value {f.entry} expects to be present was missing{tail}",
         "context": f"An operation inside {f.entry} failed and was wrapped with this "
         f"message{tail}",
-        "handler": f"{f.where} raises this after catching "
+        "handler": f"{f.entry} raises this after catching "
         + (f"`{f.receiver}`" if f.receiver else "an exception")
+        + (f" in {f.where}" if f.internal and f.users else "")
         + tail,
     }.get(f.nature, f"{f.entry} always {_verb(f)} on this path when it is reached{tail}")
 
@@ -210,6 +211,9 @@ def _what_it_means(f: PageFacts) -> str:
             f"{f.where} catches {caught} from the code in its try block and {action(f)}; "
             "the caught exception is the real cause (it is chained as __context__)."
         )
+        if f.selects:
+            out.append(f"Inside the handler, it raises this message only when `{f.selects}` "
+                       "holds.")
     elif f.nature in ("expect", "context") and f.receiver:
         what = "is None or an Err" if f.nature == "expect" else "fails"
         out.append(f"{f.where}{helper} calls `{f.receiver}`; when that {what}, it "

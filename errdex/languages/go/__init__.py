@@ -104,6 +104,7 @@ SPEC = LanguageSpec(
     tuple_binding=None,  # `a, b := f()` binds results, not a tuple's elements
     tuple_element="",
     tuple_elements_named=(),
+    rethrow=None,
     declared_type=r"(?<![\w.]){root}\s+(\*?(?:\[\])?[\w.]+)(?=\s*[,)])",
     typed_binding=r"(?<![\w.]){root}\s+(\*?(?:\[\])?(?:[a-z_]\w*\.)*[A-Za-z_]\w*)(?=\s*[,)])",
     actions={

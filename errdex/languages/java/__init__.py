@@ -131,6 +131,7 @@ SPEC = LanguageSpec(
     tuple_binding=None,
     tuple_element="",
     tuple_elements_named=(),
+    rethrow=r"throw\s+\w+\s*;",
     declared_type=rf"(?<![\w.])({_DECLARED})\s+{{root}}(?=\s*[,)=;])",
     typed_binding=rf"(?<![\w.<])({_DECLARED})\s+{{root}}(?=\s*[,)=;])",
     actions={

@@ -146,6 +146,7 @@ SPEC = LanguageSpec(
     tuple_element="{value}[{index}]",
     tuple_elements_named=(),
     # JSDoc says a parameter's type: `@param {number} rank`.
+    rethrow=r"throw\s+\w+\s*;?",
     declared_type=r"@param\s+\{([^}]+)\}\s+\[?{root}\b",
     typed_binding=r"@param\s+\{([A-Za-z_][\w.]*)\}\s+\[?{root}\b",
     actions=ACTIONS,

@@ -104,6 +104,7 @@ SPEC = LanguageSpec(
                   r"\s*(?P<value>[^=].*?)\s*$",
     tuple_element="{value}[{index}]",
     tuple_elements_named=(),
+    rethrow=r"raise",
     declared_type=r"(?<![\w.]){root}\s*:\s*([^,=)\n{]+)",
     typed_binding=r"(?<![\w.]){root}\s*:\s*[\"']?((?:[A-Za-z_]\w*\.)*[A-Z]\w*)"
     r"|(?<![\w.]){root}\s*=\s*((?:[A-Za-z_]\w*\.)*[A-Z]\w*)\(",

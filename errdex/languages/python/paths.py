@@ -74,7 +74,8 @@ class Paths(Conditions):
                 return []
             return self._branches_before(cur)
         if kind == "except_clause":
-            return [Step(EXCEPT, _test(self._except_text(cur)), line)]
+            caught = self._except_text(cur).removeprefix("except*").removeprefix("except")
+            return [Step(EXCEPT, _test(caught.strip() or "BaseException"), line)]
         if kind == "case_clause":
             return [Step(ARM, Condition(MATCHES, cut(self._case_text(cur), GUARD_CHARS)), line)]
         return []
