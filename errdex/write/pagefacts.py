@@ -339,9 +339,18 @@ def unsupported(f: PageFacts) -> bool:
     return f.nature == "unimplemented" or bool(_UNSUPPORTED.search(text))
 
 
-def shows_values(f: PageFacts) -> str:
-    """"; the message shows the values it rejected" when its template has holes."""
-    return "; the message shows the values it rejected" if f.record.template.placeholders else ""
+def shows_values(f: PageFacts, verb: str = "rejected") -> str:
+    """"; the message shows the values it rejected" when a hole of its template holds a
+    value the check reads; else what the holes do hold ("; the message shows `op`": an
+    op's name, an output path), or nothing when it has none."""
+    holes = [h.expression or h.name for h in f.record.template.placeholders]
+    if not holes:
+        return ""
+    read = {n.split(".")[0] for n in f.names} | {o.name for o in f.origins}
+    bound = dict(f.site.bound)  # a variant's field set from an expression (`lhs: a.dims`)
+    if any(read & set(facts.names_in(f"{hole} {bound.get(hole, '')}")) for hole in holes):
+        return f"; the message shows the values it {verb}"
+    return "; the message shows " + ", ".join(f"`{hole}`" for hole in holes[:3])
 
 
 # What a comment or doc says when a check guards an invariant, not the caller's input.

@@ -78,8 +78,7 @@ def _summary(f: PageFacts) -> str:
         return f"{f.entry} does not support the case your inputs select{tail}"
     if f.guard and f.nature != "expect":
         debug = " (checked in debug builds only)" if f.debug_only else ""
-        shown = "; the message shows the values it checked" if f.record.template.placeholders \
-            else ""
+        shown = shows_values(f, "checked")
         return f"Calling {f.entry} fails a check inside it{debug}{shown}{tail}"
     if f.nature == "always" and f.reached:
         return f"{f.entry} {_verb(f, this=True)} only when {_listed(f.reached)}{tail}"
