@@ -226,3 +226,41 @@ def test_a_check_inside_a_handler_selects_the_message_the_caught_error_is_the_ca
         "`packed.open_packed` raises this after catching `(ValueError, EOFError)`")
     assert "it raises this message only when `mode == \"r\"` holds" in page["what_it_means"]
     assert "must differ" not in " ".join([page["summary"], *page["solutions"]])
+
+
+FACTORIES = '''\
+class DecodeError(ValueError):
+    pass
+
+
+def located(src, pos, msg) -> DecodeError:
+    """Return a `DecodeError` whose message ends with where it happened."""
+    return DecodeError(f"{msg} (at {pos})")
+
+
+class Validator:
+    def _invalid(self, msg):
+        return DecodeError(msg)
+
+    def check(self, value):
+        if not value:
+            raise self._invalid("the value is empty")
+        return value
+
+
+def load(src):
+    if not src.strip():
+        raise located(src, 0, "Invalid statement")
+    return src
+'''
+
+
+def test_a_function_that_builds_the_exception_names_the_type_raised(tmp_path: Path) -> None:
+    """`raise located(src, pos, "..")` and `raise self._invalid("..")` raise the
+    `DecodeError` those functions return (the Python review: 41 packaging records were
+    headed `raise self._invalid_metadata`, and tomllib's `suffixed_err` 22 stdlib ones)."""
+    records = _index(tmp_path / "repo", "t/fact", {"fact/__init__.py": FACTORIES})
+    for message in ("Invalid statement", "the value is empty"):
+        record = records[next(m for m in records if m.startswith(message))]
+        assert record["exception"] == "DecodeError", message
+        assert "except DecodeError" in record["explanation"]["defensive"]["try_catch"]

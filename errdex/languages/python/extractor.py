@@ -205,7 +205,8 @@ class _File(ExceptionClasses, Paths):
             seen.add(alternative[1])
             # `raise self._invalid_metadata(..)`: a method builds the exception; its type
             # is what that returns, not the method's name.
-            raised_type = None if type_path.split(".")[0] in ("self", "cls") else type_path
+            raised_type = self.factories.get(type_path.rsplit(".", 1)[-1]) or (
+                None if type_path.split(".")[0] in ("self", "cls") else type_path)
             emitted = self.add_site(SiteKind.RAISE, raised_type, alternative, node, guard) \
                 or emitted
         if function.type in ("identifier", "attribute") and self._may_be_class(type_path):
@@ -218,6 +219,23 @@ class _File(ExceptionClasses, Paths):
             self.add_construction(type_path, args, node, raised=True, resolvable=False)
         elif not emitted:
             self.dynamic += 1
+
+    def on_factory(self, node: Node) -> None:
+        """A function returning an exception it builds: its name and the type."""
+        name = node.child_by_field_name("name")
+        annotation = node.child_by_field_name("return_type")
+        if annotation is not None:
+            built = self.text(annotation).strip().strip("'\"")
+        else:
+            body = node.child_by_field_name("body")
+            last = body.named_children[-1] if body is not None and body.named_children else None
+            call = last.named_children[0] if last is not None and last.named_children else None
+            function = call.child_by_field_name("function") if call is not None else None
+            built = self.text(function) if function is not None else ""
+        short = built.rsplit(".", 1)[-1]
+        if name is not None and re.fullmatch(r"[A-Za-z_][\w.]*", built) and (
+                short in self.exception_classes or _EXCEPTION_NAME.search(short)):
+            self.factories[self.text(name)] = built
 
     def on_assert(self, node: Node) -> None:
         parts = _named(node)
@@ -350,7 +368,7 @@ class PythonExtractor:
                 outlined.append(captures)
             else:
                 found[_KINDS[index]].extend(captures.get("node", ()))
-        handlers = {"class": state.on_class, "raise": state.on_raise,
+        handlers = {"class": state.on_class, "factory": state.on_factory, "raise": state.on_raise,
                     "assert": state.on_assert, "call": state.on_call}  # fmt: skip
         for kind in SPEC.query_names:
             found[kind].sort(key=lambda n: (n.start_byte, n.end_byte))

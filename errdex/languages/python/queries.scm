@@ -5,6 +5,13 @@
 ;; query: class
 (class_definition) @node
 
+;; query: factory
+; A function that builds an exception and hands it back (`def _invalid(self, msg) ->
+; InvalidMetadata`, `return TOMLDecodeError(..)` last): `raise self._invalid(..)` raises
+; that type.
+[(function_definition return_type: (type))
+ (function_definition body: (block (return_statement (call function: (identifier))) .))] @node
+
 ;; query: raise
 (raise_statement) @node
 

@@ -50,6 +50,8 @@ class PythonFile:
         # exception classes defined in this file: name -> __init__ parameters
         self.exception_classes: dict[str, tuple[str, ...]] = {}
         self.defined: dict[str, MessageDefinition] = {}
+        # functions of this file that build an exception and return it: name -> its type
+        self.factories: dict[str, str] = {}
         # The function (or class body, or module) whose locals messages are resolved in;
         # set by each handler (a node's parents are slow to walk from deep inside).
         self.scope: Node | None = None
