@@ -366,8 +366,9 @@ def test_a_check_mixing_an_argument_and_state_says_which_is_which(python: Any) -
 
 
 def test_a_helper_is_not_caught_as_an_exception_class(python: Any) -> None:
+    """`raise self._error(..)`: the helper returns a `ConfigError`, which is caught."""
     page = _page(python, "no section named {name!r}")
-    assert "except Exception as e:" in page["defensive"]["try_catch"]
+    assert "except ConfigError as e:" in page["defensive"]["try_catch"]
     assert "self._error" not in page["defensive"]["try_catch"]
     assert "raise self._error" not in page["defensive"]["validate"]
 
@@ -686,8 +687,9 @@ def test_a_name_appended_to_all_is_public(private: Any) -> None:
 
 
 def test_an_exception_a_method_builds_is_not_named_by_the_method(chains: Any) -> None:
+    """`raise self._invalid(..)` raises the `ValueError` the method returns."""
     record = chains["v must not be negative here"]
-    assert record["exception"] is None and record["sites"][0]["exception"] is None
+    assert record["exception"] == "ValueError" == record["sites"][0]["exception"]
 
 
 def test_a_crate_visible_function_is_not_the_user_s_call(tmp_path: Path) -> None:

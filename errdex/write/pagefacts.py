@@ -339,6 +339,31 @@ def unsupported(f: PageFacts) -> bool:
     return f.nature == "unimplemented" or bool(_UNSUPPORTED.search(text))
 
 
+_ABSTRACT = re.compile(
+    r"must (?:be )?(?:overrid|implement)|subclass(?:es)? (?:must|should)|abstract")
+_ELSEWHERE = re.compile(  # what lacks support is the platform or the other end, not the code
+    r"\b(?:on|by) (?:the |this |your )?(?:platform|system|os|windows|server|remote|peer|host|"
+    r"socket module)s?\b|on windows|\bwindows platforms?\b|server does not|platform does not")
+_FOR_NOW = re.compile(r"\b(?:yet|currently|for now|at the moment|todo)\b|haven't|have not")
+
+
+def unsupported_kind(f: PageFacts) -> str | None:
+    """What an unsupported case is: "abstract" (a subclass must implement it),
+    "elsewhere" (the platform or a server lacks it), "for now" (the code says it is not
+    done yet: a release may bring it), "limit" (the code handles no such case); None when
+    the case is not an unsupported one."""
+    if not unsupported(f):
+        return None
+    text = f"{f.record.template.message} {f.record.exception or ''}".lower()
+    if _ABSTRACT.search(text):
+        return "abstract"
+    if _ELSEWHERE.search(text):
+        return "elsewhere"
+    if _FOR_NOW.search(f"{text} {facts.site_line(f.site).lower()}"):  # `todo!()` too
+        return "for now"
+    return "limit"
+
+
 def shows_values(f: PageFacts, verb: str = "rejected") -> str:
     """"; the message shows the values it rejected" when a hole of its template holds a
     value the check reads; else what the holes do hold ("; the message shows `op`": an

@@ -28,6 +28,7 @@ from errdex.write.pagefacts import (
     sibling_needs,
     single_leaf,
     unsupported,
+    unsupported_kind,
     users_value,
     verified_tests,
     violation_of,
@@ -388,19 +389,22 @@ def _solutions(f: PageFacts) -> tuple[str, ...]:
         for origin in f.origins:
             out.append(f"`{origin.name}` is copied from `{origin.expression}`: set that value "
                        f"so that {f.holds}.")
+    elif unsupported_kind(f) == "abstract":
+        out.append(f"{f.where} is a method its subclasses are meant to override: call it on a "
+                   "subclass that implements it, or implement it in your own subclass.")
+    elif unsupported_kind(f) == "elsewhere":
+        out.append("What lacks support is named in the message (the platform, the system or "
+                   "the other end of the connection), not an argument: run it where that is "
+                   f"supported, or take another way through {f.entry} that does not need it.")
     elif unsupported(f) and (f.req or f.reached):
         supported = f.holds or f"not all of these hold: {_listed(f.reached)}"
         out.append(f"{f.entry} does not handle this case at this commit; it takes a path it "
                    f"supports when {supported}. Change the input that selects the case (the "
                    "message names it).")
-        out.append(f"If you need this case, check whether a newer release of {repo} has it, "
-                   "or ask for it there.")
     elif unsupported(f):
         out.append(f"{f.entry} does not handle this case at this commit, and no condition in "
                    "front of it selects another path. Do what the message says, or take a "
                    "path the code supports (the message names the case).")
-        out.append(f"If you need this case, check whether a newer release of {repo} has it, "
-                   "or ask for it there.")
     elif f.nature == "unreachable":
         out.append(
             f"Treat it as a bug: reproduce it with the smallest input and report it to "
@@ -445,6 +449,9 @@ def _solutions(f: PageFacts) -> tuple[str, ...]:
             f"Avoid the path that reaches {here}: {f.entry} raises it whenever that line is "
             "reached."
         )
+    if unsupported_kind(f) == "for now" and not f.invariant:
+        out.append(f"If you need this case, check whether a newer release of {repo} has it, "
+                   "or ask for it there.")
     if f.after and f.user_terms:
         out.append(
             f"Once this passes, `{fn_name(f)}` goes on to check: "
@@ -498,7 +505,7 @@ def _prevention(f: PageFacts) -> tuple[str, ...]:
             )
     if f.site.kind is SiteKind.WARN:
         out.append("Turn warnings into errors in your test suite so this one is noticed.")
-    if f.nature == "unimplemented" or (unsupported(f) and not f.invariant):
+    if unsupported_kind(f) == "for now" and not f.invariant:
         when = f.record.version or (f.record.commit or "")[:10] or "this version"
         out.append(f"Track {f.record.repo} releases: the case is not handled in {when}.")
     out.append(
