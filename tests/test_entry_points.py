@@ -153,3 +153,62 @@ def test_a_call_on_self_reaches_the_callers_own_type_only(tmp_path: Path) -> Non
         record = store.record(row.id)
     assert record.facts is not None
     assert [e.function for e in record.facts.sites[0].entry_points] == ["Ragged::forward"]
+
+
+HIDDEN_OP = """\
+pub trait Op {
+    fn fwd(&self, x: &[f32]) -> Result<Vec<f32>>;
+}
+
+struct Narrow(usize);
+
+impl Op for Narrow {
+    fn fwd(&self, x: &[f32]) -> Result<Vec<f32>> {
+        Ok(x.to_vec())
+    }
+}
+
+struct Widen(usize);
+
+impl Op for Widen {
+    fn fwd(&self, x: &[f32]) -> Result<Vec<f32>> {
+        if x.len() < self.0 {
+            bail!("widen: the input is shorter than the width")
+        }
+        Ok(x.to_vec())
+    }
+}
+
+pub fn widen(x: &[f32]) -> Result<Vec<f32>> { Widen(2).fwd(x) }
+pub fn widen_more(x: &[f32]) -> Result<Vec<f32>> { Widen(4).fwd(x) }
+pub fn widen_most(x: &[f32]) -> Result<Vec<f32>> { Widen(8).fwd(x) }
+pub fn widen_all(x: &[f32]) -> Result<Vec<f32>> { Widen(x.len()).fwd(x) }
+"""
+
+OTHER_CRATE = """\
+struct Widen(usize);
+
+pub fn elsewhere(x: &[f32]) -> usize { Widen(x.len()).0 }
+"""
+
+
+def test_a_private_type_s_trait_method_is_reached_from_its_file_s_builders(
+    tmp_path: Path,
+) -> None:
+    """`struct Widen` is private: users cannot name it, so its `Op::fwd` is not theirs
+    to call; every function of its file that builds one is a way in (four here, more than
+    a public type's limit), and a type of the same name in another crate is not."""
+    root = tmp_path / "repo"
+    (root / "ops" / "src").mkdir(parents=True)
+    (root / "ops" / "src" / "lib.rs").write_text(HIDDEN_OP)
+    (root / "other" / "src").mkdir(parents=True)
+    (root / "other" / "src" / "lib.rs").write_text(OTHER_CRATE)
+    (snapshot,) = resolve(str(root), SourceOptions(repo="t/hidden"))
+    with SQLiteStore(tmp_path / "h.sqlite") as store:
+        index_snapshot(snapshot, store, workers=1)
+        (row,) = [r for r in store.records() if r.message.startswith("widen: the input")]
+        record = store.record(row.id)
+    assert record.facts is not None and record.explanation is not None
+    functions = [e.function for e in record.facts.sites[0].entry_points]
+    assert functions == ["ops::widen", "ops::widen_more", "ops::widen_most", "ops::widen_all"]
+    assert "Widen::fwd" not in record.explanation.summary

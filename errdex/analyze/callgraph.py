@@ -97,7 +97,8 @@ class CallGraph:
             # A trait's method name is shared by every impl (`fwd`, `load`, `convert`):
             # callers by that name call some impl, not this one. Only the free functions
             # that build this type are known to reach it; else none is.
-            return self._builders_of(target.owner)
+            return self._builders_of(target.owner, hidden_in=None if target.public
+                                     else target.path)
         ambiguous = len(self.files_of[target.name]) > 1
         out = []
         for caller, qualifier in self.callers.get(target.name, ()):
@@ -119,16 +120,21 @@ class CallGraph:
         same_file = [d for d in own if d.path == caller.path]
         return bool(own) and target not in (same_file or own)
 
-    def _builders_of(self, owner: str) -> list[int]:
+    def _builders_of(self, owner: str, hidden_in: str | None = None) -> list[int]:
         """The free functions that build a value of `owner` (a literal `Owner { .. }`, a
         call `Owner(..)` or `Owner::new(..)`) and so run its trait methods: an op built
         and applied in one call (`sdpa` builds an `Sdpa` for `apply_op3`). Methods that
         build one (an allocator, a device's constructor) hand it back instead: the
-        trait method's callers by name reach it then."""
+        trait method's callers by name reach it then. A hidden type (one its file
+        does not make public: `hidden_in` is that file) is built only there, where it is
+        applied, however many places those are."""
         found = {c for c, _ in self.callers.get(owner, ())} | self.by_qualifier.get(owner, set())
-        if len(found) > MAX_BUILDERS:
+        if hidden_in is not None:  # any function of its file: the type is applied there
+            found = {c for c in found if self.defs[c].path == hidden_in}
+        elif len(found) > MAX_BUILDERS:
             return []  # a type built all over (a storage, a tensor) is no op built for one use
-        found = {c for c in found if self.defs[c].owner is None}
+        else:
+            found = {c for c in found if self.defs[c].owner is None}
         return sorted(found, key=lambda i: (self.defs[i].path, self.defs[i].line))
 
     def _arguments(self, target: _Def, caller: int) -> tuple[str, ...] | None:
@@ -156,7 +162,11 @@ class CallGraph:
             return ()
         short = re.split(r"::|\.", site.function)[-1]
         starts = [i for i in self.by_name.get(short, ()) if self.defs[i].path == site.path]
-        start = min(starts, key=lambda i: abs(self.defs[i].line - site.line), default=None)
+        # The definition that holds the site (the innermost one); else the nearest: two
+        # `f`s of two impls are apart by lines, and the nearer start may be the next one.
+        holding = [i for i in starts if self.defs[i].line <= site.line <= self.defs[i].end_line]
+        start = max(holding, key=lambda i: self.defs[i].line) if holding else \
+            min(starts, key=lambda i: abs(self.defs[i].line - site.line), default=None)
         if start is None:
             return ()
         seen, frontier, found = {start}, [start], []

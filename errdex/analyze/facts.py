@@ -285,8 +285,10 @@ def record_facts(
             reached=site_path(site, file) if file is not None else (),
             parameters=own.params if own is not None else None,
             # A trait impl's method is public by the trait, yet reached through what
-            # builds or holds the value: the page decides that from the snippet.
-            public=own.public if own is not None and not own.in_trait else None,
+            # builds or holds the value: the page decides that from the snippet, unless
+            # the type itself is one users cannot name (a private `struct`).
+            public=own.public if own is not None and not (own.in_trait and own.public)
+            else None,
             results=own.results if own is not None else None,
             state=receiver_state(site, file, own),
         ))

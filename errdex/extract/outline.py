@@ -36,6 +36,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TYPE_NAME = re.compile(r"[A-Za-z_]\w*")
 _DEFINES = ("definition.function", "definition.method")
 _CALLS = "reference.call"
+_TYPES = "definition.class"  # a struct, an enum, a class: the owner of methods
 _WRITES = "write"  # the folder's `writes` section: an assignment to a receiver's field
 _EXPORTS = "exports"  # the folder's `exports` section: the list of names a module exports
 OUTLINE_SECTIONS = ("tags", "writes", _EXPORTS)  # a folder's optional sections the outline runs
@@ -109,10 +110,14 @@ def _outline(
     references: list[tuple[Node, Node]] = []  # (call, the name it calls)
     assigned: list[tuple[Node, Node, Node | None]] = []  # (write, field, object written)
     exports: set[str] | None = None  # the names the module's `__all__` lists, if it has one
+    hidden: set[str] = set()  # types the file defines without its public mark (`struct Add3`)
     for captures in matches:
         names = captures.get("name")
         if not names:
             continue
+        for node in captures.get(_TYPES, ()):
+            if spec.outline.public_marker is not None and not _marked(spec, node, source):
+                hidden.add(_text(names[0], source))
         for node in captures.get(_EXPORTS, ()):
             exports = (exports or set()) | {
                 _text(item, source).strip("'\"") for item in node.named_children}
@@ -132,6 +137,10 @@ def _outline(
     enclosing = _innermost(ordered, [node.start_byte for node, _ in ordered], inside=True)
     defs = tuple(replace(d, public=False) if d.public and outer is not None else d
                  for d, outer in zip(defs, enclosing, strict=True))  # fmt: skip
+    # A method of a type users cannot name (a private `struct` of this file, even in a
+    # trait impl) is not theirs to call: they reach it through what builds the type.
+    defs = tuple(replace(d, public=False) if d.public and d.owner in hidden else d
+                 for d in defs)  # fmt: skip
     if exports is not None:  # a name the module does not export is not its public API
         defs = tuple(replace(d, public=False) if d.public and (d.owner or d.name) not in exports
                      else d for d in defs)  # fmt: skip
@@ -139,6 +148,17 @@ def _outline(
     assigned.sort(key=lambda w: w[0].start_byte)
     return (defs, _calls(ordered, defs, references, source, spec.comment_nodes),
             _writes(ordered, defs, assigned, source))  # fmt: skip
+
+
+def _marked(spec: LanguageSpec, node: Node, source: bytes) -> bool:
+    """Whether a definition carries the language's public mark (`pub`, not `pub(crate)`;
+    Java's `public` among its modifiers)."""
+    outline = spec.outline
+    children = [grand for child in node.children if child.type == outline.modifiers
+                for grand in child.children] if outline.modifiers else []  # fmt: skip
+    return any(c.type == outline.public_marker and (
+        outline.public_text is None or _text(c, source) == outline.public_text)
+        for c in (*node.children, *children))  # fmt: skip
 
 
 def _text(node: Node, source: bytes) -> str:
@@ -170,12 +190,7 @@ def _definition(spec: LanguageSpec, node: Node, name: Node, source: bytes) -> Ou
     if outline.exported_by_capital:
         public = own_name[:1].isupper() and (owner is None or owner[:1].isupper())
     elif outline.public_marker is not None:
-        children = [grand for child in node.children if child.type == outline.modifiers
-                    for grand in child.children] if outline.modifiers else []  # fmt: skip
-        marked = any(c.type == outline.public_marker and (
-            outline.public_text is None or _text(c, source) == outline.public_text)
-            for c in (*node.children, *children))  # `pub`, not `pub(crate)`
-        public = marked or in_trait
+        public = _marked(spec, node, source) or in_trait
     else:  # `_private`, but a dunder (`__init__`) is reached through its class
         dunder = own_name.startswith("__") and own_name.endswith("__")
         public = (dunder or not own_name.startswith("_")) and not (owner or "").startswith("_")
