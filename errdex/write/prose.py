@@ -53,7 +53,7 @@ def _summary(f: PageFacts) -> str:
     if len(sites) > 1 and len({s.guard for s in sites}) > 1 and not f.invariant:
         # One site's requirement is false at another: say only what they share.
         functions = len({(s.path, s.function) for s in sites})
-        return (f"This message is raised at {len(sites)} places in {functions} "
+        return (f"This message is {_raised(f)} at {len(sites)} places in {functions} "
                 f"function{'s' if functions > 1 else ''}, each under its own condition; "
                 f"the first is reached from {f.entry} (see what it means for every place)")
     if f.invariant and f.ruled_out:
@@ -96,6 +96,11 @@ def _summary(f: PageFacts) -> str:
         + (f" in {f.where}" if f.internal and f.users else "")
         + tail,
     }.get(f.nature, f"{f.entry} always {_verb(f)} on this path when it is reached{tail}")
+
+
+def _raised(f: PageFacts) -> str:
+    """How the message leaves the code: raised, or a warning emitted, or a line logged."""
+    return {SiteKind.WARN: "emitted", SiteKind.LOG: "logged"}.get(f.site.kind, "raised")
 
 
 def _verb(f: PageFacts, this: bool = False) -> str:
@@ -262,7 +267,7 @@ def _what_it_means(f: PageFacts) -> str:
             else f"`{h.expression}`"
             for h in holes
         )
-        out.append(f"The message fills in {listed} when it is raised.")
+        out.append(f"The message fills in {listed} when it is {_raised(f)}.")
     if f.before:
         out.append(
             f"On the way here, `{fn_name(f)}` has already checked: "
@@ -276,7 +281,7 @@ def _what_it_means(f: PageFacts) -> str:
             for s in sites[:5]
         )
         more = f"; and {len(sites) - 5} more" if len(sites) > 5 else ""
-        out.append(f"The same message is raised at {len(sites)} places: {listed}{more}.")
+        out.append(f"The same message is {_raised(f)} at {len(sites)} places: {listed}{more}.")
     return " ".join(out)
 
 
@@ -446,8 +451,8 @@ def _solutions(f: PageFacts) -> tuple[str, ...]:
                    f"when {_listed(f.reached)}.")
     else:
         out.append(
-            f"Avoid the path that reaches {here}: {f.entry} raises it whenever that line is "
-            "reached."
+            f"Avoid the path that reaches {here}: {f.entry} {_verb(f, this=True)} whenever "
+            "that line is reached."
         )
     if unsupported_kind(f) == "for now" and not f.invariant:
         out.append(f"If you need this case, check whether a newer release of {repo} has it, "
