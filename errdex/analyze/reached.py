@@ -51,7 +51,7 @@ def site_path(site: Site, structure: FileStructure | None) -> tuple[PathStep, ..
     if site.guard:  # the innermost branch (or the rule) is the site's guard, stated already
         own = next((i for i in range(len(steps) - 1, -1, -1)
                     if steps[i].kind not in _EXITS), None)  # fmt: skip
-        if own is not None:
+        if own is not None and steps[own].kind != EXCEPT:  # a handler is said as one
             earlier = _earlier_arms(steps[own])
             if earlier is None:
                 del steps[own]

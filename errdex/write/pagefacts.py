@@ -202,10 +202,12 @@ def gather(
     handling = next((step for step in reversed(site_facts.reached)
                      if step.kind == EXCEPT), None) if site_facts is not None else None
     caught = handling.subject if handling is not None else None
-    if caught and nature == "guarded" and handling is not None and _rethrows(site, handling.line):
-        # A check inside a handler picks how to report the caught error (a message, or a
-        # bare re-raise): the caught exception is the cause, the check only selects.
-        nature, recv, selects, guard = "handler", caught, guard, None
+    if caught and nature == "guarded" and handling is not None and (
+            guard == caught or _rethrows(site, handling.line)):
+        # The site's guard is the handler itself (Java's `catch (E e)`), or a check inside
+        # it that picks how to report the caught error (a message, or a bare re-raise):
+        # the caught exception is the cause, the check only selects.
+        nature, recv, selects, guard = "handler", caught, None if guard == caught else guard, None
         names, origins, need = (), (), None
     public = reading.is_public(site)
     if site_facts is not None and site_facts.public is not None:

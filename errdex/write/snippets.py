@@ -181,6 +181,12 @@ def example_fix(f: PageFacts) -> ExampleFix:
             after=f"{note} a check inside this call ({loc(f.site)}) rejects values it reads"
             f"{shown}\n{stmt}",
         )
+    if f.nature == "handler" and f.receiver:
+        return ExampleFix(
+            before=f"{stmt}{inline} {f.receiver} raised inside, reported as: {message}",
+            after=f"{note} what raised {f.receiver} inside it is the cause (chained to this\n"
+            f"{note} error): fix that input, or catch this error and look at its cause\n{stmt}",
+        )
     if f.nature in ("expect", "context") and f.receiver:
         return ExampleFix(
             before=f"{stmt}{inline} `{f.receiver}` fails inside: {message}",
