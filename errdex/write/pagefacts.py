@@ -509,3 +509,27 @@ def violation_of(f: PageFacts) -> str | None:
 
 def quote(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
+
+
+def raised_word(f: PageFacts) -> str:
+    """How the message leaves the code: raised, or a warning emitted, or a line logged."""
+    return {SiteKind.WARN: "emitted", SiteKind.LOG: "logged"}.get(f.site.kind, "raised")
+
+
+def verb(f: PageFacts, this: bool = False) -> str:
+    """What the site does: "panics"; with `this`, what it does with this message."""
+    if this:
+        return {SiteKind.PANIC: "panics with this message", SiteKind.WARN: "warns with this",
+                SiteKind.ASSERT: "fails with this message", SiteKind.LOG: "logs this"}.get(
+            f.site.kind, "raises this" if f.site.kind is SiteKind.RAISE else "returns this error")
+    return {SiteKind.PANIC: "panics", SiteKind.WARN: "warns", SiteKind.BAIL: "returns an error",
+            SiteKind.ASSERT: "fails", SiteKind.ERROR_ENUM: "returns this error"}.get(
+        f.site.kind, "raises")  # fmt: skip
+
+
+def joined(texts: Sequence[str]) -> str:
+    """Conditions joined for a sentence: "a", "a and b", "a; b; and c"."""
+    items = list(texts)
+    if len(items) <= 2:
+        return " and ".join(items)
+    return "; ".join(items[:-1]) + "; and " + items[-1]

@@ -23,17 +23,20 @@ from errdex.write.pagefacts import (
     action,
     fn_name,
     gather,
+    joined,
     loc,
+    raised_word,
     shows_values,
     sibling_needs,
     single_leaf,
     unsupported,
     unsupported_kind,
-    users_value,
+    verb,
     verified_tests,
     violation_of,
 )
 from errdex.write.snippets import example_fix, strategy, try_catch, type_guard, validate
+from errdex.write.solutions import solutions
 
 # --- the sections --------------------------------------------------------------
 
@@ -53,7 +56,7 @@ def _summary(f: PageFacts) -> str:
     if len(sites) > 1 and len({s.guard for s in sites}) > 1 and not f.invariant:
         # One site's requirement is false at another: say only what they share.
         functions = len({(s.path, s.function) for s in sites})
-        return (f"This message is {_raised(f)} at {len(sites)} places in {functions} "
+        return (f"This message is {raised_word(f)} at {len(sites)} places in {functions} "
                 f"function{'s' if functions > 1 else ''}, each under its own condition; "
                 f"the first is reached from {f.entry} (see what it means for every place)")
     if f.invariant and f.ruled_out:
@@ -82,7 +85,7 @@ def _summary(f: PageFacts) -> str:
         shown = shows_values(f, "checked")
         return f"Calling {f.entry} fails a check inside it{debug}{shown}{tail}"
     if f.nature == "always" and f.reached:
-        return f"{f.entry} {_verb(f, this=True)} only when {_listed(f.reached)}{tail}"
+        return f"{f.entry} {verb(f, this=True)} only when {joined(f.reached)}{tail}"
     return {
         "unreachable": f"{f.entry} reached a branch its code marks as unreachable{tail}",
         "expect": (f"`{f.receiver}` was None or an Err inside {f.where}{tail}" if not f.internal
@@ -95,23 +98,7 @@ def _summary(f: PageFacts) -> str:
         + (f"`{f.receiver}`" if f.receiver else "an exception")
         + (f" in {f.where}" if f.internal and f.users else "")
         + tail,
-    }.get(f.nature, f"{f.entry} always {_verb(f)} on this path when it is reached{tail}")
-
-
-def _raised(f: PageFacts) -> str:
-    """How the message leaves the code: raised, or a warning emitted, or a line logged."""
-    return {SiteKind.WARN: "emitted", SiteKind.LOG: "logged"}.get(f.site.kind, "raised")
-
-
-def _verb(f: PageFacts, this: bool = False) -> str:
-    """What the site does: "panics"; with `this`, what it does with this message."""
-    if this:
-        return {SiteKind.PANIC: "panics with this message", SiteKind.WARN: "warns with this",
-                SiteKind.ASSERT: "fails with this message", SiteKind.LOG: "logs this"}.get(
-            f.site.kind, "raises this" if f.site.kind is SiteKind.RAISE else "returns this error")
-    return {SiteKind.PANIC: "panics", SiteKind.WARN: "warns", SiteKind.BAIL: "returns an error",
-            SiteKind.ASSERT: "fails", SiteKind.ERROR_ENUM: "returns this error"}.get(
-        f.site.kind, "raises")  # fmt: skip
+    }.get(f.nature, f"{f.entry} always {verb(f)} on this path when it is reached{tail}")
 
 
 def _origin_sentence(f: PageFacts, origin: Origin) -> str:
@@ -232,7 +219,7 @@ def _what_it_means(f: PageFacts) -> str:
             "front of it decides, so the path that leads here is the cause."
         )
     if f.reached:
-        out.append(f"It is reached only when {_listed(f.reached)}.")
+        out.append(f"It is reached only when {joined(f.reached)}.")
     if f.lifted is not None:
         point = f.lifted.entry
         given = ", ".join(f"`{arg}` as `{param}`" for param, arg in f.lifted.passed)
@@ -267,7 +254,7 @@ def _what_it_means(f: PageFacts) -> str:
             else f"`{h.expression}`"
             for h in holes
         )
-        out.append(f"The message fills in {listed} when it is {_raised(f)}.")
+        out.append(f"The message fills in {listed} when it is {raised_word(f)}.")
     if f.before:
         out.append(
             f"On the way here, `{fn_name(f)}` has already checked: "
@@ -281,7 +268,7 @@ def _what_it_means(f: PageFacts) -> str:
             for s in sites[:5]
         )
         more = f"; and {len(sites) - 5} more" if len(sites) > 5 else ""
-        out.append(f"The same message is {_raised(f)} at {len(sites)} places: {listed}{more}.")
+        out.append(f"The same message is {raised_word(f)} at {len(sites)} places: {listed}{more}.")
     return " ".join(out)
 
 
@@ -329,17 +316,6 @@ def _arguments_sentence(f: PageFacts) -> str:
     return ""
 
 
-_WAYS_OUT = frozenset({"if", "early_return"})  # step kinds a caller can step around
-
-
-def _listed(texts: Sequence[str]) -> str:
-    """Conditions joined for a sentence: "a", "a and b", "a; b; and c"."""
-    items = list(texts)
-    if len(items) <= 2:
-        return " and ".join(items)
-    return "; ".join(items[:-1]) + "; and " + items[-1]
-
-
 def _variant_sentences(f: PageFacts) -> list[str]:
     site = f.site
     if not site.variant:
@@ -356,133 +332,6 @@ def _variant_sentences(f: PageFacts) -> list[str]:
         return [f"`{site.variant}` is a helper that raises `{site.exception}` with the text "
                 f"this call passes it."]
     return [f"`{owner}` is {spec.variant_noun}.{carried}"]
-
-
-def _solutions(f: PageFacts) -> tuple[str, ...]:
-    out: list[str] = []
-    repo, here = f.record.repo, loc(f.site)
-    if f.invariant:
-        out.append(f"Nothing to change on your side: the code treats this as a bug. Report it "
-                   f"to {repo} with the full message, the inputs of your call to {f.entry} "
-                   f"and the location {here}.")
-    elif f.req and f.user_terms and f.on_receiver:
-        out.append(f"Call {f.entry} on an object for which {f.holds}: the object's state "
-                   "decides, not an argument of this call.")
-    elif f.req and f.user_terms:
-        out.append(f"Call {f.entry} with arguments for which {f.holds}.")
-        # An enclosing `if` or an earlier normal return is a way out too (not an `else`
-        # or an arm: the branches before those may raise errors of their own).
-        ways = [f.said(step.text) for step in f.site_facts.reached if step.kind in _WAYS_OUT] \
-            if f.site_facts and f.lifted is None else []  # a lifted check: the caller's terms
-        if ways:
-            out.append(f"Or give it inputs that do not reach the check: it runs only when "
-                       f"{_listed(ways)}.")
-        leaf = single_leaf(f)
-        for origin in f.origins:
-            if origin.how == "parameter":
-                out.append(f"Check the `{origin.name}` argument you pass to `{fn_name(f)}`.")
-            elif (origin.how == "field" and leaf is not None and users_value(origin)
-                  and facts.clean(leaf.subject, f.lang) == origin.name):
-                moved = facts.Need("leaf", facts.Leaf(origin.expression, leaf.rel, leaf.obj))
-                out.append(
-                    f"Fix the value at its source: `{origin.name}` is copied from "
-                    f"`{origin.expression}`, so make sure that "
-                    f"{facts.describe(moved, f.lang, mood='is')}."
-                )
-        out += _rel_tips(f)
-    elif f.req and f.origins and all(o.how == "field" and users_value(o) for o in f.origins):
-        for origin in f.origins:
-            out.append(f"`{origin.name}` is copied from `{origin.expression}`: set that value "
-                       f"so that {f.holds}.")
-    elif unsupported_kind(f) == "abstract":
-        out.append(f"{f.where} is a method its subclasses are meant to override: call it on a "
-                   "subclass that implements it, or implement it in your own subclass.")
-    elif unsupported_kind(f) == "elsewhere":
-        out.append("What lacks support is named in the message (the platform, the system or "
-                   "the other end of the connection), not an argument: run it where that is "
-                   f"supported, or take another way through {f.entry} that does not need it.")
-    elif unsupported(f) and (f.req or f.reached):
-        supported = f.holds or f"not all of these hold: {_listed(f.reached)}"
-        out.append(f"{f.entry} does not handle this case at this commit; it takes a path it "
-                   f"supports when {supported}. Change the input that selects the case (the "
-                   "message names it).")
-    elif unsupported(f):
-        out.append(f"{f.entry} does not handle this case at this commit, and no condition in "
-                   "front of it selects another path. Do what the message says, or take a "
-                   "path the code supports (the message names the case).")
-    elif f.nature == "unreachable":
-        out.append(
-            f"Treat it as a bug: reproduce it with the smallest input and report it to "
-            f"{repo} with the full message and {here}."
-        )
-    elif f.nature in ("expect", "context", "handler"):
-        what = f"`{f.receiver}`" if f.receiver else "the operation it wraps"
-        what = f"the code that raises {what}" if f.nature == "handler" else what
-        out.append(f"Make {what} succeed: give {f.entry} the input, file or state it relies "
-                   "on.")
-        first = f.site.snippet.start_line
-        raised = f.site.snippet.code.splitlines()[f.site.line - first : f.site.end_line - first + 1]
-        if f.nature in ("context", "handler") and "from None" not in " ".join(raised):
-            out.append(
-                "Print the whole error chain (the cause follows this message) to see "
-                "what actually failed."
-            )
-    elif f.state_only:
-        fact = f.state[0]
-        setters = " or ".join(f"`{s.function}`" for s in fact.set_in[:MAX_SETTERS])
-        out.append(f"Look at the calls made on the object before this one: the check in "
-                   f"`{fn_name(f)}` ({here}) reads `{fact.field}`, which {setters} set; no "
-                   "argument of this call changes it.")
-    elif f.guard and (read := sorted({n.split(".")[0] for n in f.names}
-                                     & (set(f.params or ()) - {"self"}))):  # fmt: skip
-        listed = ", ".join(f"`{n}`" for n in read)
-        if f.internal and f.users:
-            out.append(f"Change the arguments of your call to {f.entry} that become {listed} "
-                       f"of `{fn_name(f)}`: the check ({here}) reads them{shows_values(f)}.")
-        else:
-            out.append(f"Change {listed} in your call to {f.entry}: the check ({here}) reads "
-                       f"them{shows_values(f)}.")
-    elif f.guard:
-        out.append(f"Trace the values the check in `{fn_name(f)}` ({here}) reads back to the "
-                   f"inputs of your call to {f.entry}{shows_values(f)}.")
-    elif f.reached:
-        which = "one of these does" if len(f.reached) > 1 else "this does"
-        out.append(f"Give {f.entry} inputs for which {which} not hold: it gets to {here} only "
-                   f"when {_listed(f.reached)}.")
-    else:
-        out.append(
-            f"Avoid the path that reaches {here}: {f.entry} {_verb(f, this=True)} whenever "
-            "that line is reached."
-        )
-    if unsupported_kind(f) == "for now" and not f.invariant:
-        out.append(f"If you need this case, check whether a newer release of {repo} has it, "
-                   "or ask for it there.")
-    if f.after and f.user_terms:
-        out.append(
-            f"Once this passes, `{fn_name(f)}` goes on to check: "
-            + "; ".join(sibling_needs(f.after, site=f.site))
-            + "."
-        )
-    return tuple(dict.fromkeys(out))
-
-
-def _rel_tips(f: PageFacts) -> list[str]:
-    leaf = single_leaf(f)
-    if leaf is None:
-        return []
-    s, o = facts.show(leaf.subject, f.lang), facts.show(leaf.obj, f.lang)
-    tips = {
-        "eq": None if facts.is_literal(leaf.obj) else
-        f"Print {s} and {o} just before the call to see which side is off, then fix how it "
-        "is produced.",
-        "+isinstance": f"Convert {s} before passing it, or fix the code that produces it.",
-        "is_not": f"Pass a real value for {s}, or make sure the step that sets it ran first.",
-        "in": None if facts.is_literal(leaf.obj) else f"Use a value that {o} contains.",
-        "+exists": f"Check that {s} exists and is spelled right; a relative path resolves from "
-        "the working directory.",
-    }  # fmt: skip
-    tip = tips.get(leaf.rel)
-    return [tip] if tip else []
 
 
 def _prevention(f: PageFacts) -> tuple[str, ...]:
@@ -548,7 +397,7 @@ def _trigger(f: PageFacts) -> str:
             f"Calling {f.entry} with inputs that reach the unimplemented branch at {loc(f.site)}."
         )
     elif f.reached:
-        text = f"Calling {f.entry} when {_listed(f.reached)} ({loc(f.site)})."
+        text = f"Calling {f.entry} when {joined(f.reached)} ({loc(f.site)})."
     else:
         text = f"Calling {f.entry} on a path that reaches {loc(f.site)}."
     impossible = {id(s) for s, _ in f.ruled_out}
@@ -592,7 +441,7 @@ def write_explanation(
     return Explanation(
         summary=_summary(f),
         what_it_means=_what_it_means(f),
-        solutions=_solutions(f),
+        solutions=solutions(f),
         example_fix=example_fix(f),
         defensive=Defensive(
             strategy=strategy(f),

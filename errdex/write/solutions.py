@@ -1,0 +1,153 @@
+"""The page's solutions: what the user can change, from the facts of one `PageFacts`
+(errdex.write.pagefacts), the most direct first: the argument or input the requirement
+names, a way around the check, the value at its source, the case the code supports; for
+what no input changes (an invariant, a handler's cause, the object's state), what to do
+instead. It never reads files or calls a model.
+"""
+
+from __future__ import annotations
+
+from errdex.analyze import facts
+from errdex.write.pagefacts import (
+    MAX_SETTERS,
+    PageFacts,
+    fn_name,
+    joined,
+    loc,
+    shows_values,
+    sibling_needs,
+    single_leaf,
+    unsupported,
+    unsupported_kind,
+    users_value,
+    verb,
+)
+
+_WAYS_OUT = frozenset({"if", "early_return"})  # step kinds a caller can step around
+
+
+def solutions(f: PageFacts) -> tuple[str, ...]:
+    out: list[str] = []
+    repo, here = f.record.repo, loc(f.site)
+    if f.invariant:
+        out.append(f"Nothing to change on your side: the code treats this as a bug. Report it "
+                   f"to {repo} with the full message, the inputs of your call to {f.entry} "
+                   f"and the location {here}.")
+    elif f.req and f.user_terms and f.on_receiver:
+        out.append(f"Call {f.entry} on an object for which {f.holds}: the object's state "
+                   "decides, not an argument of this call.")
+    elif f.req and f.user_terms:
+        out.append(f"Call {f.entry} with arguments for which {f.holds}.")
+        # An enclosing `if` or an earlier normal return is a way out too (not an `else`
+        # or an arm: the branches before those may raise errors of their own).
+        ways = [f.said(step.text) for step in f.site_facts.reached if step.kind in _WAYS_OUT] \
+            if f.site_facts and f.lifted is None else []  # a lifted check: the caller's terms
+        if ways:
+            out.append(f"Or give it inputs that do not reach the check: it runs only when "
+                       f"{joined(ways)}.")
+        leaf = single_leaf(f)
+        for origin in f.origins:
+            if origin.how == "parameter":
+                out.append(f"Check the `{origin.name}` argument you pass to `{fn_name(f)}`.")
+            elif (origin.how == "field" and leaf is not None and users_value(origin)
+                  and facts.clean(leaf.subject, f.lang) == origin.name):
+                moved = facts.Need("leaf", facts.Leaf(origin.expression, leaf.rel, leaf.obj))
+                out.append(
+                    f"Fix the value at its source: `{origin.name}` is copied from "
+                    f"`{origin.expression}`, so make sure that "
+                    f"{facts.describe(moved, f.lang, mood='is')}."
+                )
+        out += _rel_tips(f)
+    elif f.req and f.origins and all(o.how == "field" and users_value(o) for o in f.origins):
+        for origin in f.origins:
+            out.append(f"`{origin.name}` is copied from `{origin.expression}`: set that value "
+                       f"so that {f.holds}.")
+    elif unsupported_kind(f) == "abstract":
+        out.append(f"{f.where} is a method its subclasses are meant to override: call it on a "
+                   "subclass that implements it, or implement it in your own subclass.")
+    elif unsupported_kind(f) == "elsewhere":
+        out.append("What lacks support is named in the message (the platform, the system or "
+                   "the other end of the connection), not an argument: run it where that is "
+                   f"supported, or take another way through {f.entry} that does not need it.")
+    elif unsupported(f) and (f.req or f.reached):
+        supported = f.holds or f"not all of these hold: {joined(f.reached)}"
+        out.append(f"{f.entry} does not handle this case at this commit; it takes a path it "
+                   f"supports when {supported}. Change the input that selects the case (the "
+                   "message names it).")
+    elif unsupported(f):
+        out.append(f"{f.entry} does not handle this case at this commit, and no condition in "
+                   "front of it selects another path. Do what the message says, or take a "
+                   "path the code supports (the message names the case).")
+    elif f.nature == "unreachable":
+        out.append(
+            f"Treat it as a bug: reproduce it with the smallest input and report it to "
+            f"{repo} with the full message and {here}."
+        )
+    elif f.nature in ("expect", "context", "handler"):
+        what = f"`{f.receiver}`" if f.receiver else "the operation it wraps"
+        what = f"the code that raises {what}" if f.nature == "handler" else what
+        out.append(f"Make {what} succeed: give {f.entry} the input, file or state it relies "
+                   "on.")
+        first = f.site.snippet.start_line
+        raised = f.site.snippet.code.splitlines()[f.site.line - first : f.site.end_line - first + 1]
+        if f.nature in ("context", "handler") and "from None" not in " ".join(raised):
+            out.append(
+                "Print the whole error chain (the cause follows this message) to see "
+                "what actually failed."
+            )
+    elif f.state_only:
+        fact = f.state[0]
+        setters = " or ".join(f"`{s.function}`" for s in fact.set_in[:MAX_SETTERS])
+        out.append(f"Look at the calls made on the object before this one: the check in "
+                   f"`{fn_name(f)}` ({here}) reads `{fact.field}`, which {setters} set; no "
+                   "argument of this call changes it.")
+    elif f.guard and (read := sorted({n.split(".")[0] for n in f.names}
+                                     & (set(f.params or ()) - {"self"}))):  # fmt: skip
+        listed = ", ".join(f"`{n}`" for n in read)
+        if f.internal and f.users:
+            out.append(f"Change the arguments of your call to {f.entry} that become {listed} "
+                       f"of `{fn_name(f)}`: the check ({here}) reads them{shows_values(f)}.")
+        else:
+            out.append(f"Change {listed} in your call to {f.entry}: the check ({here}) reads "
+                       f"them{shows_values(f)}.")
+    elif f.guard:
+        out.append(f"Trace the values the check in `{fn_name(f)}` ({here}) reads back to the "
+                   f"inputs of your call to {f.entry}{shows_values(f)}.")
+    elif f.reached:
+        which = "one of these does" if len(f.reached) > 1 else "this does"
+        out.append(f"Give {f.entry} inputs for which {which} not hold: it gets to {here} only "
+                   f"when {joined(f.reached)}.")
+    else:
+        out.append(
+            f"Avoid the path that reaches {here}: {f.entry} {verb(f, this=True)} whenever "
+            "that line is reached."
+        )
+    if unsupported_kind(f) == "for now" and not f.invariant:
+        out.append(f"If you need this case, check whether a newer release of {repo} has it, "
+                   "or ask for it there.")
+    if f.after and f.user_terms:
+        out.append(
+            f"Once this passes, `{fn_name(f)}` goes on to check: "
+            + "; ".join(sibling_needs(f.after, site=f.site))
+            + "."
+        )
+    return tuple(dict.fromkeys(out))
+
+
+def _rel_tips(f: PageFacts) -> list[str]:
+    leaf = single_leaf(f)
+    if leaf is None:
+        return []
+    s, o = facts.show(leaf.subject, f.lang), facts.show(leaf.obj, f.lang)
+    tips = {
+        "eq": None if facts.is_literal(leaf.obj) else
+        f"Print {s} and {o} just before the call to see which side is off, then fix how it "
+        "is produced.",
+        "+isinstance": f"Convert {s} before passing it, or fix the code that produces it.",
+        "is_not": f"Pass a real value for {s}, or make sure the step that sets it ran first.",
+        "in": None if facts.is_literal(leaf.obj) else f"Use a value that {o} contains.",
+        "+exists": f"Check that {s} exists and is spelled right; a relative path resolves from "
+        "the working directory.",
+    }  # fmt: skip
+    tip = tips.get(leaf.rel)
+    return [tip] if tip else []
