@@ -263,3 +263,34 @@ def test_a_final_varargs_parameter_is_named_by_its_declarator() -> None:
         "A.java", source, tuple(load_rules(Language.JAVA, ".")))
     assert extraction.structure is not None
     assert [(d.name, d.params) for d in extraction.structure.defs] == [("f", ("a", "names"))]
+
+
+READER = b"""\
+package com.example.json;
+
+public final class Reader {
+  private int line;
+  private int column;
+
+  String where() {
+    int shown = line + 1;
+    return " at line " + shown + " column " + column;
+  }
+
+  public void expect(String expected, String found) {
+    if (!expected.equals(found)) {
+      throw new IllegalStateException("Expected " + expected + " but was " + found + where());
+    }
+  }
+}
+"""
+
+
+def test_a_method_s_returned_text_is_part_of_the_message() -> None:
+    """`+ where()`: the words that method of the class returns are in the message users
+    see (gson's locationString(): " at line 1 column 1 path $" told JsonReader's message
+    from JsonTreeReader's " at path $"), one level deep."""
+    found = _extract(READER, "src/main/java/com/example/json/Reader.java")
+    (site,) = found.sites
+    assert site.template.text == (
+        "Expected {expected} but was {found} at line {shown} column {column}")

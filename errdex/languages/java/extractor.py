@@ -56,7 +56,22 @@ _GUAVA = frozenset({"Preconditions", "checkArgument", "checkState", "checkNotNul
 _FORMATTER = frozenset({"Validate"})
 
 
+def _own_method(at: Node, name: str, text: Callable[[Node], str]) -> Node | None:
+    """The method `name` taking no parameter of the class whose body holds `at`."""
+    body = at.parent
+    while body is not None and body.type != "class_body":
+        body = body.parent
+    for member in body.named_children if body is not None else ():
+        found = member.child_by_field_name("name")
+        params = member.child_by_field_name("parameters")
+        if (member.type == "method_declaration" and found is not None and params is not None
+                and text(found) == name and not params.named_child_count):
+            return member
+    return None
+
+
 class _File(Paths):
+    _inlining = False  # reading a method's returned text into a message (one level)
     def pieces(self, node: Node) -> tuple[list[Piece], str] | None:
         """The message of `node` as pieces and as written (the format string, or the
         expression's source), or None when it has no text of its own."""
@@ -132,9 +147,38 @@ class _File(Paths):
                            for p in found[0])  # fmt: skip
                 text_seen = True
                 continue
+            if cur.type == "method_invocation" and (returned := self._returned_text(cur)):
+                out.extend(returned)  # `+ locationString()`: the text that method returns
+                text_seen = True
+                continue
             text_seen = text_seen or value is not None
             out.append((value, self.code(cur)))
         return out
+
+    def _returned_text(self, call: Node) -> list[tuple[str | None, str]] | None:
+        """The concatenation a method of the same class returns, for a call of it with no
+        argument (`+ locationString()`, whose body ends `return " at line " + line + ..`):
+        its words are part of the message. One level: a method it calls stays a hole."""
+        obj = call.child_by_field_name("object")
+        name = call.child_by_field_name("name")
+        arguments = call.child_by_field_name("arguments")
+        if (self._inlining or name is None or arguments is None or arguments.named_child_count
+                or (obj is not None and obj.type != "this")):
+            return None
+        method = _own_method(call, self.text(name), self.text)
+        body = method.child_by_field_name("body") if method is not None else None
+        last = body.named_children[-1] if body is not None and body.named_children else None
+        if last is None or last.type != "return_statement" or not last.named_children:
+            return None
+        returned = last.named_children[0]
+        if returned.type != "binary_expression" or self._operator(returned) != "+":
+            return None
+        self._inlining = True
+        try:
+            parts = self._concatenated(returned)
+        finally:
+            self._inlining = False
+        return parts if parts and any(v for v, _ in parts) else None
 
     def add_site(self, kind: SiteKind, exception: str | None, at: Node,
                  message: tuple[list[Piece], str], own: str | None = None) -> bool:  # fmt: skip
