@@ -264,3 +264,31 @@ def test_a_function_that_builds_the_exception_names_the_type_raised(tmp_path: Pa
         record = records[next(m for m in records if m.startswith(message))]
         assert record["exception"] == "DecodeError", message
         assert "except DecodeError" in record["explanation"]["defensive"]["try_catch"]
+
+
+NOT_FOUND = '''\
+class NotFound(LookupError):
+    def __init__(self, names=(), message=None):
+        if message is None:
+            message = f"none of the templates given were found: {', '.join(names)}"
+        super().__init__(message)
+
+
+def select(names):
+    if not names:
+        raise NotFound(message="Tried to select from an empty list of templates.")
+    raise NotFound(names)
+'''
+
+
+def test_a_message_passed_over_a_class_s_default_text_is_the_site_s_only_message(
+    tmp_path: Path,
+) -> None:
+    """`NotFound(message="..")` shows the text given, not the default the class builds when
+    none is (the Python review: Jinja's empty-list raise was a site of 'none of the
+    templates given were found')."""
+    records = _index(tmp_path / "repo", "t/nf", {"nf/__init__.py": NOT_FOUND})
+    default = records[next(m for m in records if m.startswith("none of the templates"))]
+    assert [s["line"] for s in default["sites"]] == [11]
+    given = records["Tried to select from an empty list of templates."]
+    assert [s["line"] for s in given["sites"]] == [10]

@@ -431,6 +431,8 @@ def resolve_constructions(extractions: Sequence[FileExtraction]) -> list[Site]:
             ]
             if candidates:
                 best = max(candidates, key=lambda d: _common_prefix_len(d.path, built.path))
+                if built.message_given and not _prints_given(built, best):
+                    continue  # `Cls(message="..")` over a default text: the call's is shown
                 site = _defined_site(built, best)
                 if site.template.literal_chars or best.template.literal_chars:
                     sites.append(site)
@@ -463,6 +465,17 @@ def _typed_site(built: Construction, name: str) -> Site:
         ),
         variant=name,
     )
+
+
+def _prints_given(built: Construction, definition: MessageDefinition) -> bool:
+    """Whether the definition's text prints a text the construction passes (`{msg} at
+    line {n}` does; a default text used only when no message is given does not)."""
+    fields = definition.fields
+    given = {fields[int(key)] if key.isdigit() and int(key) < len(fields) else key
+             for key, _ in (*built.payloads, *built.field_values)}  # fmt: skip
+    printed = {name for p in definition.template.placeholders
+               for name in (p.name, p.expression.removeprefix("self."))}  # fmt: skip
+    return bool(given & printed)
 
 
 def _defined_site(built: Construction, definition: MessageDefinition) -> Site:
