@@ -8,8 +8,23 @@ from __future__ import annotations
 from pathlib import Path
 
 from errdex.index import index_snapshot
+from errdex.models import Record
 from errdex.source.resolve import SourceOptions, resolve
 from errdex.store import SQLiteStore
+
+
+def _record(tmp_path: Path, files: dict[str, str], start: str) -> Record:
+    """Index `files` (path -> text) as one repository; the record whose message starts so."""
+    root = tmp_path / "repo"
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    (snapshot,) = resolve(str(root), SourceOptions(repo="t/repo"))
+    with SQLiteStore(tmp_path / "index.sqlite") as store:
+        index_snapshot(snapshot, store, workers=1)
+        (row,) = [r for r in store.records() if r.message.startswith(start)]
+        return store.record(row.id)
+
 
 OPS = """\
 pub trait CustomOp {
@@ -74,14 +89,7 @@ pub fn read_file(path: &str) -> Result<usize> {
 def test_a_trait_method_is_reached_from_the_function_that_builds_its_type(
     tmp_path: Path,
 ) -> None:
-    root = tmp_path / "repo"
-    (root / "tensor-ops" / "src").mkdir(parents=True)
-    (root / "tensor-ops" / "src" / "lib.rs").write_text(OPS)
-    (snapshot,) = resolve(str(root), SourceOptions(repo="t/ops"))
-    with SQLiteStore(tmp_path / "ops.sqlite") as store:
-        index_snapshot(snapshot, store, workers=1)
-        (row,) = [r for r in store.records() if r.message.startswith("scale factor")]
-        record = store.record(row.id)
+    record = _record(tmp_path, {"tensor-ops/src/lib.rs": OPS}, "scale factor")
     assert record.facts is not None and record.explanation is not None
     (site,) = record.facts.sites
     # `apply` calls `op.fwd` for every op: by name it would be the caller, and `shift`
@@ -93,14 +101,7 @@ def test_a_trait_method_is_reached_from_the_function_that_builds_its_type(
 def test_a_trait_method_has_no_callers_by_its_shared_name(tmp_path: Path) -> None:
     """`read_file` calls some other `.load`: a trait method's name is shared by every
     impl, so a call by that name is no evidence of reaching this one."""
-    root = tmp_path / "repo"
-    (root / "tensor-ops" / "src").mkdir(parents=True)
-    (root / "tensor-ops" / "src" / "lib.rs").write_text(OPS)
-    (snapshot,) = resolve(str(root), SourceOptions(repo="t/ops"))
-    with SQLiteStore(tmp_path / "ops.sqlite") as store:
-        index_snapshot(snapshot, store, workers=1)
-        (row,) = [r for r in store.records() if r.message.startswith("pool: no tensor")]
-        record = store.record(row.id)
+    record = _record(tmp_path, {"tensor-ops/src/lib.rs": OPS}, "pool: no tensor")
     assert record.facts is not None
     assert record.facts.sites[0].entry_points == ()
 
@@ -143,14 +144,7 @@ def test_a_call_on_self_reaches_the_callers_own_type_only(tmp_path: Path) -> Non
     """`Dense::forward` calls `self.launch` on a `Dense`, which has its own `launch`:
     it is no way into `Ragged::launch` (the candle review found `FlashAttn::cuda_fwd`
     named as the caller of `FlashAttnVarLen::cuda_fwd_t` on 36 pages)."""
-    root = tmp_path / "repo"
-    (root / "kernels" / "src").mkdir(parents=True)
-    (root / "kernels" / "src" / "lib.rs").write_text(KERNELS)
-    (snapshot,) = resolve(str(root), SourceOptions(repo="t/kernels"))
-    with SQLiteStore(tmp_path / "k.sqlite") as store:
-        index_snapshot(snapshot, store, workers=1)
-        (row,) = [r for r in store.records() if r.message.startswith("ragged launch")]
-        record = store.record(row.id)
+    record = _record(tmp_path, {"kernels/src/lib.rs": KERNELS}, "ragged launch")
     assert record.facts is not None
     assert [e.function for e in record.facts.sites[0].entry_points] == ["Ragged::forward"]
 
@@ -198,16 +192,8 @@ def test_a_private_type_s_trait_method_is_reached_from_its_file_s_builders(
     """`struct Widen` is private: users cannot name it, so its `Op::fwd` is not theirs
     to call; every function of its file that builds one is a way in (four here, more than
     a public type's limit), and a type of the same name in another crate is not."""
-    root = tmp_path / "repo"
-    (root / "ops" / "src").mkdir(parents=True)
-    (root / "ops" / "src" / "lib.rs").write_text(HIDDEN_OP)
-    (root / "other" / "src").mkdir(parents=True)
-    (root / "other" / "src" / "lib.rs").write_text(OTHER_CRATE)
-    (snapshot,) = resolve(str(root), SourceOptions(repo="t/hidden"))
-    with SQLiteStore(tmp_path / "h.sqlite") as store:
-        index_snapshot(snapshot, store, workers=1)
-        (row,) = [r for r in store.records() if r.message.startswith("widen: the input")]
-        record = store.record(row.id)
+    record = _record(tmp_path, {"ops/src/lib.rs": HIDDEN_OP, "other/src/lib.rs": OTHER_CRATE},
+                     "widen: the input")
     assert record.facts is not None and record.explanation is not None
     functions = [e.function for e in record.facts.sites[0].entry_points]
     assert functions == ["ops::widen", "ops::widen_more", "ops::widen_most", "ops::widen_all"]
