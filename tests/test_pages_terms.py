@@ -292,3 +292,26 @@ def test_a_message_passed_over_a_class_s_default_text_is_the_site_s_only_message
     assert [s["line"] for s in default["sites"]] == [11]
     given = records["Tried to select from an empty list of templates."]
     assert [s["line"] for s in given["sites"]] == [10]
+
+
+LOGGED = '''\
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+def load(path, strict=False):
+    if not path.endswith(".cfg"):
+        logger.warning("load: %s does not look like a config file", path)
+    return path
+'''
+
+
+def test_a_logged_warning_is_not_caught_as_a_python_warning(tmp_path: Path) -> None:
+    """`logger.warning(..)` writes a log record: no `warnings.catch_warnings` sees it (the
+    Python review: 20 stdlib records)."""
+    records = _index(tmp_path / "repo", "t/logged", {"logged/__init__.py": LOGGED})
+    page = _explanation(records, "load: %s does not")
+    assert "catch_warnings" not in page["defensive"]["try_catch"]
+    assert "nothing to catch" in page["defensive"]["try_catch"]
+    assert not any("warnings into errors" in p for p in page["prevention"])

@@ -357,8 +357,11 @@ def _prevention(f: PageFacts) -> tuple[str, ...]:
             out.append(
                 f"Check all of `{fn_name(f)}`'s requirements together: " + "; ".join(needs) + "."
             )
-    if f.site.kind is SiteKind.WARN:
+    if f.site.kind is SiteKind.WARN and f.site.exception:
         out.append("Turn warnings into errors in your test suite so this one is noticed.")
+    elif f.site.kind in (SiteKind.WARN, SiteKind.LOG):  # a log record: nothing is raised
+        out.append("Capture the library's log in your tests (its logger's records) so this "
+                   "one is noticed: it is logged, not raised.")
     if unsupported_kind(f) == "for now" and not f.invariant:
         when = f.record.version or (f.record.commit or "")[:10] or "this version"
         out.append(f"Track {f.record.repo} releases: the case is not handled in {when}.")

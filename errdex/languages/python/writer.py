@@ -162,6 +162,10 @@ class PythonWriter(_Reading):
     def try_catch(self, f: PageFacts, call: str, literal: str, advice: str) -> str:
         exc = self._caught(f) or ("AssertionError" if f.site.kind is SiteKind.ASSERT
                                   else "Exception")  # fmt: skip
+        if f.site.kind in (SiteKind.WARN, SiteKind.LOG) and not f.site.exception:
+            return (f"# a log record, not an exception: there is nothing to catch around\n"
+                    f"{call}\n# to notice it, read the library's log records (pytest's caplog,"
+                    f"\n# or a logging.Handler on its logger) for {literal}")  # fmt: skip
         if f.site.kind is SiteKind.WARN:
             return (f"import warnings\nwith warnings.catch_warnings():\n"
                     f"    warnings.simplefilter(\"error\")\n    try:\n        {call}\n"
