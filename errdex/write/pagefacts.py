@@ -113,6 +113,19 @@ class PageFacts:
         return not (roots & params) and not any(o.how == "parameter" for o in self.origins)
 
     @property
+    def receiver_only(self) -> bool:
+        """The check reads the object the method is called on (`self.environment.is_async`)
+        and none of the other arguments: what earlier calls or the constructor made of
+        it decides, not this call's arguments."""
+        if not self.guard or not self.params or self.params[0] not in ("self", "cls"):
+            return False
+        if not re.search(rf"(?<![\w.]){self.params[0]}\.", self.guard):
+            return False
+        words = set(re.findall(r"(?<![\w.])[A-Za-z_]\w*", self.guard))
+        return not (words & set(self.params[1:])) and not any(
+            o.how == "parameter" for o in self.origins)
+
+    @property
     def reached(self) -> tuple[str, ...]:
         """What else holds whenever the primary site is reached (enclosing branches,
         the arms before its own, earlier returns not taken), in words."""

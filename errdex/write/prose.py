@@ -331,6 +331,11 @@ def _variant_sentences(f: PageFacts) -> list[str]:
         # raising TemplateSyntaxError): the call to the helper is where the message is.
         return [f"`{site.variant}` is a helper that raises `{site.exception}` with the text "
                 f"this call passes it."]
+    if not f.record.template.literal_chars and spec.can("variants_named_by_path"):
+        return [f"`{owner}` has no text of its own: it displays the value it carries."]
+    if not f.record.template.literal_chars:  # `class Restart(Exception): pass`
+        return [f"`{owner}` has no text of its own: its message is what it is given, empty "
+                "when it is raised bare; its type says what happened."]
     return [f"`{owner}` is {spec.variant_noun}.{carried}"]
 
 
@@ -387,6 +392,10 @@ def _trigger(f: PageFacts) -> str:
         fields = ", ".join(f"`{fact.field}`" for fact in f.state[:3])
         text = (f"Calling {f.entry} when the check at {loc(f.site)} fails on the object's "
                 f"state ({fields}), which earlier calls set: not an argument of this call.")
+    elif f.guard and f.receiver_only:
+        text = (f"Calling {f.entry} on an object whose own state fails the check at "
+                f"{loc(f.site)} (`{f.guard}`): how it was built and what was called on it "
+                "before decide, not this call's arguments.")
     elif f.guard:
         text = f"Calling {f.entry} with arguments that make the check at {loc(f.site)} fail."
     elif f.nature == "handler":
