@@ -29,7 +29,7 @@ MAY_BE_EMPTY = {
     "char_literal", "case_arm", "pattern_guard", "not_operand", "reference_prefix",
     "output_prefixes", "output_frames",  # a runtime whose output the shared rules read
     "tuple_binding", "tuple_element", "tuple_elements_named",  # Go and Java destructure nothing
-    "rethrow",  # Rust and Go hand errors back: nothing re-raises
+    "rethrow", "handlers",  # Rust and Go hand errors back: nothing re-raises
 }  # fmt: skip
 REGEX_FIELDS = ("compare", "negation", "char_literal", "case_arm", "not_operand",
                 "reference_prefix", "local_binding", "statement_end", "tuple_binding",

@@ -315,3 +315,36 @@ def test_a_logged_warning_is_not_caught_as_a_python_warning(tmp_path: Path) -> N
     assert "catch_warnings" not in page["defensive"]["try_catch"]
     assert "nothing to catch" in page["defensive"]["try_catch"]
     assert not any("warnings into errors" in p for p in page["prevention"])
+
+
+SWALLOWED = '''\
+def lookup(obj, key):
+    try:
+        value = obj.__dict__[key]
+        if value is None:
+            raise KeyError("lookup: the attribute is unset")
+    except Exception:
+        pass
+    return None
+
+
+def fetch(obj, key):
+    try:
+        if key not in obj:
+            raise KeyError("fetch: no such key")
+    except KeyError:
+        raise
+    return obj[key]
+'''
+
+
+def test_a_raise_its_own_handler_catches_never_reaches_a_caller(tmp_path: Path) -> None:
+    """`raise KeyError(..)` inside `try: .. except Exception: pass` (the round-5 Python
+    review: inspect's __dict__ raise, caught two lines later); a handler that raises
+    again lets it out."""
+    records = _index(tmp_path / "repo", "t/sw", {"sw/__init__.py": SWALLOWED})
+    page = _explanation(records, "lookup: the attribute")
+    assert page["summary"].startswith("This error never leaves `sw.lookup`")
+    assert page["solutions"][0].startswith("Nothing to change on your side")
+    fetch = _explanation(records, "fetch: no such key")
+    assert "never leaves" not in fetch["summary"]

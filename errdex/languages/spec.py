@@ -137,6 +137,11 @@ class LanguageSpec:
     declared_type: str  # regex with `{root}`: the type written for a parameter or field
     # named `root` (one group), for written code (`x: usize`, Go's `x int`)
     rethrow: str | None  # regex of a statement re-raising what a handler caught (`raise`)
+    # (try line, handler line with groups `types` (empty: any) and `name` (the caught
+    # value), a raising statement, a handler handing the error on: printing, logging,
+    # passing it to a callback) as regexes over stripped lines: a raise its own handler
+    # catches and does not hand on never leaves; None: no exceptions to catch
+    handlers: tuple[str, str, str, str] | None
     # Page wording by kind where it differs from the shared default (errdex.write.pagefacts):
     actions: Mapping[SiteKind, str]
     unnamed_action: str  # the action when a `{exc}` wording has no exception to name

@@ -27,7 +27,7 @@ from errdex.models import (
     StateFact,
     TestRef,
 )
-from errdex.write import branches, impossible, reading
+from errdex.write import branches, escapes, impossible, reading
 from errdex.write.impossible import RuledOut
 from errdex.write.lifted import Lifted, lift
 
@@ -84,6 +84,8 @@ class PageFacts:
     # The sites whose check an earlier check on their path already makes pass, and why
     ruled_out: tuple[tuple[Site, RuledOut], ...] = ()
     on_receiver: bool = False  # the requirement is on the object the method is called on
+    # The sites whose error a handler of their own function catches (the handler's line)
+    swallowed: tuple[tuple[Site, int], ...] = ()
     selects: str | None = None  # a check inside a handler, which picks this message
 
     @property
@@ -160,10 +162,13 @@ def gather(
     # A site whose check an earlier one already makes pass is explained last: the page
     # leads with a place the user can really reach.
     ruled = [impossible.ruled_out(s, _earlier_checks(s, siblings, record.id)) for s in sites]
-    possible = [s for s, why in zip(sites, ruled, strict=True) if why is None] or list(sites)
+    handled = [escapes.caught_at(s) for s in sites]  # raised and caught in its own function
+    possible = [s for s, why, at in zip(sites, ruled, handled, strict=True)
+                if why is None and at is None] or list(sites)  # fmt: skip
     site = next((s for s in possible if facts.requirement_of(s.guard, s.language)), None)
     site = site or next((s for s in possible if s.guard), possible[0])
     ruled_out = tuple((s, why) for s, why in zip(sites, ruled, strict=True) if why is not None)
+    swallowed = tuple((s, at) for s, at in zip(sites, handled, strict=True) if at is not None)
     lang, guard = site.language, site.guard
     nature, recv = "guarded" if guard else "always", None
     selects = None  # a check inside a handler: it selects the message, not the cause
@@ -245,7 +250,8 @@ def gather(
         if other is not site)  # fmt: skip
     debug_only = bool(re.search(r"\bdebug_assert", line))
     # A debug-only assertion in the library's own code checks what it computed itself.
-    invariant = invariant or (debug_only and not public) or len(ruled_out) == len(sites)
+    invariant = invariant or (debug_only and not public) or len(ruled_out) == len(sites) \
+        or len(swallowed) == len(sites)
     own = ({o.name for o in origins if o.how == "parameter"} | set(params or ())) - {"self"}
     own |= {o.name for o in origins if o.how == "field" and users_value(o)}
     # A module called through (`inspect.ismodule(module)`) is not a value the check reads;
@@ -284,7 +290,7 @@ def gather(
         before, after, known, site_facts, users=users, public=public,
         user_terms=user_terms, params=tuple(params) if params is not None else None,
         comment=comment, doc=doc, invariant=invariant,
-        debug_only=debug_only, ruled_out=ruled_out,
+        debug_only=debug_only, ruled_out=ruled_out, swallowed=swallowed,
         on_receiver=user_terms and on_receiver and not roots and lifted is None,
         selects=selects,
         exc_class=w.exception_class(record.exception or site.exception),

@@ -59,6 +59,10 @@ def _summary(f: PageFacts) -> str:
         return (f"This message is {raised_word(f)} at {len(sites)} places in {functions} "
                 f"function{'s' if functions > 1 else ''}, each under its own condition; "
                 f"the first is reached from {f.entry} (see what it means for every place)")
+    if f.invariant and len(f.swallowed) == len(sites):
+        _, at = f.swallowed[0]
+        return (f"This error never leaves {f.where}: it is raised inside a try whose handler "
+                f"(line {at}) catches it and carries on, so a call does not fail with it{tail}")
     if f.invariant and f.ruled_out:
         return (f"This check cannot fail at this commit (an earlier check in {f.where} already "
                 f"rules out every failing value); reaching it points to a bug in "
@@ -233,6 +237,9 @@ def _what_it_means(f: PageFacts) -> str:
     elif f.req and (said := _arguments_sentence(f)):
         out.append(said)
     out += [_ruled_out_sentence(f, site, why) for site, why in f.ruled_out]
+    out += [f"At {loc(site)} the error is caught by the handler at line {at} of the same "
+            "function, which does not raise again: it never reaches a caller."
+            for site, at in f.swallowed]
     if f.invariant and f.debug_only and not f.ruled_out:
         out.append("A `debug_assert` in the library's own code (not public API) checks values "
                    "the library computed itself: there is nothing to change in your call.")

@@ -105,6 +105,8 @@ SPEC = LanguageSpec(
     tuple_element="{value}[{index}]",
     tuple_elements_named=(),
     rethrow=r"raise",
+    handlers=(r"try\s*:", r"except\b\*?\s*(?P<types>[^:]*?)(?:\s+as\s+(?P<name>\w+))?\s*:",
+              r"raise\b", r"exc_info|format_exc|traceback|print_exc|\blog|\bwarn|\bprint\b"),
     declared_type=r"(?<![\w.]){root}\s*:\s*([^,=)\n{]+)",
     typed_binding=r"(?<![\w.]){root}\s*:\s*[\"']?((?:[A-Za-z_]\w*\.)*[A-Z]\w*)"
     r"|(?<![\w.]){root}\s*=\s*((?:[A-Za-z_]\w*\.)*[A-Z]\w*)\(",
