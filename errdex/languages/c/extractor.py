@@ -223,8 +223,10 @@ class _File(Paths):
         exception = rule.exception
         if "exception_arg" in extra and int(extra["exception_arg"]) < len(args):
             written_class = self.code(args[int(extra["exception_arg"])])
-            found = _PY_EXCEPTION.search(written_class.replace("->", ".").rsplit(".", 1)[-1])
-            exception = found.group(1) if found else written_class
+            # `PyExc_ValueError` -> `ValueError`, `state->ShapeError` -> `ShapeError`; a
+            # class chosen at run time (`error_for(code)`) names none
+            found = _PY_EXCEPTION.fullmatch(written_class.replace("->", ".").rsplit(".", 1)[-1])
+            exception = found.group(1) if found else None
         own = self.check_condition(call)
         if not self.add_site(kind, exception, call, message, own):
             self.dynamic += 1

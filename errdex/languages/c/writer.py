@@ -142,7 +142,7 @@ class CWriter(CReading):
         return positive
 
     def predicate(self, f: PageFacts, stem: str, positive: str, params: list[str]) -> str:
-        typed = ", ".join(f"{_spaced(facts.declared_type(f.site, p) or 'long')}{p}"
+        typed = ", ".join(f"{spaced(facts.declared_type(f.site, p) or 'long')}{p}"
                           for p in params) or "void"  # fmt: skip
         return f"static bool {stem}_ok({typed}) {{\n    return {positive};\n}}"
 
@@ -177,9 +177,10 @@ def _python_class(f: PageFacts) -> str:
     return exc if exc.startswith("PyExc_") or not exc.isidentifier() else f"PyExc_{exc}"
 
 
-def _spaced(type_text: str) -> str:
-    """A type before a name: `int ` but `char *` (the star binds to the name)."""
-    return type_text if type_text.endswith("*") else f"{type_text} "
+def spaced(type_text: str) -> str:
+    """A type before a name: `int `, `const std::string& `, but `char *` (the star
+    written against the name stays there)."""
+    return type_text if re.search(r"\s[*&]+$", type_text) else f"{type_text} "
 
 
 WRITER = CWriter()

@@ -72,6 +72,12 @@ runtime_error invalid_argument out_of_range logic_error exception what""".split(
 _TEST_NAMES = (r"[^/]*_test\.(?:cc|cpp|cxx)", r"[^/]*_unittest\.(?:cc|cpp|cxx)",
                r"test_[^/]*\.(?:cc|cpp|cxx)", r"[^/]*Test\.(?:cc|cpp|cxx)")
 
+# A declared C++ type before a name (one group): `int`, `const std::string&`,
+# `std::vector<int64_t>`, `cv::Mat *`; never a statement's word (`return n;`).
+_DECLARED = (r"((?!(?:return|else|case|goto|sizeof|do|throw|delete|new|co_return)\b)"
+             r"(?:(?:const|unsigned|signed|struct|enum|class|typename)\s+)*[A-Za-z_][\w:]*"
+             r"(?:<[^<>;(){}]*(?:<[^<>;(){}]*>[^<>;(){}]*)*>)?(?:\s*[*&]+)?)(?:\s+|(?<=[*&]))")
+
 SPEC = _CppSpec(**{
     **{f.name: getattr(C, f.name) for f in fields(C)},
     "language": Language.CPP,
@@ -102,6 +108,9 @@ SPEC = _CppSpec(**{
         not_calls=frozenset(),
         separator="::",
     ),
+    "declared_type": rf"(?<![\w.:]){_DECLARED}\s*{{root}}(?=\s*[,)=;\[{{])",
+    "typed_binding": rf"(?<![\w.:]){_DECLARED}\s*{{root}}(?=\s*[,)=;\[{{])",
+    "truth": {"true": "be true", "false": "be false"},
     "declaration_words": (*C.declaration_words, "class", "namespace", "template", "using"),
     "actions": {
         SiteKind.RAISE: "throws `{exc}` with this message",

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 
+from errdex.analyze import facts
 from errdex.languages.c.writer import CWriter
+from errdex.languages.c.writer import spaced as _spaced
 from errdex.models import SiteKind
 from errdex.write.pagefacts import PageFacts
 
@@ -30,7 +32,11 @@ class CppWriter(CWriter):
         return f"if ({guard}) {{\n    throw std::invalid_argument({plain});\n}}\n{stmt}"
 
     def predicate(self, f: PageFacts, stem: str, positive: str, params: list[str]) -> str:
-        return super().predicate(f, stem, positive, params).replace("(void)", "()", 1)
+        # A parameter whose type the page does not know is written `const auto&` (C++20):
+        # it compiles for whatever the caller holds.
+        typed = ", ".join(f"{_spaced(facts.declared_type(f.site, p) or 'const auto&')}{p}"
+                          for p in params)  # fmt: skip
+        return f"static bool {stem}_ok({typed}) {{\n    return {positive};\n}}"
 
     def error_test(self, f: PageFacts, stem: str, literal: str) -> str:
         if f.site.kind is not SiteKind.RAISE:
