@@ -177,6 +177,26 @@ def test_a_thrown_class_gets_the_text_its_header_builds(
         ("src/tensor.cpp", "Tensor::reshape")]
 
 
+def test_a_constructor_defined_out_of_its_class_in_a_cpp_header_project(
+    indexed: dict[str, tuple[Path, dict[str, Any]]],
+) -> None:
+    """`LimitError` is declared in a `.h` (read as C++: it holds a class) and its
+    constructor, with the text, in a `.cpp`; the record is where it is thrown."""
+    _, records = indexed["cpp"]
+    limit = records["limit {limit} exceeded: {got}"]
+    assert (limit["exception"], limit["language"]) == ("LimitError", "cpp")
+    assert [(s["path"], s["function"], s["guard"]) for s in limit["sites"]] == [
+        ("src/limits.cpp", "check_limit", "got > limit")]
+    # A `.h` that holds a class is read with C++'s grammar and rules; a C header is C.
+    header = extractor_for(Language.C).extract(
+        "include/errors.h", (CPP_REPO / "include/tensorlib/errors.hpp").read_bytes(),
+        load_rules(Language.C))
+    assert [(d.language, d.name) for d in header.definitions] == [(Language.CPP, "ShapeError")]
+    plain = extractor_for(Language.C).extract(
+        "src/grid.h", (C_REPO / "src/grid.h").read_bytes(), load_rules(Language.C))
+    assert plain.structure is not None and plain.definitions == ()
+
+
 def test_cpp_pages_speak_cpp(indexed: dict[str, tuple[Path, dict[str, Any]]]) -> None:
     _, records = indexed["cpp"]
     page = records["reshape: rank {rank} over 8"]["explanation"]

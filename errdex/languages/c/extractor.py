@@ -21,7 +21,7 @@ from typing import Any
 
 from tree_sitter import Node, Parser, Query
 
-from errdex.extract import PARSE_SECONDS, Rule, parse_file
+from errdex.extract import PARSE_SECONDS, Rule, extractor_for, load_rules, parse_file
 from errdex.extract.outline import file_structure
 from errdex.extract.queries import compiled, handle, run_query
 from errdex.extract.templates import Hole, Piece, build_template
@@ -62,6 +62,9 @@ _BRACES = frozenset({"fmt::format", "std::format", "format", "fmt::sprintf"})
 _STRINGS = frozenset({"std::string", "string", "std::string_view", "std::wstring"})
 _TO_STRING = frozenset({"std::to_string", "to_string", "std::to_wstring"})
 _MAX_STREAM = 64  # `<<` operands read after a checking macro
+# What only C++ writes (a header shared by C and C++ keeps its `extern "C"` C).
+_CPP_HEADER = re.compile(rb"^[ \t]*(?:class[ \t]+\w+[^;\n]*$|namespace[ \t]+\w+|template[ \t]*<"
+                         rb"|using[ \t]+namespace\b)|\bthrow[ \t]+\w|\bstd::\w", re.MULTILINE)
 _PY_EXCEPTION = re.compile(r"(?:PyExc_)?([A-Za-z_]\w*)$")
 
 
@@ -392,15 +395,43 @@ class _File(Paths):
             ))  # fmt: skip
             return
 
-    def _base_message(self, constructor: Node, bases: list[str]) -> tuple[list[Piece], str] | None:
+    def on_constructor(self, constructor: Node) -> None:
+        """`ShapeError::ShapeError(int want) : std::runtime_error(..) {}` written out of its
+        class: the message it hands an exception base, as for one written inside."""
+        declarator = constructor.child_by_field_name("declarator")
+        called = declared_name(self, declarator) or ""
+        scope, _, own = called.rpartition("::")
+        if scope.rsplit("::", 1)[-1] != own or not (own in self.local_classes
+                                                     or _EXCEPTION_NAME.search(own)):
+            return
+        if own in self.defined:
+            return
+        found = self._base_message(constructor, None)
+        if found is None:
+            return
+        names = parameter_names(self, declarator)
+        template = build_template(found[1], [_named(p, names) for p in found[0]])
+        if template.literal_chars == 0:
+            return
+        self.defined.add(own)
+        self.definitions.append(MessageDefinition(
+            language=self.language, name=own, owner=None, template=template,
+            fields=names, path=self.path, line=constructor.start_point.row + 1,
+        ))  # fmt: skip
+
+    def _base_message(self, constructor: Node,
+                      bases: list[str] | None) -> tuple[list[Piece], str] | None:  # fmt: skip
+        """What a constructor hands its base: one of `bases`, or (out of its class, where
+        the bases are not written) an initializer named like an exception."""
         initializers = next((c for c in constructor.named_children
                              if c.type == "field_initializer_list"), None)  # fmt: skip
         for init in initializers.named_children if initializers is not None else ():
             head = init.named_children[0] if init.named_child_count else None
             args = next((c for c in init.named_children if c.type in ("argument_list",
                                                                       "initializer_list")), None)
-            if head is None or args is None or type_name(self.text(head)).rsplit(
-                    "::", 1)[-1] not in bases:
+            base = type_name(self.text(head)).rsplit("::", 1)[-1] if head is not None else ""
+            if args is None or not (base in bases if bases is not None else (
+                    base in _STD or _EXCEPTION_NAME.search(base))):
                 continue
             values = [a for a in args.named_children if a.type not in SKIP]
             if values:
@@ -428,6 +459,11 @@ def _named(piece: Piece, params: tuple[str, ...]) -> Piece:
 
 
 @cache
+def _built_in(language: Language) -> tuple[Rule, ...]:
+    return tuple(load_rules(language))
+
+
+@cache
 def _compiled(language: Language) -> tuple[Parser, Query, tuple[str, ...]]:
     return compiled(spec_for(language))
 
@@ -445,14 +481,22 @@ class CExtractor:
     def extract(
         self, path: str, source: bytes, rules: Sequence[Rule], seconds: float = PARSE_SECONDS
     ) -> FileExtraction:
+        if self.language is Language.C and path.endswith(".h") and _CPP_HEADER.search(source):
+            # A `.h` of a C++ library (classes, namespaces, `throw`): read as C++, so its
+            # exception classes meet the `.cpp` files that throw them.
+            given = {r.name for r in rules}
+            more = [r for r in _built_in(Language.CPP) if r.name not in given]
+            return extractor_for(Language.CPP).extract(path, source, (*rules, *more), seconds)
         tree = parse_file(self._parser, source, seconds)
         state = _File(self.language, path, source, rules)
         found, outlined = run_query(self._query, self._kinds, tree.root_node)
         found.setdefault("exception_class", [])
         found.setdefault("thrown", [])
+        found.setdefault("constructor", [])
         handle(found, {  # classes first: the throws resolve against them
             "exception_class": lambda node, name: state.on_exception_class(node, name)
             if name is not None else None,
+            "constructor": lambda node, _: state.on_constructor(node),
             "call": lambda node, _: state.on_call(node),
             "thrown": lambda node, _: state.on_thrown(node),
         })

@@ -89,7 +89,7 @@ SPEC = _CppSpec(**{
                         r"qrc_[^/]*\.cpp"),
     "lexer": "cpp",
     "grammar": _grammar,
-    "query_names": ("call", "thrown", "exception_class"),
+    "query_names": ("call", "thrown", "exception_class", "constructor"),
     "extractor": _extractor,
     "writer": _writer,
     "format_families": ("printf", "braces"),

@@ -13,3 +13,9 @@
 ; `class ShapeError : public std::runtime_error { ShapeError(int n) : std::runtime_error(..) {} };`
 ([(class_specifier name: (type_identifier) @name (base_class_clause))
   (struct_specifier name: (type_identifier) @name (base_class_clause))]) @node
+
+;; query: constructor
+; `ShapeError::ShapeError(int want) : std::runtime_error("want " + ..) {}`, defined out of
+; its class (in the `.cpp` beside the header that declares it)
+(function_definition declarator: (function_declarator declarator: (qualified_identifier))
+  (field_initializer_list)) @node
