@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from errdex.analyze.check import check_store
 from errdex.contract import record_to_dict
 from errdex.extract import extractor_for, load_rules
 from errdex.extract.formats.printf import split
@@ -223,6 +224,16 @@ def test_c_pages_speak_c(indexed: dict[str, tuple[Path, dict[str, Any]]]) -> Non
     assert size["validate"].startswith("if (rows <= 0 || cols <= 0) {\n    fprintf(stderr, ")
     assert size["type_guard"].startswith("static bool rows_ok(int rows, int cols) {")
     assert "nothing to catch" in size["try_catch"]
+
+
+def test_no_page_names_anything_the_code_lacks(
+    indexed: dict[str, tuple[Path, dict[str, Any]]],
+) -> None:
+    for name, (db, records) in indexed.items():
+        with SQLiteStore(db) as store:
+            report = check_store(store, f"t/{name}lib")
+        assert report["records"] == len(records)
+        assert report["unknown"] == []
 
 
 def _explain(db: Path, paste: str) -> dict[str, Any]:

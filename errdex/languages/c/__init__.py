@@ -27,7 +27,16 @@ for goto if inline int long register restrict return short signed sizeof static 
 switch typedef union unsigned void volatile while bool true false NULL size_t ssize_t
 int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t errno stderr stdout
 fprintf printf abort exit strlen memcpy malloc free assert PyObject PyErr_Occurred
-PyErr_ExceptionMatches PyErr_Clear Py_ssize_t rc e x n"""
+PyErr_ExceptionMatches PyErr_Clear PyErr_SetString Py_ssize_t strstr strcmp result line
+rc e x n""" + " ".join("PyExc_" + name for name in """BaseException Exception ArithmeticError
+AssertionError AttributeError BufferError EOFError ImportError ModuleNotFoundError
+IndexError KeyError LookupError MemoryError NameError NotImplementedError OSError IOError
+OverflowError RecursionError ReferenceError RuntimeError StopIteration SyntaxError
+SystemError TypeError UnicodeError UnicodeDecodeError UnicodeEncodeError ValueError
+ZeroDivisionError FileNotFoundError FileExistsError PermissionError TimeoutError
+BlockingIOError ConnectionError BrokenPipeError KeyboardInterrupt Warning UserWarning
+DeprecationWarning PendingDeprecationWarning RuntimeWarning FutureWarning
+ResourceWarning""".split())
 # A C type as it stands before a declared name: `const char *`, `unsigned long`, `size_t`,
 # `struct shape *` (no capture group: callers number their own).
 _TYPE = (r"(?:(?:const|volatile|unsigned|signed|struct|enum|union|static|register)\s+)*"
@@ -36,6 +45,10 @@ _TYPE = (r"(?:(?:const|volatile|unsigned|signed|struct|enum|union|static|registe
 # `struct shape *`; never a statement's word (`return n;`).
 _DECLARED = (r"((?!(?:return|else|case|goto|sizeof|do)\b)(?:(?:const|unsigned|signed|struct|enum"
              r"|union)\s+)*[A-Za-z_]\w*(?:\s*\*+)?)(?:\s+|(?<=\*))")
+# A function's return type, before its name (`static bool`, `PyObject *`, `const
+# std::string&`): how a definition line starts.
+_RETURNS = (r"(?:(?:const|unsigned|signed|struct|enum|union|static|inline|extern|register"
+            r"|constexpr|virtual)\s+)*[A-Za-z_][\w:]*(?:<[^<>()]*>)?(?:\s*[*&]+)?")
 _SOURCE = r"c|h|cc|cpp|cxx|c\+\+|hpp|hh|hxx|cu|cuh|m|mm|inl|ipp"
 # What a C or C++ runtime prints before a message (the shared paste scanner reads them).
 OUTPUT_PREFIXES = (
@@ -144,7 +157,7 @@ SPEC = LanguageSpec(
         separator=".",
     ),
     module_path=_module_path,
-    function_keyword=_TYPE,
+    function_keyword=_RETURNS,
     declaration_words=("struct", "typedef", "enum", "union", "#define", "#include",
                        "static", "extern"),
     local_binding=rf"(?:{_TYPE})?",
@@ -156,7 +169,7 @@ SPEC = LanguageSpec(
         "in the calling Python code)",
         SiteKind.PANIC: "prints this message and ends the process (`abort()`/`exit()`)",
         SiteKind.ASSERT: "fails an `assert` with this message and aborts (only in builds "
-        "without `NDEBUG`)",
+        "that keep assertions, not built with NDEBUG)",
         SiteKind.LOG: "logs this error (it is printed, the program goes on)",
         SiteKind.WARN: "issues this warning (printed, not raised)",
     },

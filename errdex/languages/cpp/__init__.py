@@ -68,7 +68,8 @@ def _writer() -> CodeWriter:
 _WORDS = """class namespace template typename public private protected virtual override
 final noexcept nullptr new delete throw try catch this operator explicit constexpr
 static_cast dynamic_cast reinterpret_cast const_cast using std string vector
-runtime_error invalid_argument out_of_range logic_error exception what""".split()
+runtime_error invalid_argument out_of_range logic_error exception what find npos auto
+bad_alloc system_error""".split()
 _TEST_NAMES = (r"[^/]*_test\.(?:cc|cpp|cxx)", r"[^/]*_unittest\.(?:cc|cpp|cxx)",
                r"test_[^/]*\.(?:cc|cpp|cxx)", r"[^/]*Test\.(?:cc|cpp|cxx)")
 
@@ -115,9 +116,10 @@ SPEC = _CppSpec(**{
     "actions": {
         SiteKind.RAISE: "throws `{exc}` with this message",
         SiteKind.PANIC: "prints this message and ends the process (`abort()`, a failed "
-        "`CHECK`)",
-        SiteKind.ASSERT: "fails an assertion with this message (`assert` aborts in "
-        "builds without `NDEBUG`; a library's checking macro may throw instead)",
+        "glog CHECK)",
+        SiteKind.ASSERT: "fails an assertion with this message (`assert` aborts in builds "
+        "that keep assertions, not built with NDEBUG; a library's checking macro may "
+        "throw instead)",
         SiteKind.LOG: "logs this error (it is printed, not thrown)",
         SiteKind.WARN: "logs this warning (it is printed, not thrown)",
     },
