@@ -23,6 +23,8 @@ class Language(StrEnum):
     TYPESCRIPT = "typescript"
     TSX = "tsx"
     JAVA = "java"
+    C = "c"
+    CPP = "cpp"
 
 
 class SiteKind(StrEnum):

@@ -232,6 +232,10 @@ def _parameters(
             receiver_name = names[0]
             found.append("self")
     parameters = node.child_by_field_name("parameters")
+    declarator = node.child_by_field_name("declarator")
+    while parameters is None and declarator is not None:  # C's `int *f(int n)`: its declarator's
+        parameters = declarator.child_by_field_name("parameters")
+        declarator = declarator.child_by_field_name("declarator")
     for child in parameters.named_children if parameters is not None else ():
         if child.type not in spec.comment_nodes:
             found.extend(_bound_names(child, source))
@@ -246,7 +250,7 @@ def _bound_names(parameter: Node, source: bytes) -> list[str]:
     if parameter.type in ("identifier", "self"):
         return [_text(parameter, source)]
     named = parameter.children_by_field_name("name") or parameter.children_by_field_name(
-        "pattern")
+        "pattern") or parameter.children_by_field_name("declarator")  # C's `int *n`
     if named:
         return [n for child in named for n in _bound_names(child, source)][:8]
     for child in parameter.named_children:  # Java's `final String... names`: a declarator

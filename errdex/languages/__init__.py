@@ -22,6 +22,8 @@ _FOLDERS: dict[Language, str] = {
     Language.TYPESCRIPT: "errdex.languages.typescript",
     Language.TSX: "errdex.languages.tsx",
     Language.JAVA: "errdex.languages.java",
+    Language.C: "errdex.languages.c",
+    Language.CPP: "errdex.languages.cpp",
 }
 
 __all__ = ["CAPABILITIES", "LanguageSpec", "all_specs", "spec_for"]

@@ -29,12 +29,20 @@ class PrintfField:
 _VERBS = re.compile(r"%(?:\[(\d+)\])?([-#0 +]*)(\*|\d+)?(?:\.(\*|\d*))?([a-zA-Z%])")
 
 
-def split(fmt: str, any_verb: bool = False) -> list[str | PrintfField]:
+# C's printf (and CPython's `PyUnicode_FromFormat`): length modifiers (`%zd`, `%lld`,
+# `%hhu`, MSVC's `%I64d`), `%2$s` positions, and the C API's object conversions `%S %R %U
+# %V %A`; a `%n` stores a count and prints nothing (its field is still an argument).
+_C = re.compile(r"%(?:(\d+)\$)?([-#0 +']*)(\*|\d+)?(?:\.(\*|\d*))?"
+                r"(?:hh|h|ll|l|L|z|j|t|q|I64|I32|I)?([diouxXeEfFgGaAcspnSRUV%])")
+
+
+def split(fmt: str, any_verb: bool = False, c: bool = False) -> list[str | PrintfField]:
     """A literal (maybe empty) before every conversion, then the tail; `%%` is "%".
-    `any_verb`: every letter is a verb and `%[n]` indexes an argument (its `name`)."""
+    `any_verb`: every letter is a verb and `%[n]` indexes an argument (its `name`);
+    `c`: C's conversions with their length modifiers (`%zd`), `%2$s` naming the second."""
     out: list[str | PrintfField] = []
     position = 0
-    for match in (_VERBS if any_verb else _PERCENT).finditer(fmt):
+    for match in (_C if c else _VERBS if any_verb else _PERCENT).finditer(fmt):
         out.append(fmt[position : match.start()])
         position = match.end()
         if match.group(5) == "%":
