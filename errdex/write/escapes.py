@@ -16,7 +16,8 @@ from errdex.languages import spec_for
 from errdex.models import Site, SiteKind
 
 # Handler types that catch any error a library raises.
-_CATCH_ALL = frozenset({"", "Exception", "BaseException", "Throwable", "Error"})
+_CATCH_ALL = frozenset({"", "...", "Exception", "BaseException", "Throwable", "Error",
+                        "exception"})  # C++'s `catch (...)` and `std::exception`
 
 
 def caught_at(site: Site) -> int | None:
@@ -70,7 +71,7 @@ def caught_at(site: Site) -> int | None:
 
 
 def _catches(types: str, raised: str | None) -> bool:
-    names = {t.strip().rsplit(".", 1)[-1] for t in re.split(r"[(),|]", types)}
+    names = {re.split(r"::|\.", t)[-1] for t in re.split(r"[(),|\s]+", types)}
     names.discard("")
     if not names:
         return True  # a bare handler

@@ -162,6 +162,11 @@ SPEC = LanguageSpec(
                        "static", "extern"),
     local_binding=rf"(?:{_TYPE})?",
     statement_end=r";",
+    tuple_binding=None,  # C has no destructuring
+    tuple_element="",
+    tuple_elements_named=(),
+    rethrow=None,  # C raises nothing to catch: errors are returned or abort
+    handlers=None,
     declared_type=rf"(?<![\w.]){_DECLARED}\s*{{root}}(?=\s*[,)=;\[])",
     typed_binding=rf"(?<![\w.]){_DECLARED}\s*{{root}}(?=\s*[,)=;\[])",
     actions={

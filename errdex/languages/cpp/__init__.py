@@ -112,6 +112,9 @@ SPEC = _CppSpec(**{
     "declared_type": rf"(?<![\w.:]){_DECLARED}\s*{{root}}(?=\s*[,)=;\[{{])",
     "typed_binding": rf"(?<![\w.:]){_DECLARED}\s*{{root}}(?=\s*[,)=;\[{{])",
     "truth": {"true": "be true", "false": "be false"},
+    "rethrow": r"throw\s*;",
+    "handlers": (r"try\s*\{", r"\}?\s*catch\s*\((?P<types>[^)&]*?)\s*&?\s*(?P<name>\w*)\s*\)\s*\{",
+                 r"throw\b", r"std::cerr|\bLOG\(|\blog|printf|what\(\)"),
     "declaration_words": (*C.declaration_words, "class", "namespace", "template", "using"),
     "actions": {
         SiteKind.RAISE: "throws `{exc}` with this message",
