@@ -205,7 +205,8 @@ def _what_it_means(f: PageFacts) -> str:
         caught = f"`{f.receiver}`" if f.receiver else "an exception"
         out.append(
             f"{f.where} catches {caught} from the code in its try block and {action(f)}; "
-            "the caught exception is the real cause (it is chained as __context__)."
+            "the caught exception is the real cause (the error chains it as its cause or "
+            "context)."
         )
         if f.selects:
             out.append(f"Inside the handler, it raises this message only when `{f.selects}` "
