@@ -30,6 +30,7 @@ MAY_BE_EMPTY = {
     "output_prefixes", "output_frames",  # a runtime whose output the shared rules read
     "tuple_binding", "tuple_element", "tuple_elements_named",  # Go and Java destructure nothing
     "rethrow", "handlers",  # Rust and Go hand errors back: nothing re-raises
+    "cli_arguments",  # a command-line parser errdex knows the flags of
 }  # fmt: skip
 REGEX_FIELDS = ("compare", "negation", "char_literal", "case_arm", "not_operand",
                 "reference_prefix", "local_binding", "statement_end", "tuple_binding",

@@ -348,3 +348,47 @@ def test_a_raise_its_own_handler_catches_never_reaches_a_caller(tmp_path: Path) 
     assert page["solutions"][0].startswith("Nothing to change on your side")
     fetch = _explanation(records, "fetch: no such key")
     assert "never leaves" not in fetch["summary"]
+
+
+EXAMPLE_MAIN = """\
+use clap::Parser;
+
+#[derive(Parser)]
+struct Args {
+    #[arg(long)]
+    max_tokens: usize,
+}
+
+fn main() -> Result<()> {
+    let args = Args::parse();
+    if args.max_tokens == 0 {
+        bail!("max tokens must be positive")
+    }
+    Ok(())
+}
+"""
+
+SCRIPT = '''\
+import argparse
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args()
+    if args.jobs < 1:
+        raise ValueError("at least one job is needed")
+'''
+
+
+def test_a_check_on_the_parsed_command_line_is_said_as_its_flags(tmp_path: Path) -> None:
+    """`args.max_tokens` of `let args = Args::parse()` is the `--max-tokens` flag (issue 20:
+    CLI entry points mapped to their flags; the candle review: an example's `--dtype`)."""
+    records = _index(tmp_path / "rs", "t/cli", {"examples/gen/main.rs": EXAMPLE_MAIN})
+    page = _explanation(records, "max tokens must be positive")
+    assert page["summary"].startswith("`--max-tokens` must not be 0 when running the program")
+    assert page["solutions"][0] == (
+        "Run the program with command-line flags for which `--max-tokens` is not 0.")
+    records = _index(tmp_path / "py", "t/script", {"tool/cli.py": SCRIPT})
+    page = _explanation(records, "at least one job")
+    assert page["summary"].startswith("`--jobs` must be at least 1")

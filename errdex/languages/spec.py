@@ -142,6 +142,9 @@ class LanguageSpec:
     # passing it to a callback) as regexes over stripped lines: a raise its own handler
     # catches and does not hand on never leaves; None: no exceptions to catch
     handlers: tuple[str, str, str, str] | None
+    # regex of a statement binding the parsed command line (group `name`): `let args =
+    # Args::parse();` (clap), `args = parser.parse_args()`; its fields are the flags
+    cli_arguments: str | None
     # Page wording by kind where it differs from the shared default (errdex.write.pagefacts):
     actions: Mapping[SiteKind, str]
     unnamed_action: str  # the action when a `{exc}` wording has no exception to name

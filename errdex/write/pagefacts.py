@@ -87,11 +87,14 @@ class PageFacts:
     # The sites whose error a handler of their own function catches (the handler's line)
     swallowed: tuple[tuple[Site, int], ...] = ()
     selects: str | None = None  # a check inside a handler, which picks this message
+    cli: str | None = None  # the parsed command line the check reads (its fields are flags)
 
     @property
     def entry(self) -> str:
         """The function(s) the user called, in backticks: "`Tensor::reshape`" or
         "`A`, `B` or `C`"; the raising function when no public one is known."""
+        if self.cli is not None:
+            return "the program"
         if not self.users:
             return self.where
         names = [f"`{u}`" for u in self.users[:3]]
@@ -281,10 +284,14 @@ def gather(
         users = (re.sub(r"\.__(?:init|new)__$", "", lifted.entry.function),)  # the class
         params = list(lifted.entry.parameters or ())
     w = spec_for(lang).writer()
+    req = facts.describe(need, lang) if need else None
+    holds = facts.describe(need, lang, mood="is") if need else None
+    cli = _command_line(site, guard) if need is not None and lifted is None else None
+    if cli is not None:  # `args.dtype` of `let args = Args::parse()` is the `--dtype` flag
+        req, holds = _as_flags(req, cli), _as_flags(holds, cli)
+        user_terms, users = True, ()
     return PageFacts(
-        record, site, lang, where, guard, need,
-        facts.describe(need, lang) if need else None,
-        facts.describe(need, lang, mood="is") if need else None, names,
+        record, site, lang, where, guard, need, req, holds, names,
         origins,
         facts.stable_literal(record), nature, recv,
         before, after, known, site_facts, users=users, public=public,
@@ -294,8 +301,32 @@ def gather(
         on_receiver=user_terms and on_receiver and not roots and lifted is None,
         selects=selects,
         exc_class=w.exception_class(record.exception or site.exception),
-        lifted=lifted, checked=checked,
+        lifted=lifted, checked=checked, cli=cli,
     )  # fmt: skip
+
+
+def _command_line(site: Site, guard: str | None) -> str | None:
+    """The name the site's function binds its parsed command line to (`let args =
+    Args::parse();`, `args = parser.parse_args()`), when the guard reads a field of it."""
+    pattern = spec_for(site.language).cli_arguments
+    if pattern is None or not guard:
+        return None
+    before = site.snippet.code.splitlines()[: max(site.line - site.snippet.start_line, 0)]
+    for line in reversed(before):
+        m = re.search(pattern, line)
+        if m and re.search(rf"(?<![\w.]){m.group('name')}\.\w", guard):
+            return m.group("name")
+    return None
+
+
+def _as_flags(text: str | None, cli: str) -> str | None:
+    """Code spans of `text` reading a field of the parsed command line as its flag:
+    "`args.max_tokens.as_deref()`" -> "`--max-tokens`"."""
+    if text is None:
+        return None
+    field = re.compile(rf"(?<![\w.]){re.escape(cli)}\.(\w+)(?:\.\w+\(\))*")
+    return re.sub(r"`[^`]+`", lambda span: field.sub(
+        lambda m: f"--{m.group(1).replace('_', '-')}", span.group(0)), text)
 
 
 _BINDING = re.compile(

@@ -76,6 +76,8 @@ def _summary(f: PageFacts) -> str:
                 f"of yours is meant to reach it; it points to a bug in {f.record.repo}{tail}")
     if f.debug_only and f.req and f.user_terms:
         return f"{f.req} when calling {f.entry} (checked in debug builds only){tail}"
+    if f.req and f.user_terms and f.cli is not None:
+        return f"{f.req} when running the program{tail}"
     if f.req and f.user_terms:
         return f"{f.req} when calling {f.entry}{tail}"
     if f.nature == "unimplemented" or (f.guard is None and unsupported(f)):

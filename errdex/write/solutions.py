@@ -36,6 +36,8 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
     elif f.req and f.user_terms and f.on_receiver:
         out.append(f"Call {f.entry} on an object for which {f.holds}: the object's state "
                    "decides, not an argument of this call.")
+    elif f.req and f.user_terms and f.cli is not None:
+        out.append(f"Run the program with command-line flags for which {f.holds}.")
     elif f.req and f.user_terms:
         out.append(f"Call {f.entry} with arguments for which {f.holds}.")
         # An enclosing `if` or an earlier normal return is a way out too (not an `else`

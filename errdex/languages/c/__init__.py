@@ -166,6 +166,7 @@ SPEC = LanguageSpec(
     tuple_element="",
     tuple_elements_named=(),
     rethrow=None,  # C raises nothing to catch: errors are returned or abort
+    cli_arguments=None,
     handlers=None,
     declared_type=rf"(?<![\w.]){_DECLARED}\s*{{root}}(?=\s*[,)=;\[])",
     typed_binding=rf"(?<![\w.]){_DECLARED}\s*{{root}}(?=\s*[,)=;\[])",

@@ -105,6 +105,7 @@ SPEC = LanguageSpec(
     tuple_element="",
     tuple_elements_named=(),
     rethrow=None,
+    cli_arguments=None,
     handlers=None,
     declared_type=r"(?<![\w.]){root}\s+(\*?(?:\[\])?[\w.]+)(?=\s*[,)])",
     typed_binding=r"(?<![\w.]){root}\s+(\*?(?:\[\])?(?:[a-z_]\w*\.)*[A-Za-z_]\w*)(?=\s*[,)])",

@@ -132,6 +132,7 @@ SPEC = LanguageSpec(
     tuple_element="",
     tuple_elements_named=(),
     rethrow=r"throw\s+\w+\s*;",
+    cli_arguments=None,
     handlers=(r"try\b.*\{",
               r"\}?\s*catch\s*\((?:final\s+)?(?P<types>[\w.| ]+?)\s+(?P<name>\w+)\s*\)\s*\{",
               r"throw\b", r"printStackTrace|\blog|\bLOG\b|System\.(?:out|err)"),

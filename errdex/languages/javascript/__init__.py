@@ -147,6 +147,7 @@ SPEC = LanguageSpec(
     tuple_elements_named=(),
     # JSDoc says a parameter's type: `@param {number} rank`.
     rethrow=r"throw\s+\w+\s*;?",
+    cli_arguments=None,
     handlers=(r"try\s*\{", r"\}?\s*catch\s*(?:\(\s*(?P<name>\w*)\s*\))?\s*\{(?P<types>)",
               r"throw\b", r"console\.|\blog|\bemit\b|\bnext\(|callback|\bcb\("),
     declared_type=r"@param\s+\{([^}]+)\}\s+\[?{root}\b",

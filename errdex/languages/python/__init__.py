@@ -105,6 +105,7 @@ SPEC = LanguageSpec(
     tuple_element="{value}[{index}]",
     tuple_elements_named=(),
     rethrow=r"raise",
+    cli_arguments=r"^\s*(?P<name>\w+)\s*=\s*\w+\.parse_(?:known_|intermixed_)?args\(",
     handlers=(r"try\s*:", r"except\b\*?\s*(?P<types>[^:]*?)(?:\s+as\s+(?P<name>\w+))?\s*:",
               r"raise\b", r"exc_info|format_exc|traceback|print_exc|\blog|\bwarn|\bprint\b"),
     declared_type=r"(?<![\w.]){root}\s*:\s*([^,=)\n{]+)",

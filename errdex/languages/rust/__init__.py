@@ -117,6 +117,7 @@ SPEC = LanguageSpec(
     # candle's shape accessors: `let (b, t, c) = x.dims3()?` binds `x.dim(0)` ..
     tuple_elements_named=((r"^(?P<value>.+?)\.dims\d\(\)\??$", "{value}.dim({index})"),),
     rethrow=None,
+    cli_arguments=r"let\s+(?:mut\s+)?(?P<name>\w+)\s*(?::\s*\w+\s*)?=\s*\w+::parse\(\)\s*;",
     handlers=None,
     declared_type=r"(?<![\w.]){root}\s*:\s*([^,=)\n{]+)",
     typed_binding=r"(?<![\w.]){root}\s*:\s*&?\s*(?:'\w+\s+)?(?:mut\s+)?"
