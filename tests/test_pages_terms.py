@@ -392,3 +392,30 @@ def test_a_check_on_the_parsed_command_line_is_said_as_its_flags(tmp_path: Path)
     records = _index(tmp_path / "py", "t/script", {"tool/cli.py": SCRIPT})
     page = _explanation(records, "at least one job")
     assert page["summary"].startswith("`--jobs` must be at least 1")
+
+
+EXPECTED = """\
+pub struct Model {
+    extra: Option<Vec<u32>>,
+}
+
+impl Model {
+    pub fn forward(&self, tokens: Option<&[u32]>) -> usize {
+        if let Some(extra) = &self.extra {
+            let ids = tokens.expect("forward: extra embeddings need token ids");
+            return ids.len() + extra.len();
+        }
+        0
+    }
+}
+"""
+
+
+def test_an_expect_inside_a_branch_blames_the_value_not_the_branch(tmp_path: Path) -> None:
+    """`tokens.expect(..)` inside `if let Some(extra) = &self.extra`: `tokens` was None;
+    the branch only leads there (the round-4 and round-5 candle reviews: rwkv's
+    `token_ids` blamed on `self.deep_embed` being Some)."""
+    records = _index(tmp_path / "repo", "t/exp", {"src/lib.rs": EXPECTED})
+    page = _explanation(records, "forward: extra embeddings")
+    assert "`tokens`" in page["summary"] and "was None" in page["summary"]
+    assert "It gets there only when" in page["what_it_means"]

@@ -88,6 +88,7 @@ class PageFacts:
     swallowed: tuple[tuple[Site, int], ...] = ()
     selects: str | None = None  # a check inside a handler, which picks this message
     cli: str | None = None  # the parsed command line the check reads (its fields are flags)
+    only_when: str | None = None  # what leads to a value's `.expect`/`.context` (not its cause)
 
     @property
     def entry(self) -> str:
@@ -196,10 +197,14 @@ def gather(
             site.snippet.code.splitlines()[max(site.line - site.snippet.start_line - 2, 0):
                                            site.line - site.snippet.start_line + 1])):
         nature, recv = "expect", fallback.group(1)  # the error a fallback builds: x was None
+    only_when = None  # the enclosing condition of a value that was None or an Err
     if site.kind in (SiteKind.EXPECT, SiteKind.CONTEXT):
         method = "expect" if site.kind is SiteKind.EXPECT else "context"
         recv = facts.receiver(site, method) or facts.receiver(site, "with_context")
-        nature = "guarded" if guard else method
+        clean = recv is not None and _whole(recv)
+        nature = method if clean or not guard else "guarded"
+        if clean and guard:  # `x.expect(..)` inside `if c {..}`: x failed, c only led there
+            only_when, guard, names, origins, need = guard, None, (), (), None
     where = f"`{site.function}`" if site.function else f"module `{site.path}`"
     position = (site.path, site.line)
     local = [s for s in siblings if s.id != record.id and shares_function(s, site)]
@@ -301,8 +306,18 @@ def gather(
         on_receiver=user_terms and on_receiver and not roots and lifted is None,
         selects=selects,
         exc_class=w.exception_class(record.exception or site.exception),
-        lifted=lifted, checked=checked, cli=cli,
+        lifted=lifted, checked=checked, cli=cli, only_when=only_when,
     )  # fmt: skip
+
+
+def _whole(expression: str) -> bool:
+    """An expression read whole: its brackets closed, no closure or `match` cut inside."""
+    depth = 0
+    for char in re.sub(r'"(?:[^"\\]|\\.)*"', '""', expression):
+        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0 and "|" not in expression and not re.search(r"\bmatch\b", expression)
 
 
 def _command_line(site: Site, guard: str | None) -> str | None:

@@ -217,6 +217,9 @@ def _what_it_means(f: PageFacts) -> str:
         what = "is None or an Err" if f.nature == "expect" else "fails"
         out.append(f"{f.where}{helper} calls `{f.receiver}`; when that {what}, it "
                    f"{action(f)}.")
+        if f.only_when:
+            out.append(f"It gets there only when `{f.only_when}` holds; that condition leads "
+                       "to the call, the value's failure is the cause.")
     elif f.reached:
         out.append(f"{f.where}{helper} {action(f)} when this line is reached: no check of its "
                    "own decides, the path to it does.")
