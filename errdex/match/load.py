@@ -16,7 +16,7 @@ can't be read is rebuilt, with a one-line note.
 from __future__ import annotations
 
 import logging
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from errdex.errors import StoreError
 from errdex.match.matcher import Matcher
@@ -27,9 +27,14 @@ log = logging.getLogger("errdex.match")
 
 
 class EntrySource(Protocol):
-    """What load_matcher needs of a store (every backend has it)."""
+    """What load_matcher needs of a store (any object that lists its entries will do)."""
 
     def match_entries(self) -> list[MatchEntry]: ...
+
+
+@runtime_checkable
+class SavingSource(EntrySource, Protocol):
+    """A store that also keeps a saved matcher (every backend)."""
 
     def matcher_state(self) -> str: ...
 
@@ -41,6 +46,8 @@ class EntrySource(Protocol):
 def load_matcher(store: EntrySource, *, save: bool = True) -> Matcher:
     """A matcher over every template the store holds: the saved one when it was saved for
     the store's current snapshots, else built (and, with `save`, saved for next time)."""
+    if not isinstance(store, SavingSource):
+        return Matcher(store.match_entries())
     state = store.matcher_state()
     data = store.saved_matcher(state)
     if data is not None:

@@ -38,7 +38,7 @@ from errdex.errors import ErrdexError
 from errdex.match.compiled import Compiled, compile_entry
 from errdex.match.index import POSTING, AnchorParts
 from errdex.match.matcher import Matcher, SavedParts
-from errdex.match.near import NearParts
+from errdex.match.near import NATIVE, NearParts
 from errdex.match.variants import NameParts
 from errdex.models import MatchEntry, Placeholder, Template
 
@@ -187,13 +187,17 @@ def _near(parts: dict[str, Any], count: int, slots: int) -> NearParts:
         raise ValueError("near-miss slots out of range")
     if len(words_start) != 4 * (count + 1) or len(idf_total) != count or len(pair_count) != count:
         raise ValueError("near-miss tables are not of every entry")
-    if len(owner) != len(fingerprint) or max(_numbers("I", memoryview(pair_start))) > len(owner):
-        raise ValueError("near-miss postings out of range")
-    _in_range(owner, count)
-    _in_range(_numbers("I", memoryview(template_words)), len(idf))
-    if max(_numbers("I", memoryview(words_start))) > len(template_words) // 4:
-        raise ValueError("near-miss words out of range")
-    _in_range(array("I", [v >> 1 for v in values]), len(idf))
+    if len(owner) != len(fingerprint):
+        raise ValueError("near-miss postings and their fingerprints differ in number")
+    if values and max(values) >> 1 >= len(idf):
+        raise ValueError("near-miss token ids out of range")
+    if not NATIVE:  # the C lookup checks each number it reads (errdex/match/_nearc.c)
+        if max(_numbers("I", memoryview(pair_start))) > len(owner):
+            raise ValueError("near-miss postings out of range")
+        _in_range(owner, count)
+        _in_range(_numbers("I", memoryview(template_words)), len(idf))
+        if max(_numbers("I", memoryview(words_start))) > len(template_words) // 4:
+            raise ValueError("near-miss words out of range")
     return NearParts(slots, tokens, values, idf, idf_total, pair_start, fingerprint, owner,
                      words_start, template_words, pair_count)
 
