@@ -5,6 +5,7 @@ message in the same run (the on-disk key index: no matcher start-up at all). Eve
 a new process, as a user starts it.
 
     python bench/instant_start.py [--db CORPUS.sqlite] [--scales 100000,1000000] [--runs 3]
+                                  [--in-process]
 
 Databases are generated as bench/match.py generates them: the corpus's own templates
 (py:stdlib and /work/candle, indexed now unless --db names an indexed corpus), copied with
@@ -18,6 +19,10 @@ anchor, near-miss and name indexes from their arrays, and builds the anchor auto
 again from the saved anchor text (it can't be saved), plus the crowded anchors' small
 automata and the near-miss lookup's token table. Lazily: each entry is decoded (its
 chunk of 64 decompressed) and its template compiled when matching first reads it.
+
+`--in-process` leaves out the databases and the processes (what a scale too big to write
+in the time at hand still allows): the matcher built from the generated entries, saved
+to bytes and read back in this process, each step timed, against the build.
 """
 
 from __future__ import annotations
@@ -146,14 +151,56 @@ def bench_scale(base: list, n: int, runs: int, keep: Path) -> str:  # type: igno
     ])
 
 
+def in_process(base: list, n: int) -> str:  # type: ignore[type-arg]
+    """Build, save and restore one matcher in this process, each timed."""
+    import ahocorasick_rs
+
+    from errdex.match import Matcher
+    from errdex.match.saved import dump_matcher, load_saved
+
+    rng = random.Random(1)
+    entries = mutate(base, n, rng)
+    known = [e for e in entries if sum(len(lit.strip()) for lit in e.template.literals) >= 16]
+    text = render(rng.choice(known), rng)
+    t0 = time.perf_counter()
+    matcher = Matcher(entries)
+    built = time.perf_counter() - t0
+    expected = matcher.match(text)
+    t0 = time.perf_counter()
+    data = dump_matcher(matcher, "bench")
+    dumped = time.perf_counter() - t0
+    keys = [matcher._index.anchor_key(k) for k in range(matcher._index.keys())]
+    del matcher
+    t0 = time.perf_counter()
+    ahocorasick_rs.AhoCorasick(keys)
+    automaton = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    restored = load_saved(data, "bench")
+    loaded = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    found = restored.match(text)
+    first = time.perf_counter() - t0
+    same = "the same" if found == expected else "DIFFERENT"
+    return (f"{n:,} templates in process: build {built:.1f} s; saved {len(data) / 2**20:.0f} MB "
+            f"in {dumped:.1f} s; restore {loaded:.2f} s ({loaded / built * 100:.1f}% of the "
+            f"build), of it the anchor automaton {automaton:.2f} s; first match after it "
+            f"{first * 1000:.0f} ms, {same} answer as the built matcher")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", help="an indexed corpus (default: index one now)")
     parser.add_argument("--scales", default="100000,1000000")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--in-process", action="store_true",
+                        help="no databases or processes: build, save and restore in process")
     args = parser.parse_args()
     base = corpus_entries(args.db)
     print(f"corpus: {len(base):,} templates", flush=True)
+    if args.in_process:
+        for n in (int(s) for s in args.scales.split(",")):
+            print(in_process(base, n), flush=True)
+        return
     keep = Path(tempfile.mkdtemp(prefix="errdex-instant-"))
     try:
         for n in (int(s) for s in args.scales.split(",")):
