@@ -55,7 +55,9 @@ class MatcherMode(Enum):
     # cost, the right choice for one-shot use and for servers that must answer at once.
     PER_TEXT = "per-text"
     # Every template compiled once, at the first call, and kept: the fastest per call,
-    # for a long-lived process that explains many texts (~14 s to build at 100k records).
+    # for a long-lived process that explains many texts. Built once per database state
+    # (~14 s at 100k records) and saved in the store; later starts read it back
+    # (errdex.match.load, errdex.match.saved).
     KEPT = "kept"
     # Only the templates the key index selects for an exact match, at most
     # `candidate_limit` of them, and no nearest-record guess: bounded work for the

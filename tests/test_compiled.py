@@ -33,11 +33,15 @@ db, pastes = sys.argv[1], json.load(sys.stdin)
 with SQLiteStore(db, create=False) as store:
     matcher = Matcher(store.match_entries())
 import errdex.match.matcher
-out = {"compiled": not errdex.match.matcher.__file__.endswith(".py"), "results": []}
+from errdex.match.saved import dump_matcher, load_saved
+restored = load_saved(dump_matcher(matcher, "state"), "state")  # lazy entries, compiled code
+out = {"compiled": not errdex.match.matcher.__file__.endswith(".py"), "results": [],
+       "restored": []}
 for text in pastes:
-    found = matcher.match(text, limit=5)
-    out["results"].append([[m.record_id, m.score, m.exact, m.values, m.span, m.why,
-                            m.site_index] for m in found])
+    for key, one in (("results", matcher), ("restored", restored)):
+        found = one.match(text, limit=5)
+        out[key].append([[m.record_id, m.score, m.exact, m.values, m.span, m.why,
+                          m.site_index] for m in found])
 print(json.dumps(out))
 """
 
@@ -115,6 +119,7 @@ def test_the_compiled_matcher_answers_as_the_source_does(tmp_path: Path) -> None
     ]
     assert sum(bool(r) for r in mine) > len(entries)  # most pastes find something
     assert compiled["results"] == mine
+    assert compiled["restored"] == mine
 
 
 _NEAR_BOTH_WAYS = """

@@ -12,7 +12,9 @@ import re
 import zlib
 from array import array
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any, Final
 
 import ahocorasick_rs
@@ -59,8 +61,12 @@ class AnchorIndex:
     verification each, nor a search per word: a hundred separate words cost a hundred
     cache misses in a table of a million."""
 
-    def __init__(self, compiled: tuple[Compiled, ...]) -> None:
+    def __init__(self, compiled: Sequence[Compiled], saved: AnchorParts | None = None) -> None:
         self._compiled = compiled
+        # A restored index (`saved`) reads its anchors' text from one string: the
+        # automaton keeps no patterns, and its templates are compiled only when used.
+        self._key_text = ""
+        self._key_start = array("I")
         # Postings of anchor k are post_start[k] to post_start[k + 1] - 1. Posting p is
         # postings[5p:5p + 5]: template, literal index (| line flags), the anchor's
         # offset in that literal, check word + 1 (0 for none), and the literal's ends
@@ -73,7 +79,32 @@ class AnchorIndex:
         # key id -> an automaton of its postings' check words, the postings of each word
         # (by the word's pattern index), and the postings with no check word
         self.crowded: dict[int, tuple[Any, tuple[tuple[int, ...], ...], tuple[int, ...]]] = {}
-        self._automaton = self._build()
+        if saved is not None:
+            self._automaton = self._restore(saved)
+        else:
+            self._automaton = self._build()
+
+    def parts(self) -> AnchorParts:
+        """What `AnchorIndex(compiled, saved=...)` needs to be this index again without
+        rebuilding it: the postings and the anchors' text (errdex.match.saved keeps it)."""
+        keys = "".join(self.anchor_key(k) for k in range(self.keys()))
+        return AnchorParts(self.key_length, self.post_start, self.postings, self.check_words,
+                           keys, array("I", sorted(self.crowded)))
+
+    def _restore(self, saved: AnchorParts) -> Any:
+        """The automaton of saved anchors (the one part that is built again: it can't be
+        saved), and the crowded keys' small automata."""
+        self.key_length, self.post_start, self.postings = (
+            saved.key_length, saved.post_start, saved.postings)
+        self.check_words = saved.check_words
+        self._key_text = saved.keys
+        self._key_start = array("I", [0])
+        self._key_start.extend(accumulate(self.key_length))
+        keys = [self._key_text[self._key_start[k] : self._key_start[k + 1]]
+                for k in range(len(self.key_length))]
+        for key_id in saved.crowded:
+            self._crowd(key_id)
+        return ahocorasick_rs.AhoCorasick(keys) if keys else None
 
     def _build(self) -> Any:
         # Fragment counts in a fixed table of hashed counters: a collision only makes a
@@ -161,6 +192,8 @@ class AnchorIndex:
     def anchor_key(self, key_id: int) -> str:
         """The anchor text of a key id, read back from its first template (the automaton
         doesn't keep its patterns, and a million of them needn't be held twice)."""
+        if self._key_start:
+            return self._key_text[self._key_start[key_id] : self._key_start[key_id + 1]]
         p = self.post_start[key_id]
         entry, literal_index, offset = self.postings[POSTING * p : POSTING * p + 3]
         literal = self._compiled[entry].literals[literal_index & ~LINE_FLAGS]
@@ -188,6 +221,19 @@ class AnchorIndex:
             ):
                 if start < ANCHOR_CHUNK:  # one that starts in the overlap is the next piece's
                     yield key_id, base + start, base + end
+
+
+@dataclass(frozen=True)
+class AnchorParts:
+    """An AnchorIndex as saved: its arrays, check words, every anchor's text end to end
+    (key k is `key_length[k]` characters), and the crowded keys."""
+
+    key_length: array[int]
+    post_start: array[int]
+    postings: array[int]
+    check_words: tuple[str, ...]
+    keys: str
+    crowded: array[int]
 
 
 def _check_words(literals: tuple[str, ...]) -> set[str]:

@@ -11,20 +11,21 @@ of its own beyond that sequence.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 from errdex.errors import EmptyInputError
 from errdex.match.approximate import explained, find_approximate
 from errdex.match.compiled import Compiled, compile_entry
 from errdex.match.found import Found, MatchStats
-from errdex.match.index import AnchorIndex
-from errdex.match.near import NearIndex
+from errdex.match.index import AnchorIndex, AnchorParts
+from errdex.match.near import NearIndex, NearParts
 from errdex.match.paste import parse_paste
 from errdex.match.prefilter import plausible_hits, scan_keys
 from errdex.match.rank import best_matches, convincing
 from errdex.match.truncated import find_cut
-from errdex.match.variants import NameIndex
+from errdex.match.variants import NameIndex, NameParts
 from errdex.match.verify import find_exact
 from errdex.memory import release_free_memory
 from errdex.models import Match, MatchEntry
@@ -32,24 +33,47 @@ from errdex.models import Match, MatchEntry
 TRIM_AFTER: Final = 10_000  # templates from which a build gives its freed memory back
 
 
+@dataclass(frozen=True)
+class SavedParts:
+    """A matcher as errdex.match.saved reads it back: lazy entries and compiled
+    templates, and each index's saved parts."""
+
+    entries: Sequence[MatchEntry]
+    compiled: Sequence[Compiled]
+    anchors: AnchorParts
+    names: NameParts
+    near: NearParts
+
+
 class Matcher:
     """Every template compiled into one automaton plus a word index for near misses."""
 
-    def __init__(self, entries: Iterable[MatchEntry]) -> None:
-        self.entries: tuple[MatchEntry, ...] = tuple(entries)
-        interned: dict[Any, Any] = {}
-        self._compiled: tuple[Compiled, ...] = tuple(
-            compile_entry(entry, interned) for entry in self.entries
-        )
-        del interned
-        self._index = AnchorIndex(self._compiled)
+    def __init__(self, entries: Iterable[MatchEntry], saved: SavedParts | None = None) -> None:
         # What other modules build from this matcher once and keep with it (a log scan's
         # automaton): the matcher itself never changes, so neither do they.
         self.derived: dict[str, object] = {}
+        if saved is not None:
+            # Restored (errdex.match.saved): `entries` and `saved.compiled` are sequences
+            # that decode and compile an entry when it is first read.
+            self.entries: Sequence[MatchEntry] = saved.entries
+            self._compiled: Sequence[Compiled] = saved.compiled
+            self._index = AnchorIndex(self._compiled, saved.anchors)
+            self._names = NameIndex(self.entries, self._compiled, saved.names)
+            self._near = NearIndex((), saved=saved.near)
+            return
+        self.entries = tuple(entries)
+        interned: dict[Any, Any] = {}
+        self._compiled = tuple(compile_entry(entry, interned) for entry in self.entries)
+        del interned
+        self._index = AnchorIndex(self._compiled)
         self._names = NameIndex(self.entries, self._compiled)
         self._near = NearIndex(tuple(c.literals for c in self._compiled))
         if len(self.entries) >= TRIM_AFTER:
             release_free_memory()  # what building left in the C heap: 140 MB at 1M templates
+
+    def parts(self) -> tuple[AnchorParts, NameParts, NearParts]:
+        """What a restored matcher needs besides its entries (errdex.match.saved)."""
+        return self._index.parts(), self._names.parts(), self._near.parts()
 
     def scan_keys(self) -> list[tuple[str, int]]:
         """What makes one log line worth a closer look (see `prefilter.scan_keys`)."""

@@ -38,6 +38,7 @@ import sys
 from array import array
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
@@ -71,8 +72,16 @@ class NearIndex:
     up in C where errdex/match/_nearc.c was built (same answers, a third of the time cold)."""
 
     def __init__(
-        self, literals: Sequence[tuple[str, ...]], slots: int = 0, native: bool = True
+        self, literals: Sequence[tuple[str, ...]], slots: int = 0, native: bool = True,
+        saved: NearParts | None = None,
     ) -> None:
+        self._native: _nearc.Lookup | None = None
+        self._native_low: _nearc.Lookup | None = None  # made on first use (`nearest`)
+        self._low_threshold = 0.0
+        self._table: bytes | None = None
+        if saved is not None:
+            self._restore(saved, native)
+            return
         self._slots = slots or max(1024, min(PAIR_SLOTS, 4 * len(literals)))
         # Token or word -> `id << 1 | (is a word)`, and each template's word ids,
         # template_words[words_start[i]:words_start[i + 1]].
@@ -119,10 +128,29 @@ class NearIndex:
         del start, words_start, template_words
         # Each template's indexed pairs (at most 255): does sharing one pair make it near?
         self._pair_count = bytes(min(255, n) for n in pair_count)
-        self._native: _nearc.Lookup | None = None
-        self._native_low: _nearc.Lookup | None = None  # made on first use (`nearest`)
-        self._low_threshold = 0.0
-        self._table: bytes | None = None
+        if native and NATIVE:
+            self._table = _nearc.token_table(self._ids)
+            self._native = self._lookup(APPROX_THRESHOLD)
+
+    def parts(self) -> NearParts:
+        """What `NearIndex(saved=...)` needs to be this index again without rebuilding
+        it (errdex.match.saved keeps it)."""
+        return NearParts(self._slots, "\n".join(self._ids), array("I", self._ids.values()),
+                         self._idf, self._idf_total, self._pair_start,
+                         self._pair_fingerprint, self._pair_owner, self._words_start,
+                         self._template_words, self._pair_count)
+
+    def _restore(self, saved: NearParts, native: bool) -> None:
+        """This index from its saved parts; the native lookup's token table is made again
+        from the tokens (it is C's to read, so never taken from stored bytes)."""
+        self._slots = saved.slots
+        tokens = saved.tokens.split("\n") if saved.tokens else []
+        self._ids = dict(zip(tokens, saved.values, strict=True))
+        self._idf, self._idf_total = saved.idf, saved.idf_total
+        self._pair_start = saved.pair_start
+        self._pair_fingerprint, self._pair_owner = saved.pair_fingerprint, saved.pair_owner
+        self._words_start, self._template_words = saved.words_start, saved.template_words
+        self._pair_count = saved.pair_count
         if native and NATIVE:
             self._table = _nearc.token_table(self._ids)
             self._native = self._lookup(APPROX_THRESHOLD)
@@ -320,6 +348,24 @@ class NearIndex:
                 order = min(1.0, counts[i] / few[i]) if few[i] else 0.0
                 out.append((i, score, (found, high - low), order))
         return out, read
+
+
+@dataclass(frozen=True)
+class NearParts:
+    """A NearIndex as saved: its tokens (newline-separated: a token is a run of word
+    characters) with their values, and its arrays and bytes."""
+
+    slots: int
+    tokens: str
+    values: array[int]
+    idf: array[float]
+    idf_total: array[float]
+    pair_start: bytes
+    pair_fingerprint: array[int]
+    pair_owner: array[int]
+    words_start: bytes
+    template_words: bytes
+    pair_count: bytes
 
 
 def _candidates(counts: dict[int, int], few: bytes) -> list[int]:

@@ -8,7 +8,7 @@ lines, JSON fields, counts) is `errdex.match.scan`'s job.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 from errdex.match.compiled import Compiled
@@ -43,7 +43,7 @@ def scan_keys(index: AnchorIndex, variants: Iterable[str]) -> list[tuple[str, in
 
 
 def plausible_hits(
-    index: AnchorIndex, compiled: tuple[Compiled, ...], line: str, key_ids: Iterable[int]
+    index: AnchorIndex, compiled: Sequence[Compiled], line: str, key_ids: Iterable[int]
 ) -> bool:
     """False only if `match_with_stats(line, exact_only=True)` can't find an exact
     match anchored at any of `key_ids` (tags of `scan_keys` found in the one line

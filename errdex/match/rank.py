@@ -8,6 +8,8 @@ what is past the limit.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from errdex.languages import languages_that
 from errdex.match.compiled import Compiled
 from errdex.match.evidence import components, library_rank, path_agrees, text_libraries, type_tail
@@ -25,7 +27,7 @@ _set_attribute = object.__setattr__
 
 
 def best_matches(
-    found: list[Found], entries: tuple[MatchEntry, ...], compiled: tuple[Compiled, ...],
+    found: list[Found], entries: Sequence[MatchEntry], compiled: Sequence[Compiled],
     paste: Paste, text: str, limit: int
 ) -> list[Match]:
     """Rank: exact matches first; then a site a traceback frame points at (path and
@@ -66,7 +68,7 @@ def best_matches(
     return matches
 
 
-def _say_if_ambiguous(ordered: list[Found], entries: tuple[MatchEntry, ...]) -> None:
+def _say_if_ambiguous(ordered: list[Found], entries: Sequence[MatchEntry]) -> None:
     """Two exact matches from different libraries that nothing but the text ranks (no
     frame, no library path, no type): the first one says the text can't tell them apart."""
     first = ordered[0]

@@ -20,6 +20,7 @@ exact. Knows nothing of ranking.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Final
 
 from errdex.match.compiled import Compiled
@@ -93,7 +94,7 @@ def _solid(text: str) -> int:
 
 
 def find_cut(
-    near: NearIndex, compiled: tuple[Compiled, ...], paste: Paste, matched: set[int],
+    near: NearIndex, compiled: Sequence[Compiled], paste: Paste, matched: set[int],
     stats: MatchStats,
 ) -> list[Found]:
     """Records whose template's beginning the unexplained messages of `paste` hold."""

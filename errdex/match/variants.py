@@ -9,7 +9,12 @@ this module only looks the names up and binds what they carry.
 from __future__ import annotations
 
 import re
+import zlib
+from array import array
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from errdex.languages import languages_that
 from errdex.match.compiled import Compiled
@@ -25,12 +30,22 @@ VALUE_ONLY = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|\S*")
 class NameIndex:
     """Entries by Rust variant name, and message-less entries by exception type."""
 
-    def __init__(self, entries: tuple[MatchEntry, ...], compiled: tuple[Compiled, ...]) -> None:
+    def __init__(self, entries: Sequence[MatchEntry], compiled: Sequence[Compiled],
+                 saved: NameParts | None = None) -> None:
         self.entries = entries
         self.variants: dict[str, list[int]] = defaultdict(list)
         # Exception types whose message is made at run time: found by the type alone.
         self.typed: dict[str, list[int]] = defaultdict(list)
         self._lines: dict[tuple[str, int], list[int]] | None = None
+        # Restored: each site's (file name, line) as a sorted `_line_key`, and its entry.
+        self._line_keys = array("Q")
+        self._line_entries = array("I")
+        if saved is not None:
+            self.variants.update(saved.variants)
+            self.typed.update(saved.typed)
+            self._line_keys, self._line_entries = saved.line_keys, saved.line_entries
+            self._lines = {}
+            return
         named = languages_that("exception_named_in_output")  # `KeyError: 'x'` prints it
         for i, entry in enumerate(entries):
             if entry.variant:
@@ -112,7 +127,7 @@ class NameIndex:
         return out
 
 
-    def find_by_frame(self, paste: Paste, compiled: tuple[Compiled, ...]) -> list[Found]:
+    def find_by_frame(self, paste: Paste, compiled: Sequence[Compiled]) -> list[Found]:
         """Frames first: the record whose site is the line a traceback's frame names,
         of the type the text names. A record whose message is made at run time is then
         the exact error (`KeyError: 'some_key'` raised there); another is a candidate
@@ -123,7 +138,7 @@ class NameIndex:
             if frame is None or text_type is None:
                 continue
             frame_path = components(frame.path)
-            for i in self._at_line().get((frame_path[-1], frame.line), ()):
+            for i in self._at(frame_path[-1], frame.line):
                 c = compiled[i]
                 if c.exception != text_type or not any(
                         line == frame.line and path_agrees(path, frame_path)
@@ -139,6 +154,27 @@ class NameIndex:
                                  1.0 if exact else 0.5, group.index, detail))
         return out
 
+    def parts(self) -> NameParts:
+        """What `NameIndex(saved=...)` needs to be this index again without reading every
+        entry (errdex.match.saved keeps it)."""
+        if self._line_keys:
+            keys, owners = self._line_keys, self._line_entries
+        else:
+            pairs = sorted((_line_key(name, line), i)
+                           for (name, line), held in self._at_line().items() for i in held)
+            keys, owners = array("Q", [k for k, _ in pairs]), array("I", [i for _, i in pairs])
+        return NameParts(dict(self.variants), dict(self.typed), keys, owners)
+
+    def _at(self, name: str, line: int) -> Sequence[int]:
+        """The entries with a site at `line` of a file called `name`."""
+        if not self._line_keys:
+            return self._at_line().get((name, line), ())
+        key = _line_key(name, line)
+        low = bisect_left(self._line_keys, key)
+        high = bisect_right(self._line_keys, key, low)
+        # A crc32 collision only adds a candidate: find_by_frame checks its sites.
+        return self._line_entries[low:high]
+
     def _at_line(self) -> dict[tuple[str, int], list[int]]:
         """Entries by (file name, line) of each site, made on first use."""
         if self._lines is None:
@@ -147,6 +183,21 @@ class NameIndex:
                 for path, line in entry.sites:
                     self._lines[(path.replace("\\", "/").rsplit("/", 1)[-1], line)].append(i)
         return self._lines
+
+
+@dataclass(frozen=True)
+class NameParts:
+    """A NameIndex as saved: its two maps and the sorted site keys with their entries."""
+
+    variants: dict[str, list[int]]
+    typed: dict[str, list[int]]
+    line_keys: array[int]
+    line_entries: array[int]
+
+
+def _line_key(name: str, line: int) -> int:
+    """A site's file name and line as one number (crc32 of the name above the line)."""
+    return zlib.crc32(name.encode("utf-8", "surrogatepass")) << 32 | (line & 0xFFFFFFFF)
 
 
 def _fields_fit(node: DebugValue, names: list[str], declared: tuple[str, ...]) -> bool:

@@ -10,6 +10,7 @@ into documents and messages is `errdex.match.paste`'s job; what a hole may hold,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from errdex.match.compiled import WEAK_COVERAGE, Compiled
@@ -26,7 +27,7 @@ EMPTY_PENALTY: Final = 0.9  # score factor per empty hole
 
 
 def find_exact(
-    index: AnchorIndex, compiled: tuple[Compiled, ...], doc: Doc, stats: MatchStats,
+    index: AnchorIndex, compiled: Sequence[Compiled], doc: Doc, stats: MatchStats,
     budget: int, hit_cap: int
 ) -> list[Found]:
     """Every template that `doc` holds exactly, once per place it starts; stops (and says

@@ -263,6 +263,15 @@ class Store(Protocol):
     def match_candidates(self, text: str, near: bool = False, limit: int | None = None,
                          near_only: bool = False) -> list[MatchEntry] | None: ...
 
+    # the matcher saved for the current snapshots (errdex.match.load): `matcher_state`
+    # changes with every snapshot write; the bytes are the matcher's to read, never the
+    # store's (a view reading chosen versions saves none)
+    def matcher_state(self) -> str: ...
+
+    def saved_matcher(self, state: str) -> bytes | None: ...
+
+    def save_matcher(self, state: str, data: bytes) -> bool: ...
+
 
 class Backend:
     """What `mapped` needs of a backend: the exceptions its library raises and how to

@@ -58,6 +58,8 @@ class MemoryStore(Backend):
         self._records: dict[tuple[int, str], _Stored] = {}  # (snapshot, id) -> record
         self._keys: dict[str, set[tuple[int, str]]] = {}  # key -> (snapshot, record id)
         self._vocabulary: dict[int, frozenset[str]] = {}
+        self._snapshot_writes = 0  # and the matcher saved at a state (errdex.match.load)
+        self._saved_matcher: tuple[str, bytes] | None = None
         self._cache: dict[str, str] = {}
         self._version = 0
         self._next = 1
@@ -142,6 +144,8 @@ class MemoryStore(Backend):
         if vocabulary is not None:
             self._vocabulary[sid] = frozenset(vocabulary)
         self._version += 1
+        self._snapshot_writes += 1
+        self._saved_matcher = None
 
     @mapped("write")
     def update_record_data(self, records: Sequence[Record],
@@ -264,6 +268,24 @@ class MemoryStore(Backend):
         return sorted(((sid, kept) for (sid, _), kept in self._records.items() if sid in chosen),
                       key=lambda pair: (pair[1].listing["repo"], pair[1].listing["path"],
                                         pair[1].listing["line"]))
+
+    @mapped("read")
+    def matcher_state(self) -> str:
+        chosen = set(self._chosen())
+        shown = [(r["id"], r["indexed_at"]) for r in self._snapshot_rows() if r["id"] in chosen]
+        return json.dumps(["memory", self._snapshot_writes, sorted(shown)])
+
+    @mapped("read")
+    def saved_matcher(self, state: str) -> bytes | None:
+        saved = self._saved_matcher
+        return saved[1] if saved and saved[0] == state and not self.pins else None
+
+    @mapped("write")
+    def save_matcher(self, state: str, data: bytes) -> bool:
+        if self.pins or state != self.matcher_state():
+            return False
+        self._saved_matcher = (state, data)
+        return True
 
     @mapped("read")
     def match_entries(self) -> list[MatchEntry]:

@@ -106,6 +106,10 @@ CREATE TABLE IF NOT EXISTS match_index (snapshot BIGINT PRIMARY KEY,
 CREATE TABLE IF NOT EXISTS vocabulary (snapshot BIGINT PRIMARY KEY, names TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS llm_cache (key TEXT PRIMARY KEY, data TEXT NOT NULL);
 """
+# The matcher saved at a state (errdex.match.saved): snapshots' generations tell the state.
+SAVED_MATCHER_TABLE = ("CREATE TABLE IF NOT EXISTS saved_matcher (id INTEGER PRIMARY KEY, "
+                       "state TEXT NOT NULL, data BYTEA NOT NULL)")
+SCHEMA += SAVED_MATCHER_TABLE + ";\n"
 SCHEMA_LOCK = 0x65727264  # advisory lock: two processes creating the schema take turns
 CONNECT_TIMEOUT = 10  # seconds to reach the server
 STEPS_PER_ROW = 15  # what a matching row costs SQLite's text search, in its VM steps
@@ -374,6 +378,8 @@ class PostgresStore(Backend):
                 "INSERT INTO match_keys VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
                 [(_plain(key), sid, rid) for key, rid in keys.record_keys(keyed)])
         conn.execute("INSERT INTO match_index VALUES (%s, %s)", (sid, keys.INDEX_VERSION))
+        conn.execute(SAVED_MATCHER_TABLE)  # in a database from before it
+        conn.execute("DELETE FROM saved_matcher")  # of other snapshots now
         if vocabulary is not None:
             conn.execute("INSERT INTO vocabulary VALUES (%s, %s) ON CONFLICT (snapshot) "
                          "DO UPDATE SET names = excluded.names",
@@ -537,6 +543,40 @@ class PostgresStore(Backend):
             "ORDER BY r.repo, r.path, r.line, r.id",
             ([_plain(key) for key in probe], self._chosen(), limit)).fetchall()
         return keys.entries_from_rows([tuple(row.values()) for row in rows])
+
+    def _matcher_state(self) -> str:
+        rows = self._conn.execute("SELECT id, generation FROM snapshots WHERE id = ANY(%s) "
+                                  "ORDER BY id", (self._chosen(),)).fetchall()
+        return json.dumps(["postgresql", [[row["id"], row["generation"]] for row in rows]])
+
+    @reading
+    def matcher_state(self) -> str:
+        """What the matcher over `match_entries` was built from (`errdex.match.load`)."""
+        return self._matcher_state()
+
+    @reading
+    def saved_matcher(self, state: str) -> bytes | None:
+        """The matcher saved at `state`; None for another state, or a view."""
+        found = self._conn.execute("SELECT to_regclass('saved_matcher') AS t").fetchone()
+        if self.pins or found is None or found["t"] is None:
+            return None
+        row = self._conn.execute("SELECT data FROM saved_matcher WHERE id = 0 AND state = %s",
+                                 (state,)).fetchone()
+        return bytes(row["data"]) if row else None
+
+    @writing
+    def save_matcher(self, state: str, data: bytes) -> bool:
+        """Keep `data` as the matcher at `state` if that is still the state; False when
+        it isn't, or for a view."""
+        if self.pins:
+            return False
+        self._conn.execute(SAVED_MATCHER_TABLE)  # in a database from before it
+        if self._matcher_state() != state:
+            return False
+        self._conn.execute("INSERT INTO saved_matcher VALUES (0, %s, %s) ON CONFLICT (id) DO "
+                           "UPDATE SET state = excluded.state, data = excluded.data",
+                           (state, data))
+        return True
 
     @reading
     def match_entries(self) -> list[MatchEntry]:

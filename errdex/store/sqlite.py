@@ -93,6 +93,13 @@ CREATE TABLE IF NOT EXISTS match_index (snapshot INTEGER PRIMARY KEY,
 CREATE TABLE IF NOT EXISTS vocabulary (snapshot INTEGER PRIMARY KEY, names TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS llm_cache (key TEXT PRIMARY KEY, data TEXT NOT NULL);
 """
+# The matcher saved for the current snapshots (errdex.match.saved), and a count of
+# snapshot writes: each one counts itself and drops what was saved.
+SAVED_MATCHER_TABLE = """CREATE TABLE IF NOT EXISTS saved_matcher (
+    id INTEGER PRIMARY KEY CHECK (id = 0), writes INTEGER NOT NULL, state TEXT, data BLOB)"""
+SCHEMA += SAVED_MATCHER_TABLE + ";\n"
+_SNAPSHOT_WRITTEN = ("INSERT INTO saved_matcher (id, writes) VALUES (0, 1) ON CONFLICT (id) "
+                     "DO UPDATE SET writes = writes + 1, state = NULL, data = NULL")
 
 
 # A text search's steps are counted by a progress handler every SEARCH_STEP_GRAIN steps
@@ -311,6 +318,7 @@ class SQLiteStore(Backend):
                 [(row[0], sid, row[5]) for row in rows],
             )
             keys.index_snapshot(self._conn, sid)
+            self._conn.execute(_SNAPSHOT_WRITTEN)
             if vocabulary is not None:
                 self._conn.execute("INSERT OR REPLACE INTO vocabulary VALUES (?, ?)",
                                    (sid, " ".join(sorted(vocabulary))))
@@ -480,6 +488,51 @@ class SQLiteStore(Backend):
         use `match_entries`)."""
         conn = self._conn
         return keys.candidate_entries(conn, text, self._chosen(), near, limit, near_only)
+
+    def _matcher_state(self) -> str:
+        try:
+            row = self._conn.execute("SELECT writes FROM saved_matcher").fetchone()
+        except sqlite3.OperationalError:  # a database from before saved matchers
+            row = None
+        chosen = set(self._chosen())
+        shown = [(r["id"], r["indexed_at"]) for r in self._snapshot_rows() if r["id"] in chosen]
+        return json.dumps(["sqlite", row["writes"] if row else 0, sorted(shown)])
+
+    @mapped("read")
+    def matcher_state(self) -> str:
+        """What the matcher over `match_entries` was built from: changes with every
+        snapshot written (see `errdex.match.load`)."""
+        return self._matcher_state()
+
+    @mapped("read")
+    def saved_matcher(self, state: str) -> bytes | None:
+        """The matcher saved at `state`, as saved; None for another state, or a view that
+        reads chosen versions."""
+        if self.pins:
+            return None
+        try:
+            row = self._conn.execute("SELECT data FROM saved_matcher WHERE state = ?",
+                                     (state,)).fetchone()
+        except sqlite3.OperationalError:
+            return None
+        return bytes(row["data"]) if row and row["data"] is not None else None
+
+    @mapped("write")
+    def save_matcher(self, state: str, data: bytes) -> bool:
+        """Keep `data` as the matcher at `state`, if that is still the state (a writer may
+        have committed since it was read); False when it isn't, or when this store can't
+        be written (read-only, or a view)."""
+        if self.pins or self.read_only:
+            return False
+        with self._conn:
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.execute(SAVED_MATCHER_TABLE)  # in a database from before it
+            if self._matcher_state() != state:
+                return False
+            self._conn.execute(
+                "INSERT INTO saved_matcher VALUES (0, 0, ?, ?) ON CONFLICT (id) DO UPDATE "
+                "SET state = excluded.state, data = excluded.data", (state, data))
+        return True
 
     @mapped("read")
     def match_entries(self) -> list[MatchEntry]:
