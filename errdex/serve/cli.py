@@ -29,7 +29,8 @@ from errdex.store.sqlite import WRITE_TIMEOUT
 EXIT_STORE = 3  # the database is missing, locked or broken: not "nothing matched" (1)
 EXIT_HELP = (
     "exit status: 0 found (explain, scan: a real match), 1 nothing matched or unknown id, "
-    "2 bad usage or input, 3 database missing, locked or broken"
+    "2 bad usage or input (index: a source that could not be indexed), 3 database missing, "
+    "locked or broken"
 )
 # Settings every command takes, before or after its name (`errdex list --db X`).
 GLOBAL_SETTINGS = ("db", "lock_wait")
@@ -64,9 +65,21 @@ def build_parser() -> argparse.ArgumentParser:
     index = commands.add_parser("index", help="index repositories or installed packages")
     index.add_argument("sources", nargs="*", metavar="SOURCE",
                        help="a directory, a git URL[@ref], py:DIST or py:stdlib")
+    index.add_argument("--from", dest="from_list", metavar="LIST",
+                       help="also every source listed in LIST, one a line (# comments)")
     index.add_argument("--deps", action="store_true",
                        help="also every distribution installed in the environment (--python's);"
                        " versions already indexed are skipped")
+    index.add_argument("--cargo-lock", metavar="CARGO_LOCK",
+                       help="also every crate the lock file pins, from cargo's registry sources "
+                       "($CARGO_HOME/registry/src); versions already indexed are skipped")
+    index.add_argument("--engine", choices=("local", "ray"), default="local",
+                       help="local: one source after the other in this process (default); ray: "
+                       "sources built as Ray tasks, stored here as they come")
+    index.add_argument("--address", help="--engine ray: the Ray cluster to use (default: start "
+                       "a local one with --workers CPUs)")
+    index.add_argument("--retries", type=int, default=None,
+                       help="--engine ray: times a failed source is tried again (default 2)")
     index.add_argument("--repo", help="repository name owner/name (for permalinks)")
     index.add_argument("--commit", help="the commit the tree is at (for permalinks)")
     index.add_argument("--python", help="interpreter whose environment py: names refer to")
@@ -179,10 +192,17 @@ def _explainer(args: argparse.Namespace, mode: MatcherMode = MatcherMode.PER_TEX
 
 def _index(args: argparse.Namespace, out: TextIO) -> int:
     # Imported here: tree-sitter and the extractors cost `explain` ~100 ms at start-up.
-    from errdex.index import Budgets, dependency_snapshots, index_snapshot
-    from errdex.source.resolve import SourceOptions, resolve
+    from errdex.engines import read_list
+    from errdex.index import Budgets
+    from errdex.source.resolve import SourceOptions
 
-    if len(args.sources) > 1 and (args.repo or args.commit):
+    specs = list(args.sources)
+    if args.from_list is not None:
+        listed = read_list(args.from_list)
+        for spec in listed:
+            _check_source(spec)
+        specs += listed
+    if len(specs) > 1 and (args.repo or args.commit):
         raise UsageError("--repo and --commit name one source: give one source with them")
     cache_dir = settings.resolve("cache_dir", args.cache_dir)
     options = SourceOptions(
@@ -190,26 +210,48 @@ def _index(args: argparse.Namespace, out: TextIO) -> int:
         cache_dir=str(cache_dir) if cache_dir else None,
         max_file_bytes=int(settings.resolve("max_file_bytes", args.max_file_bytes) or 0),
     )
-    if not args.sources and not args.deps:
-        raise UsageError("give a source to index (a directory, a git URL, py:DIST), or --deps")
-    if args.deps and (args.repo or args.commit):
-        raise UsageError("--repo and --commit name one source: not with --deps")
-    # Resolve every source first: a bad one fails the call before anything is written.
-    snapshots = [snapshot for spec in args.sources for snapshot in resolve(spec, options)]
-    if args.deps:  # a dependency that cannot be read is said and skipped, not fatal
-        with _open_store(args, create=True) as store:
-            found, skipped = dependency_snapshots(store, options, snapshots)
-        for spec, why in skipped:
-            _say(f"skipped {spec}: {why}")
-        snapshots += found
-    style = terminal.Style(terminal.use_color(out))
-    progress = terminal.Progress(sys.stderr)
+    if not specs and not args.deps and not args.cargo_lock:
+        raise UsageError("give a source to index (a directory, a git URL, py:DIST), --from "
+                         "LIST, --deps or --cargo-lock")
+    if (args.deps or args.cargo_lock) and (args.repo or args.commit):
+        raise UsageError("--repo and --commit name one source: not with --deps or --cargo-lock")
+    if args.engine != "ray" and (args.address or args.retries is not None):
+        raise UsageError("--address and --retries are for --engine ray")
+    if args.retries is not None and args.retries < 0:
+        raise UsageError("--retries must be 0 or more")
     workers = int(settings.resolve("workers", args.workers) or 0)
     budgets = Budgets(
         file_seconds=float(settings.resolve("file_seconds", args.file_seconds) or 1),
         max_file_sites=int(settings.resolve("max_file_sites", args.max_file_sites) or 1),
         max_sites=int(settings.resolve("max_sites", args.max_sites) or 1),
     )
+    if args.engine == "ray":
+        return _index_on_ray(args, out, specs, options, workers, budgets)
+    return _index_here(args, out, specs, options, workers, budgets)
+
+
+def _index_here(args: argparse.Namespace, out: TextIO, specs: list[str], options: Any,
+                workers: int, budgets: Any) -> int:
+    """`--engine local`: every source read first (a bad one fails the call before
+    anything is written), then indexed one after the other in this process."""
+    from errdex.engines import crate_sources
+    from errdex.index import dependency_snapshots, index_snapshot
+    from errdex.source.resolve import resolve
+
+    snapshots = [snapshot for spec in specs for snapshot in resolve(spec, options)]
+    if args.deps or args.cargo_lock:  # one that cannot be read is said and skipped, not fatal
+        with _open_store(args, create=True) as store:
+            found, skipped = dependency_snapshots(store, options, snapshots) if args.deps \
+                else ([], [])
+            snapshots += [snapshot for _, snapshot in found]
+            if args.cargo_lock:
+                crates, crates_skipped = crate_sources(store, args.cargo_lock, options, snapshots)
+                skipped += crates_skipped
+                snapshots += [snapshot for crate in crates for snapshot in crate.snapshots()]
+        for spec, why in skipped:
+            _say(f"skipped {spec}: {why}")
+    style = terminal.Style(terminal.use_color(out))
+    progress = terminal.Progress(sys.stderr)
     with _open_store(args, create=True) as store:
         for snapshot in snapshots:
             summary = index_snapshot(snapshot, store, workers=workers, progress=progress,
@@ -218,6 +260,53 @@ def _index(args: argparse.Namespace, out: TextIO) -> int:
             terminal.write(terminal.summary_text(summary, style), out)
             if args.llm:
                 _write_pages(store, snapshot.repo, True, out)
+    return 0
+
+
+def _index_on_ray(args: argparse.Namespace, out: TextIO, specs: list[str], options: Any,
+                  workers: int, budgets: Any) -> int:
+    """`--engine ray`: every source read and built on the cluster, stored here as it
+    comes; a source that fails is said, tried again, and fails the call (exit 2) only
+    once all the others are stored."""
+    from errdex.engines import Source, crate_sources
+    from errdex.engines.on_ray import RETRIES, index_on_ray, load_ray
+    from errdex.index import dependency_snapshots
+
+    load_ray()  # without Ray: one line saying how to install it, before any work
+    sources = [Source(spec, spec, options) for spec in specs]
+    style = terminal.Style(terminal.use_color(out))
+    stored: list[str] = []
+
+    def on_stored(summary: Any) -> None:
+        stored.append(summary.repo)
+        terminal.write(terminal.summary_text(summary, style), out)
+        out.flush()
+
+    def progress(line: str) -> None:
+        print(terminal.safe(line, one_line=True), file=sys.stderr, flush=True)
+
+    with _open_store(args, create=True) as store:
+        skipped: list[tuple[str, str]] = []
+        if args.deps:
+            found, skipped = dependency_snapshots(store, options)
+            sources += [Source(spec, spec, options) for spec, _ in found]
+        if args.cargo_lock:
+            crates, crates_skipped = crate_sources(store, args.cargo_lock, options)
+            skipped += crates_skipped
+            sources += crates
+        for spec, why in skipped:
+            _say(f"skipped {spec}: {why}")
+        report = index_on_ray(
+            sources, store, address=args.address, workers=workers, budgets=budgets,
+            retries=RETRIES if args.retries is None else args.retries,
+            on_stored=on_stored, say=_say, progress=progress)
+        if args.llm:
+            for repo in dict.fromkeys(stored):
+                _write_pages(store, repo, True, out)
+    if report.failed:
+        shown = ", ".join(report.failed[:5]) + (", ..." if len(report.failed) > 5 else "")
+        _say(f"{len(report.failed)} of {len(sources)} sources could not be indexed: {shown}")
+        return 2
     return 0
 
 
@@ -457,10 +546,15 @@ def _normalize_args(args: argparse.Namespace) -> argparse.Namespace:
         args.file = "-"
     if args.command == "index":
         for source in args.sources:
-            if _BARE_NAME.fullmatch(source) and not os.path.exists(source):
-                raise UsageError(f"no directory {source!r}; for the installed package, "
-                                 f"give py:{source}")
+            _check_source(source)
     return args
+
+
+def _check_source(source: str) -> None:
+    """A bare name that is no path is a mistake for `py:NAME`: said before any work."""
+    if _BARE_NAME.fullmatch(source) and not os.path.exists(source):
+        raise UsageError(f"no directory {source!r}; for the installed package, give "
+                         f"py:{source}")
 
 
 COMMANDS = {"index": _index, "explain": _explain, "show": _show, "list": _list,
