@@ -306,13 +306,14 @@ def build_records(snapshot: Snapshot, sites: Sequence[Site]) -> list[Record]:
 
 def dependency_snapshots(
     store: Store, options: SourceOptions, named: Sequence[Snapshot] = ()
-) -> tuple[list[Snapshot], list[tuple[str, str]]]:
-    """`index --deps`: a snapshot of every distribution installed in the environment but
-    those stored (or `named`) at the same version, and the (source, reason) of each one
-    skipped: already indexed, or unreadable (an editable install lists no files)."""
+) -> tuple[list[tuple[str, Snapshot]], list[tuple[str, str]]]:
+    """`index --deps`: (its source, its snapshot) for every distribution installed in the
+    environment but those stored (or `named`) at the same version, and the (source,
+    reason) of each one skipped: already indexed, or unreadable (an editable install lists
+    no files)."""
     stored = {(s.repo, s.version) for s in store.snapshots()}
     stored |= {(s.repo, s.version) for s in named}
-    found: list[Snapshot] = []
+    found: list[tuple[str, Snapshot]] = []
     skipped: list[tuple[str, str]] = []
     for spec in installed_distributions(options):
         try:
@@ -324,18 +325,32 @@ def dependency_snapshots(
             skipped.append((spec, "already indexed"))
             continue
         stored.add((snapshot.repo, snapshot.version))
-        found.append(snapshot)
+        found.append((spec, snapshot))
     return found, skipped
 
 
-def index_snapshot(
+@dataclass(frozen=True)
+class Built:
+    """One snapshot indexed but not yet stored: what `store_built` writes in one go. It is
+    built where the snapshot's files are (this process, or an engine's worker) and
+    crosses to the one writer by pickling."""
+
+    snapshot: Snapshot
+    summary: IndexSummary
+    records: list[Record]  # the snapshot's records, then the previous ones kept as removed
+    vocabulary: frozenset[str]
+
+
+def build_snapshot(
     snapshot: Snapshot,
-    store: Store,
+    previous: Sequence[Record] = (),
     *,
     workers: int = 0,
     progress: Progress | None = None,
     budgets: Budgets | None = None,
-) -> IndexSummary:
+) -> Built:
+    """Extract, group and analyze one snapshot against the `previous` records of its
+    repository (`previous_records`); nothing is read from or written to a store."""
     started = time.perf_counter()
     extractions, dropped = extract_snapshot(snapshot, workers, progress, budgets)
     failed = len(snapshot.files) - len(extractions)
@@ -345,7 +360,6 @@ def index_snapshot(
     records = attach_definitions(build_records(snapshot, sites), extractions, snapshot)
     if progress:
         progress("analyzing records", 0, len(records), f"{len(sites)} sites")
-    previous = previous_records(store, snapshot)
     structures = {e.structure.path: e.structure for e in extractions if e.structure}
     records, removed, names = analyze_snapshot(snapshot, records, previous, structures)
     if progress:
@@ -364,5 +378,25 @@ def index_snapshot(
     )
     if removed:
         summary.extra["removed"] = len(removed)
-    store.replace_snapshot(snapshot, summary, [*records, *removed], vocabulary=names)
-    return summary
+    return Built(snapshot, summary, [*records, *removed], names)
+
+
+def store_built(store: Store, built: Built) -> IndexSummary:
+    """Write one built snapshot, replacing what was stored for its repository's version."""
+    store.replace_snapshot(built.snapshot, built.summary, built.records,
+                           vocabulary=built.vocabulary)
+    return built.summary
+
+
+def index_snapshot(
+    snapshot: Snapshot,
+    store: Store,
+    *,
+    workers: int = 0,
+    progress: Progress | None = None,
+    budgets: Budgets | None = None,
+) -> IndexSummary:
+    previous = previous_records(store, snapshot)
+    built = build_snapshot(snapshot, previous, workers=workers, progress=progress,
+                           budgets=budgets)
+    return store_built(store, built)

@@ -315,4 +315,5 @@ def test_index_deps_indexes_every_installed_distribution_once(
     assert "skipped py:mydist==1.0: already indexed" in capsys.readouterr().err
     assert run("--db", db, "index")[0] == 2
     assert capsys.readouterr().err == (
-        "errdex: give a source to index (a directory, a git URL, py:DIST), or --deps\n")
+        "errdex: give a source to index (a directory, a git URL, py:DIST), --from LIST, --deps "
+        "or --cargo-lock\n")

@@ -68,7 +68,7 @@ class _TextIndex:
         df = Counter(w for words in self.words for w in words)
         n = max(len(records), 1)
         self.idf = {w: math.log((1 + n) / (1 + c)) + 1.0 for w, c in df.items()}
-        self.norm = [math.sqrt(sum(self.idf[w] ** 2 for w in ws)) or 1.0 for ws in self.words]
+        self.norm = [math.sqrt(math.fsum(self.idf[w] ** 2 for w in ws)) or 1.0 for ws in self.words]
         self.postings: dict[str, list[int]] = defaultdict(list)
         for i, words in enumerate(self.words):
             for w in words:
@@ -89,7 +89,9 @@ class _TextIndex:
         scored = []
         for j in candidates:
             shared = mine & self.words[j]
-            dot = sum(self.idf[w] ** 2 for w in shared)
+            # fsum: exact, so a sum over a set is the same in every process (a float
+            # sum in hash order broke ties between equal scores differently).
+            dot = math.fsum(self.idf[w] ** 2 for w in shared)
             scored.append((dot / (self.norm[i] * self.norm[j]), -j))
         if work is not None:
             work["texts scored"] += len(scored)

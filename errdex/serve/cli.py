@@ -29,7 +29,8 @@ from errdex.store.sqlite import WRITE_TIMEOUT
 EXIT_STORE = 3  # the database is missing, locked or broken: not "nothing matched" (1)
 EXIT_HELP = (
     "exit status: 0 found (explain, scan: a real match), 1 nothing matched or unknown id, "
-    "2 bad usage or input, 3 database missing, locked or broken"
+    "2 bad usage or input (index: a source that could not be indexed), 3 database missing, "
+    "locked or broken"
 )
 # Settings every command takes, before or after its name (`errdex list --db X`).
 GLOBAL_SETTINGS = ("db", "lock_wait")
@@ -64,9 +65,21 @@ def build_parser() -> argparse.ArgumentParser:
     index = commands.add_parser("index", help="index repositories or installed packages")
     index.add_argument("sources", nargs="*", metavar="SOURCE",
                        help="a directory, a git URL[@ref], py:DIST or py:stdlib")
+    index.add_argument("--from", dest="from_list", metavar="LIST",
+                       help="also every source listed in LIST, one a line (# comments)")
     index.add_argument("--deps", action="store_true",
                        help="also every distribution installed in the environment (--python's);"
                        " versions already indexed are skipped")
+    index.add_argument("--cargo-lock", metavar="CARGO_LOCK",
+                       help="also every crate the lock file pins, from cargo's registry sources "
+                       "($CARGO_HOME/registry/src); versions already indexed are skipped")
+    index.add_argument("--engine", choices=("local", "ray"), default="local",
+                       help="local: one source after the other in this process (default); ray: "
+                       "sources built as Ray tasks, stored here as they come")
+    index.add_argument("--address", help="--engine ray: the Ray cluster to use (default: start "
+                       "a local one with --workers CPUs)")
+    index.add_argument("--retries", type=int, default=None,
+                       help="--engine ray: times a failed source is tried again (default 2)")
     index.add_argument("--repo", help="repository name owner/name (for permalinks)")
     index.add_argument("--commit", help="the commit the tree is at (for permalinks)")
     index.add_argument("--python", help="interpreter whose environment py: names refer to")
@@ -179,46 +192,9 @@ def _explainer(args: argparse.Namespace, mode: MatcherMode = MatcherMode.PER_TEX
 
 def _index(args: argparse.Namespace, out: TextIO) -> int:
     # Imported here: tree-sitter and the extractors cost `explain` ~100 ms at start-up.
-    from errdex.index import Budgets, dependency_snapshots, index_snapshot
-    from errdex.source.resolve import SourceOptions, resolve
+    from errdex.serve.indexing import index_command
 
-    if len(args.sources) > 1 and (args.repo or args.commit):
-        raise UsageError("--repo and --commit name one source: give one source with them")
-    cache_dir = settings.resolve("cache_dir", args.cache_dir)
-    options = SourceOptions(
-        repo=args.repo, commit=args.commit, python=args.python,
-        cache_dir=str(cache_dir) if cache_dir else None,
-        max_file_bytes=int(settings.resolve("max_file_bytes", args.max_file_bytes) or 0),
-    )
-    if not args.sources and not args.deps:
-        raise UsageError("give a source to index (a directory, a git URL, py:DIST), or --deps")
-    if args.deps and (args.repo or args.commit):
-        raise UsageError("--repo and --commit name one source: not with --deps")
-    # Resolve every source first: a bad one fails the call before anything is written.
-    snapshots = [snapshot for spec in args.sources for snapshot in resolve(spec, options)]
-    if args.deps:  # a dependency that cannot be read is said and skipped, not fatal
-        with _open_store(args, create=True) as store:
-            found, skipped = dependency_snapshots(store, options, snapshots)
-        for spec, why in skipped:
-            _say(f"skipped {spec}: {why}")
-        snapshots += found
-    style = terminal.Style(terminal.use_color(out))
-    progress = terminal.Progress(sys.stderr)
-    workers = int(settings.resolve("workers", args.workers) or 0)
-    budgets = Budgets(
-        file_seconds=float(settings.resolve("file_seconds", args.file_seconds) or 1),
-        max_file_sites=int(settings.resolve("max_file_sites", args.max_file_sites) or 1),
-        max_sites=int(settings.resolve("max_sites", args.max_sites) or 1),
-    )
-    with _open_store(args, create=True) as store:
-        for snapshot in snapshots:
-            summary = index_snapshot(snapshot, store, workers=workers, progress=progress,
-                                     budgets=budgets)
-            progress.clear()
-            terminal.write(terminal.summary_text(summary, style), out)
-            if args.llm:
-                _write_pages(store, snapshot.repo, True, out)
-    return 0
+    return index_command(args, out)
 
 
 def _stdin_bytes() -> BinaryIO:
@@ -457,10 +433,15 @@ def _normalize_args(args: argparse.Namespace) -> argparse.Namespace:
         args.file = "-"
     if args.command == "index":
         for source in args.sources:
-            if _BARE_NAME.fullmatch(source) and not os.path.exists(source):
-                raise UsageError(f"no directory {source!r}; for the installed package, "
-                                 f"give py:{source}")
+            _check_source(source)
     return args
+
+
+def _check_source(source: str) -> None:
+    """A bare name that is no path is a mistake for `py:NAME`: said before any work."""
+    if _BARE_NAME.fullmatch(source) and not os.path.exists(source):
+        raise UsageError(f"no directory {source!r}; for the installed package, give "
+                         f"py:{source}")
 
 
 COMMANDS = {"index": _index, "explain": _explain, "show": _show, "list": _list,
