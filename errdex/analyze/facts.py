@@ -57,8 +57,8 @@ from errdex.models import (
 )
 
 __all__ = [
-    "Cond", "Group", "Leaf", "Need", "Origin", "affirm", "clean", "declared_type", "deny",
-    "describe", "find_origins", "guarded_names", "is_literal", "known_names", "names_in",
+    "Cond", "Group", "Leaf", "Need", "Origin", "affirm", "balanced", "clean", "declared_type",
+    "deny", "describe", "find_origins", "guarded_names", "is_literal", "known_names", "names_in",
     "parse_guard", "phrase", "receiver", "record_facts", "requirement", "requirement_of",
     "short_name", "show", "site_line", "split_top", "stable_literal", "strip_self", "value_roots",
 ]  # fmt: skip
@@ -159,7 +159,7 @@ def through_locals(
         if aspect(origin.expression) or _PART.fullmatch(origin.expression):
             value = origin.expression.rstrip("?")  # the value, not how its error is passed on
             guard = pattern.sub(value.replace("\\", "\\\\"), guard)
-        elif _is_flag(guard, origin.name, language) and _balanced(origin.expression):
+        elif _is_flag(guard, origin.name, language) and balanced(origin.expression):
             # `let supported = matches!(d, 32 | 64); if !supported {..}`: the flag's own
             # test is the requirement ("`d` must match `32 | 64`"), not "`supported`".
             guard = pattern.sub(f"({origin.expression})".replace("\\", "\\\\"), guard)
@@ -178,7 +178,8 @@ def _is_flag(guard: str, name: str, language: Language) -> bool:
     return re.fullmatch(flag, guard) is not None
 
 
-def _balanced(expression: str) -> bool:
+def balanced(expression: str) -> bool:
+    """Its brackets (outside string literals) all closed, none closed before opened."""
     depth = 0
     for char in _STRING.sub('""', expression):
         depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(char, 0)

@@ -86,3 +86,22 @@ def _indent(line: str) -> int:
 @cache
 def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
+
+
+def rethrows(site: Site, handler_line: int) -> bool:
+    """Whether the handler (starting at `handler_line`) that holds the site re-raises
+    what it caught on its other path (a bare `raise` after the site's `if`)."""
+    rethrow = spec_for(site.language).rethrow
+    if rethrow is None:
+        return False
+    lines = site.snippet.code.splitlines()
+    start = site.snippet.start_line
+    if not start <= handler_line <= site.line < start + len(lines):
+        return False
+    depth = len(lines[handler_line - start]) - len(lines[handler_line - start].lstrip())
+    for line in lines[site.end_line - start + 1 :]:
+        if line.strip() and len(line) - len(line.lstrip()) <= depth:
+            return False  # the handler ended
+        if re.fullmatch(rethrow, line.strip()):
+            return True
+    return False

@@ -229,7 +229,7 @@ def gather(
                      if step.kind == EXCEPT), None) if site_facts is not None else None
     caught = handling.subject if handling is not None else None
     if caught and nature == "guarded" and handling is not None and (
-            guard == caught or _rethrows(site, handling.line)):
+            guard == caught or escapes.rethrows(site, handling.line)):
         # The site's guard is the handler itself (Java's `catch (E e)`), or a check inside
         # it that picks how to report the caught error (a message, or a bare re-raise):
         # the caught exception is the cause, the check only selects.
@@ -312,12 +312,8 @@ def gather(
 
 def _whole(expression: str) -> bool:
     """An expression read whole: its brackets closed, no closure or `match` cut inside."""
-    depth = 0
-    for char in re.sub(r'"(?:[^"\\]|\\.)*"', '""', expression):
-        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(char, 0)
-        if depth < 0:
-            return False
-    return depth == 0 and "|" not in expression and not re.search(r"\bmatch\b", expression)
+    return facts.balanced(expression) and "|" not in expression and not re.search(
+        r"\bmatch\b", expression)
 
 
 def _command_line(site: Site, guard: str | None) -> str | None:
@@ -347,25 +343,6 @@ def _as_flags(text: str | None, cli: str) -> str | None:
 _BINDING = re.compile(
     r"(?<![\w.])([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)|\b(?:for|as|let|mut)\s+([A-Za-z_]\w*)\b"
     r"|(?<=[(,])\s*([A-Za-z_]\w*)\s*(?=[),:])")
-
-
-def _rethrows(site: Site, handler_line: int) -> bool:
-    """Whether the handler (starting at `handler_line`) that holds the site re-raises
-    what it caught on its other path (a bare `raise` after the site's `if`)."""
-    rethrow = spec_for(site.language).rethrow
-    if rethrow is None:
-        return False
-    lines = site.snippet.code.splitlines()
-    start = site.snippet.start_line
-    if not start <= handler_line <= site.line < start + len(lines):
-        return False
-    depth = len(lines[handler_line - start]) - len(lines[handler_line - start].lstrip())
-    for line in lines[site.end_line - start + 1 :]:
-        if line.strip() and len(line) - len(line.lstrip()) <= depth:
-            return False  # the handler ended
-        if re.fullmatch(rethrow, line.strip()):
-            return True
-    return False
 
 
 def _earlier_checks(site: Site, siblings: Sequence[Record], own: str) -> list[tuple[int, str]]:
