@@ -55,6 +55,21 @@ def keep_path(paths: list[SitePath], node: Node, steps: Sequence[Step]) -> Condi
     return branch.condition if branch is not None else None
 
 
+def exit_if(statement: Node, condition: Callable[[Node], str | None],
+            exit_kind: Callable[[Node], str | None]) -> Step | None:
+    """For an `if` with no other branch whose body leaves the function (`exit_kind` of
+    the body: EARLY_EXIT, EARLY_RETURN or None), the step its condition adds to a later
+    site's path: that the condition did not hold. None for any other statement."""
+    if statement.type != "if_statement" or statement.child_by_field_name("alternative"):
+        return None
+    cond = condition(statement)
+    body = statement.child_by_field_name("consequence")
+    if cond is None or body is None:
+        return None
+    kind = exit_kind(body)
+    return Step(kind, negation(test(cond)), statement.start_point.row + 1) if kind else None
+
+
 MAX_EARLIER = 100  # earlier statements of one block looked at for checks that exit
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from errdex.extract.paths import EarlierExits, keep_path, steps_to, written
+from errdex.extract.paths import EarlierExits, exit_if, keep_path, steps_to, written
 from errdex.extract.paths import negation as _not
 from errdex.extract.paths import test as _test
 from errdex.extract.shared import rule_guard
@@ -134,14 +134,7 @@ class Paths(CFile):
             call = statement.named_children[0]
             own = self.check_condition(call) if call.type == "call_expression" else None
             return Step(EARLY_EXIT, _not(_test(own)), line) if own else None
-        if statement.type != "if_statement" or statement.child_by_field_name("alternative"):
-            return None
-        cond = self._condition(statement)
-        body = statement.child_by_field_name("consequence")
-        if cond is None or body is None:
-            return None
-        kind = self._exit_kind(body)
-        return Step(kind, _not(_test(cond)), line) if kind is not None else None
+        return exit_if(statement, self._condition, self._exit_kind)
 
     def _exit_kind(self, body: Node) -> str | None:
         """How a branch leaves the function: by a `throw`, an exit call, or a return

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from errdex.extract.paths import EarlierExits, keep_path, steps_to, written
+from errdex.extract.paths import EarlierExits, exit_if, keep_path, steps_to, written
 from errdex.extract.paths import negation as _not
 from errdex.extract.paths import test as _test
 from errdex.extract.structure import (
@@ -111,16 +111,11 @@ class Paths(GoFile):
         return self.earlier.before(block, child)
 
     def _exit_check(self, statement: Node) -> Step | None:
-        if statement.type != "if_statement" or statement.child_by_field_name("alternative"):
-            return None
-        cond = statement.child_by_field_name("condition")
-        body = statement.child_by_field_name("consequence")
-        if cond is None or body is None:
-            return None
-        kind = self._exit_kind(body)
-        if kind is None:
-            return None
-        return Step(kind, _not(_test(self.code(cond))), statement.start_point.row + 1)
+        def condition(s: Node) -> str | None:
+            cond = s.child_by_field_name("condition")
+            return self.code(cond) if cond is not None else None
+
+        return exit_if(statement, condition, self._exit_kind)
 
     def _exit_kind(self, body: Node) -> str | None:
         """How a block leaves the function: with an error (EARLY_EXIT: a `return` whose

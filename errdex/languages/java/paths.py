@@ -12,7 +12,7 @@ import re
 
 from tree_sitter import Node
 
-from errdex.extract.paths import EarlierExits, keep_path, steps_to, written
+from errdex.extract.paths import EarlierExits, exit_if, keep_path, steps_to, written
 from errdex.extract.paths import negation as _not
 from errdex.extract.paths import test as _test
 from errdex.extract.shared import rule_guard
@@ -153,14 +153,7 @@ class Paths(JavaFile):
             call = statement.named_children[0]
             own = self.check_condition(call) if call.type == "method_invocation" else None
             return Step(EARLY_EXIT, _not(_test(own)), line) if own else None
-        if statement.type != "if_statement" or statement.child_by_field_name("alternative"):
-            return None
-        cond = self._condition(statement)
-        body = statement.child_by_field_name("consequence")
-        if cond is None or body is None:
-            return None
-        kind = _exit_kind(body)
-        return Step(kind, _not(_test(cond)), line) if kind is not None else None
+        return exit_if(statement, self._condition, _exit_kind)
 
     def check_condition(self, call: Node) -> str | None:
         """The failing condition of a checking call (`checkArgument(ok, ..)` fails when
