@@ -491,6 +491,9 @@ class SiteFacts:
     # Fields of the receiver the guard reads, each with the methods that set it
     # (`self._eof` set by `write_eof`): state an earlier call left, not an argument.
     state: tuple[StateFact, ...] = ()
+    # The class the site raises as users import it (`email.errors.HeaderParseError` for
+    # `errors.HeaderParseError`); None: a builtin, or named as written.
+    exception: str | None = None
 
 
 @dataclass(frozen=True)

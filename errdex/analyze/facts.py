@@ -127,6 +127,8 @@ def known_names(record: Record, siblings: Sequence[Record] = ()) -> frozenset[st
 TypedBindings = Callable[[str], "Sequence[TypedBinding] | None"]  # path -> its typed names
 Structures = Callable[[str], "FileStructure | None"]  # path -> its extracted structure
 EntryPoints = Callable[[Site], tuple[EntryPoint, ...]]
+# (a class as a site writes it, the site's path, its language) -> as users import it
+Importable = Callable[[str, str, Language], "str | None"]
 
 
 def _kind_of_value(expression: str, site: Site) -> str | None:
@@ -265,6 +267,7 @@ def record_facts(
     entry_points: EntryPoints | None = None,
     tests: tuple[TestRef, ...] = (),
     history: History | None = None,
+    importable: Importable | None = None,
 ) -> RecordFacts:
     """Every fact of `record`: per site (at most 20 sites, the first ones in source order)
     and for the record as a whole."""
@@ -292,5 +295,7 @@ def record_facts(
             else None,
             results=own.results if own is not None else None,
             state=receiver_state(site, file, own),
+            exception=importable(site.exception, site.path, site.language)
+            if importable and site.exception else None,
         ))
     return RecordFacts(sites=tuple(sites), tests=tests, history=history)

@@ -25,7 +25,18 @@ from errdex.analyze.related import find_related
 from errdex.analyze.testrefs import find_test_refs, test_files
 from errdex.analyze.visibility import public_api
 from errdex.extract.structure import FileStructure, TypedBinding
-from errdex.models import EntryPoint, History, Record, RecordFacts, Related, Site, Snapshot, TestRef
+from errdex.languages import spec_for
+from errdex.models import (
+    EntryPoint,
+    History,
+    Language,
+    Record,
+    RecordFacts,
+    Related,
+    Site,
+    Snapshot,
+    TestRef,
+)
 from errdex.store import Store
 from errdex.store.base import previous_ref, snapshot_ref
 from errdex.write.prose import write_explanation
@@ -47,6 +58,17 @@ class Repository:
     history: dict[str, History] = field(default_factory=dict)
 
     test_texts: list[str] = field(default_factory=list)
+    _importers: dict[Language, Callable[[str, str], str | None] | None] = field(
+        default_factory=dict)
+
+    def importable(self, written: str, path: str, language: Language) -> str | None:
+        """The class `written` in `path` as users import it (the language's importer over
+        this repository's structures, built once), or None when not known."""
+        if language not in self._importers:
+            make = spec_for(language).importer
+            self._importers[language] = make(self.structures) if make else None
+        found = self._importers[language]
+        return found(written, path) if found else None
 
     def typed(self, path: str) -> tuple[TypedBinding, ...] | None:
         """The names `path` declares with a type, as its extraction found them."""
@@ -169,6 +191,7 @@ def analyze_records(
             entry_points=entry_points,
             tests=repository.tests.get(record.id, ()) if repository else (),
             history=repository.history.get(record.id) if repository else None,
+            importable=repository.importable if repository else None,
         )  # fmt: skip
         analyzed.append(
             replace(

@@ -88,13 +88,14 @@ def file_structure(
     text = source.decode("utf-8", "replace")
     if matches is None:
         matches = (captures for _, captures in QueryCursor(_tags(language)).matches(root))
-    defs, calls, writes = _outline(language, matches, source)
+    defs, calls, writes, types = _outline(language, matches, source)
     return FileStructure(
         path=path,
         paths=tuple(paths),
         defs=defs,
         calls=calls,
         writes=writes,
+        types=types,
         typed=_typed_bindings(language, text),
         identifiers=frozenset(
             n for n in set(_IDENT.findall(text)) if len(n) <= MAX_NAME_CHARS
@@ -104,18 +105,21 @@ def file_structure(
 
 def _outline(
     language: Language, matches: Iterable[Captures], source: bytes
-) -> tuple[tuple[OutlineDef, ...], tuple[OutlineCall, ...], tuple[FieldWrite, ...]]:
+) -> tuple[tuple[OutlineDef, ...], tuple[OutlineCall, ...], tuple[FieldWrite, ...],
+           frozenset[str]]:  # fmt: skip
     spec = spec_for(language)
     functions: dict[int, tuple[Node, Node]] = {}  # start byte -> (definition, its name)
     references: list[tuple[Node, Node]] = []  # (call, the name it calls)
     assigned: list[tuple[Node, Node, Node | None]] = []  # (write, field, object written)
     exports: set[str] | None = None  # the names the module's `__all__` lists, if it has one
-    hidden: set[str] = set()  # types the file defines without its public mark (`struct Add3`)
+    types: set[str] = set()  # the types the file defines
+    hidden: set[str] = set()  # those without its public mark (`struct Add3`)
     for captures in matches:
         names = captures.get("name")
         if not names:
             continue
         for node in captures.get(_TYPES, ()):
+            types.add(_text(names[0], source))
             if spec.outline.public_marker is not None and not _marked(spec, node, source):
                 hidden.add(_text(names[0], source))
         for node in captures.get(_EXPORTS, ()):
@@ -147,7 +151,7 @@ def _outline(
     references.sort(key=lambda r: r[0].start_byte)
     assigned.sort(key=lambda w: w[0].start_byte)
     return (defs, _calls(ordered, defs, references, source, spec.comment_nodes),
-            _writes(ordered, defs, assigned, source))  # fmt: skip
+            _writes(ordered, defs, assigned, source), frozenset(types))  # fmt: skip
 
 
 def _marked(spec: LanguageSpec, node: Node, source: bytes) -> bool:

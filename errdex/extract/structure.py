@@ -126,6 +126,7 @@ class FileStructure:
     typed: tuple[TypedBinding, ...] = ()
     identifiers: frozenset[str] = frozenset()
     writes: tuple[FieldWrite, ...] = ()
+    types: frozenset[str] = frozenset()  # the names of the types (classes) it defines
 
     def def_at(self, line: int) -> OutlineDef | None:
         """The innermost definition spanning `line`, when the outline knows its end."""

@@ -18,6 +18,7 @@ from errdex.models import Language, SiteKind
 
 if TYPE_CHECKING:
     from errdex.extract import Extractor
+    from errdex.extract.structure import FileStructure
     from errdex.languages.writer import CodeWriter
 
 # Capabilities a shared module may ask for (`spec.can(...)`); every spec names only these.
@@ -155,6 +156,11 @@ class LanguageSpec:
     # (`Uncaught `); named groups as in errdex.match.prefixes.PrefixRule
     output_frames: tuple[str, ...] = ()  # regexes of a whole stack-frame line (`    at f
     # (x.js:1:2)`): structure, not message; groups `path` and `line` say where it ran
+    # From the snapshot's structures, how an exception class written in a file is named by
+    # users who import it: (name as written, path) -> dotted name, None if not known
+    # (`errors.HeaderParseError` of `email/_header_value_parser.py` -> `email.errors...`).
+    importer: Callable[[Mapping[str, FileStructure]], Callable[[str, str], str | None]] | None \
+        = None
 
     def can(self, capability: str) -> bool:
         """Whether the language has `capability` (one of CAPABILITIES)."""

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from errdex.analyze import facts
 from errdex.analyze.facts import Need, Origin
@@ -77,6 +77,9 @@ class PageFacts:
     invariant: bool = False  # the code says this should never happen (a bug if it does)
     debug_only: bool = False  # `debug_assert!`: checked in debug builds only
     exc_class: str | None = None  # the error type a caller can match (not a helper)
+    # A class as the sites write it -> as users import it (`errors.HeaderParseError` ->
+    # `email.errors.HeaderParseError`), where the analysis found that
+    imported: Mapping[str, str] = field(default_factory=dict)
     # The check restated at the public caller (`guard`, `need`, `names` and `params` are
     # then the caller's), and the check as the site's function writes it.
     lifted: Lifted | None = None
@@ -306,8 +309,16 @@ def gather(
         on_receiver=user_terms and on_receiver and not roots and lifted is None,
         selects=selects,
         exc_class=w.exception_class(record.exception or site.exception),
+        imported=_imported(sites, known),
         lifted=lifted, checked=checked, cli=cli, only_when=only_when,
     )  # fmt: skip
+
+
+def _imported(sites: Sequence[Site], known: RecordFacts | None) -> dict[str, str]:
+    """Each class the sites raise, as written -> as users import it, where known."""
+    facts_of = known.sites if known else ()  # the first sites only (record_facts)
+    return {s.exception: sf.exception for s, sf in zip(sites, facts_of, strict=False)
+            if s.exception and sf.exception}  # fmt: skip
 
 
 def _whole(expression: str) -> bool:

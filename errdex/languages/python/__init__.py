@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import builtins
 import keyword
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from errdex.languages.spec import LanguageSpec, Outline
@@ -13,6 +14,7 @@ from errdex.models import Language, SiteKind
 
 if TYPE_CHECKING:
     from errdex.extract import Extractor
+    from errdex.extract.structure import FileStructure
     from errdex.languages.writer import CodeWriter
 
 # Names the page's Python code uses besides keywords and builtins.
@@ -35,6 +37,12 @@ def _module_path(path: str) -> str:
     from errdex.languages.python.strings import module_name
 
     return module_name(path)
+
+
+def _importer(structures: Mapping[str, FileStructure]) -> Callable[[str, str], str | None]:
+    from errdex.languages.python.importable import importer
+
+    return importer(structures)
 
 
 def _extractor() -> Extractor:
@@ -118,4 +126,5 @@ SPEC = LanguageSpec(
     },
     variant_noun="an exception class that builds this message itself",
     unnamed_action="raises an error with this message",
+    importer=_importer,
 )

@@ -139,8 +139,9 @@ class PythonWriter(_Reading):
 
     def validate(self, f: PageFacts, guard: str, plain: str, stmt: str) -> str:
         own = f.exc_class if not (f.site.variant or f.site.kind is SiteKind.WARN) else None
-        exc = own or "ValueError"
-        return f"if {guard}:\n    raise {exc}({plain})\n{stmt}"
+        imports, names = _imported(f, [own] if own else [])
+        exc = names[0] if names else "ValueError"
+        return f"{imports}if {guard}:\n    raise {exc}({plain})\n{stmt}"
 
     def predicate_body(self, positive: str) -> str:
         return positive
@@ -148,20 +149,24 @@ class PythonWriter(_Reading):
     def predicate(self, f: PageFacts, stem: str, positive: str, params: list[str]) -> str:
         return f"def {stem}_ok({', '.join(params)}) -> bool:\n    return {positive}"
 
-    def _caught(self, f: PageFacts) -> str | None:
-        """The class to catch, or a tuple of them when the record's sites raise several
-        (`DirectUrlValidationError` at one, `PylockValidationError` at another)."""
-        names = sorted({n for s in f.record.sites if (n := self.exception_class(s.exception))})
-        return f"({', '.join(names)})" if len(names) > 1 else f.exc_class
+    def _caught(self, f: PageFacts) -> tuple[str, str | None]:
+        """The imports the class to catch needs, and the class, or a tuple of them when
+        the record's sites raise several (`DirectUrlValidationError` at one,
+        `PylockValidationError` at another)."""
+        written = {n for s in f.record.sites if (n := self.exception_class(s.exception))}
+        one = [f.exc_class] if f.exc_class else []
+        imports, names = _imported(f, sorted(written) if len(written) > 1 else one)
+        return imports, f"({', '.join(names)})" if len(names) > 1 else next(iter(names), None)
 
     def error_test(self, f: PageFacts, stem: str, literal: str) -> str:
-        exc = self._caught(f) or "Exception"
-        return (f"def is_{stem}_error(e: BaseException) -> bool:\n"
+        imports, caught = self._caught(f)
+        exc = caught or "Exception"
+        return (f"{imports}def is_{stem}_error(e: BaseException) -> bool:\n"
                 f"    return isinstance(e, {exc}) and {literal} in str(e)")  # fmt: skip
 
     def try_catch(self, f: PageFacts, call: str, literal: str, advice: str) -> str:
-        exc = self._caught(f) or ("AssertionError" if f.site.kind is SiteKind.ASSERT
-                                  else "Exception")  # fmt: skip
+        imports, caught = self._caught(f)
+        exc = caught or ("AssertionError" if f.site.kind is SiteKind.ASSERT else "Exception")
         if f.site.kind in (SiteKind.WARN, SiteKind.LOG) and not f.site.exception:
             return (f"# a log record, not an exception: there is nothing to catch around\n"
                     f"{call}\n# to notice it, read the library's log records (pytest's caplog,"
@@ -172,8 +177,22 @@ class PythonWriter(_Reading):
                     f"    except Warning as e:\n        if {literal} not in str(e):\n"
                     f"            raise\n        ...  # {advice}")  # fmt: skip
         check = "" if f.site.variant else f"    if {literal} not in str(e):\n        raise\n"
-        return (f"try:\n    {call}\nexcept {exc} as e:\n{check}"
+        return (f"{imports}try:\n    {call}\nexcept {exc} as e:\n{check}"
                 f"    raise RuntimeError({quote(advice)}) from e")  # fmt: skip
+
+
+def _imported(f: PageFacts, written: list[str]) -> tuple[str, list[str]]:
+    """The `from M import C` lines the classes `written` need in user code, and each
+    class as the code then names it; a class the analysis did not place stays as written."""
+    modules: dict[str, list[str]] = {}
+    names = []
+    for name in written:
+        module, _, short = f.imported.get(name, "").rpartition(".")
+        if module:
+            modules.setdefault(module, []).append(short)
+        names.append(short if module else name)
+    lines = "".join(f"from {m} import {', '.join(dict.fromkeys(c))}\n" for m, c in modules.items())
+    return lines, names
 
 
 WRITER = PythonWriter()

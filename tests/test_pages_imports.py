@@ -1,0 +1,103 @@
+"""A page's Python code names the exception class the way user code can import it
+(issue 20): a raise writes `errors.Hidden` after `from . import errors`, or `BadThing`
+imported from `.errors`, or a class of its own module; user code has none of those names,
+so the try/catch says `from shop.errors import Hidden` and catches `Hidden`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from errdex.contract import record_to_dict
+from errdex.index import index_snapshot
+from errdex.source.resolve import SourceOptions, resolve
+from errdex.store import SQLiteStore
+
+FILES = {
+    "shop/__init__.py": "from .errors import BadThing\n\n__all__ = ['BadThing']\n",
+    "shop/errors.py": (
+        "class BadThing(Exception):\n    pass\n\n\n"
+        "class Hidden(Exception):\n    pass\n"
+    ),
+    "shop/core.py": (
+        "from . import errors\n\n\n"
+        "def load(name):\n"
+        "    if not name:\n"
+        "        raise errors.Hidden('load: a name is required')\n"
+        "    return name\n"
+    ),
+    "shop/parse.py": (
+        "from .errors import BadThing\n\n\n"
+        "def parse(text):\n"
+        "    if text == '':\n"
+        "        raise BadThing('parse: the input is empty')\n"
+        "    return text\n"
+    ),
+    "shop/local.py": (
+        "class LocalError(ValueError):\n    pass\n\n\n"
+        "def run(count):\n"
+        "    if count < 0:\n"
+        "        raise LocalError('run: the count is negative')\n"
+        "    return count\n"
+    ),
+    "shop/refuse.py": (
+        "from shop import errors\n\n\n"
+        "def refuse(name):\n"
+        "    raise errors.Hidden(f'refuse: {name} is never accepted')\n"
+    ),
+    "shop/plain.py": (
+        "def size(count):\n"
+        "    if count > 10:\n"
+        "        raise ValueError('size: the count is over ten')\n"
+        "    return count\n"
+    ),
+}
+
+
+def _pages(tmp_path: Path) -> dict[str, dict[str, Any]]:
+    root = tmp_path / "repo"
+    for path, text in FILES.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    (snapshot,) = resolve(str(root), SourceOptions(repo="acme/shop"))
+    with SQLiteStore(tmp_path / "pages.sqlite") as store:
+        index_snapshot(snapshot, store, workers=1)
+        return {row.message.split(":")[0]: record_to_dict(store.record(row.id))["explanation"]
+                for row in store.records("acme/shop")}  # fmt: skip
+
+
+def _runs_beside(root: Path, code: str) -> subprocess.CompletedProcess[str]:
+    """Run the snippet's import lines where the fixture package is importable."""
+    imports = "\n".join(line for line in code.splitlines() if line.startswith("from "))
+    return subprocess.run([sys.executable, "-c", imports], cwd=root, capture_output=True,
+                          text=True, check=False)  # fmt: skip
+
+
+def test_the_try_catch_imports_the_class_from_where_users_can(tmp_path: Path) -> None:
+    pages = _pages(tmp_path)
+    expected = {
+        "load": ("from shop.errors import Hidden", "except Hidden as e"),
+        "parse": ("from shop import BadThing", "except BadThing as e"),  # re-exported
+        "run": ("from shop.local import LocalError", "except LocalError as e"),
+    }
+    for function, (line, handler) in expected.items():
+        code = pages[function]["defensive"]["try_catch"]
+        assert code.startswith(line + "\n"), code
+        assert handler in code
+        done = _runs_beside(tmp_path / "repo", code)
+        assert done.returncode == 0, done.stderr
+
+
+def test_the_error_test_names_the_imported_class(tmp_path: Path) -> None:
+    code = _pages(tmp_path)["refuse"]["defensive"]["type_guard"]
+    assert code.startswith("from shop.errors import Hidden\n")
+    assert "isinstance(e, Hidden)" in code
+    assert "errors.Hidden" not in code
+
+
+def test_a_builtin_class_needs_no_import(tmp_path: Path) -> None:
+    code = _pages(tmp_path)["size"]["defensive"]["try_catch"]
+    assert "import" not in code
+    assert "except ValueError as e" in code
