@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from errdex.languages.writer import CodeWriter
 
 # Names the page's Python code uses besides keywords and builtins.
-_WORDS = """self cls e warnings catch_warnings simplefilter error v x"""
+_WORDS = """self cls e warnings catch_warnings simplefilter error v x
+instance attribute operator os pickle copy"""
 
 
 def _grammar() -> object:

@@ -13,6 +13,28 @@ from errdex.write.pagefacts import PageFacts, quote
 
 _CHECK = re.compile(r"\s*(?:(?:el)?if\b.*:\s*(?:raise|warnings\.warn)\b|assert\b)")
 _DOC_QUOTES = ('"""', "'''")
+# The code users write that runs a special method, `{}` the object: nobody calls
+# `named_node_map.__setitem__(...)`, they write `named_node_map[...] = ...`.
+_SYNTAX = {
+    "__call__": "{}(...)", "__getitem__": "{}[...]", "__setitem__": "{}[...] = ...",
+    "__delitem__": "del {}[...]", "__contains__": "... in {}", "__len__": "len({})",
+    "__iter__": "iter({})", "__next__": "next({})", "__bool__": "bool({})",
+    "__str__": "str({})", "__repr__": "repr({})", "__hash__": "hash({})",
+    "__int__": "int({})", "__float__": "float({})", "__index__": "operator.index({})",
+    "__format__": "format({}, ...)", "__fspath__": "os.fspath({})",
+    "__getattr__": "{}.attribute", "__setattr__": "{}.attribute = ...",
+    "__delattr__": "del {}.attribute",
+    "__get__": "instance.attribute", "__set__": "instance.attribute = ...",  # descriptors
+    "__delete__": "del instance.attribute",
+    "__reduce__": "pickle.dumps({})", "__reduce_ex__": "pickle.dumps({})",
+    "__getstate__": "pickle.dumps({})", "__copy__": "copy.copy({})",
+    "__deepcopy__": "copy.deepcopy({})",
+    "__eq__": "{} == ...", "__ne__": "{} != ...", "__lt__": "{} < ...", "__le__": "{} <= ...",
+    "__gt__": "{} > ...", "__ge__": "{} >= ...", "__add__": "{} + ...", "__sub__": "{} - ...",
+    "__mul__": "{} * ...", "__truediv__": "{} / ...", "__floordiv__": "{} // ...",
+    "__mod__": "{} % ...", "__pow__": "{} ** ...", "__and__": "{} & ...", "__or__": "{} | ...",
+    "__xor__": "{} ^ ...", "__neg__": "-{}", "__abs__": "abs({})",
+}
 
 
 def _private(part: str) -> bool:
@@ -97,7 +119,9 @@ class _Reading:
                 return f"{owner}({listed})"
             value = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", owner).lower()
             if "".join(p.capitalize() for p in value.split("_")) != owner:
-                return f"{owner}(...).{parts[-1]}({listed})"  # `FTP_TLS`: no plain name for it
+                value = f"{owner}(...)"  # `FTP_TLS`: no plain name for it
+            if parts[-1] in _SYNTAX:  # `m.__setitem__(..)` is what `m[key] = value` runs
+                return _SYNTAX[parts[-1]].format(value)
             return f"{value}.{parts[-1]}({listed})"
         return f"{parts[-1]}({listed})"
 

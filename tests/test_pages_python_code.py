@@ -1,7 +1,9 @@
-"""A page's Python code names the exception class the way user code can import it
-(issue 20): a raise writes `errors.Hidden` after `from . import errors`, or `BadThing`
-imported from `.errors`, or a class of its own module; user code has none of those names,
-so the try/catch says `from shop.errors import Hidden` and catches `Hidden`."""
+"""A page's Python code is code a user can write (issue 20). It names the exception class
+the way user code can import it: a raise writes `errors.Hidden` after `from . import
+errors`, or `BadThing` imported from `.errors`, or a class of its own module; user code has
+none of those names, so the try/catch says `from shop.errors import Hidden` and catches
+`Hidden`. And a special method is run the way users run it: `registry[...] = ...`, not
+`registry.__setitem__(...)`."""
 
 from __future__ import annotations
 
@@ -46,6 +48,14 @@ FILES = {
         "from shop import errors\n\n\n"
         "def refuse(name):\n"
         "    raise errors.Hidden(f'refuse: {name} is never accepted')\n"
+    ),
+    "shop/registry.py": (
+        "class Registry:\n"
+        "    def __setitem__(self, key, value):\n"
+        "        if not isinstance(key, str):\n"
+        "            raise TypeError('registry: keys must be strings')\n\n"
+        "    def __len__(self):\n"
+        "        raise NotImplementedError('counting: no length')\n"
     ),
     "shop/plain.py": (
         "def size(count):\n"
@@ -101,3 +111,11 @@ def test_a_builtin_class_needs_no_import(tmp_path: Path) -> None:
     code = _pages(tmp_path)["size"]["defensive"]["try_catch"]
     assert "import" not in code
     assert "except ValueError as e" in code
+
+
+def test_a_special_method_is_called_the_way_users_run_it(tmp_path: Path) -> None:
+    pages = _pages(tmp_path)
+    setting = pages["registry"]["example_fix"]["before"]
+    assert setting.startswith("registry[...] = ...  # fails"), setting
+    assert "__setitem__(" not in pages["registry"]["defensive"]["try_catch"]
+    assert pages["counting"]["example_fix"]["before"].startswith("len(registry)  # fails")
