@@ -198,3 +198,42 @@ def test_a_private_type_s_trait_method_is_reached_from_its_file_s_builders(
     functions = [e.function for e in record.facts.sites[0].entry_points]
     assert functions == ["ops::widen", "ops::widen_more", "ops::widen_most", "ops::widen_all"]
     assert "Widen::fwd" not in record.explanation.summary
+
+
+PATTERNS = {
+    "patterns/__init__.py": (
+        "from . import _engine\n\n\n"
+        "def compile(pattern):\n"
+        "    return _build(pattern)\n\n\n"
+        "def _build(pattern):\n"
+        "    return _engine.build(pattern)\n"
+    ),
+    "patterns/_engine.py": (
+        "from . import _parser\n\n\n"
+        "def build(pattern):\n"
+        "    return _parser.parse(pattern)\n"
+    ),
+    "patterns/_parser.py": (
+        "def parse(pattern):\n"
+        "    return _group(pattern)\n\n\n"
+        "def _group(pattern):\n"
+        "    return _flags(pattern)\n\n\n"
+        "def _flags(pattern):\n"
+        "    if ':' not in pattern:\n"
+        "        raise ValueError('flags: missing : after the flags')\n"
+        "    return pattern\n"
+    ),
+    "patterns/config.py": "def parse(text):\n    return text.split('=')\n",  # another `parse`
+}
+
+
+def test_a_private_module_s_function_leads_on_to_what_users_call(tmp_path: Path) -> None:
+    """`_parser.parse` is public in its file, but its module is private: users call
+    `patterns.compile`, five calls up, through `_engine.build`'s `_parser.parse(..)`,
+    although another module defines a `parse` of its own."""
+    record = _record(tmp_path, PATTERNS, "flags: missing")
+    assert record.facts is not None and record.explanation is not None
+    functions = [e.function for e in record.facts.sites[0].entry_points]
+    assert functions[0] == "patterns.compile", functions
+    assert "patterns.config.parse" not in functions
+    assert "`patterns.compile`" in record.explanation.summary

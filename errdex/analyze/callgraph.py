@@ -14,11 +14,15 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from errdex.analyze.visibility import is_private_module
 from errdex.extract.structure import FileStructure
 from errdex.languages import spec_for
 from errdex.models import EntryPoint, Language, Site
 
 MAX_DEPTH = 3
+# Past MAX_DEPTH the search goes on, to this depth, while every public caller it found
+# lives in a private module (`re._parser.parse`): users call `re.compile`, seven calls up.
+MAX_PRIVATE_DEPTH = 8
 MAX_ENTRY_POINTS = 6
 MAX_BUILDERS = 3  # an op type is built where it is applied: by a few functions, not dozens
 
@@ -62,6 +66,7 @@ class CallGraph:
         self.arguments: dict[tuple[str, int], tuple[str, tuple[str, ...]]] = {}
         # (owner, method name) -> its definitions: where `self.m(..)` of an owner goes
         self.methods: dict[tuple[str, str], set[int]] = defaultdict(set)
+        self.private_paths: set[str] = set()  # files of private modules
 
     @classmethod
     def build(cls, files: Iterable[tuple[str, Language, FileStructure]]) -> CallGraph:
@@ -70,11 +75,18 @@ class CallGraph:
         graph = cls()
         for path, language, structure in files:
             spec = spec_for(language)
-            graph._add_file(path, spec.outline.separator, spec.module_path(path), structure)
+            prefix = spec.outline.private_prefix
+            graph._add_file(path, spec.outline.separator, spec.module_path(path), structure,
+                            private=bool(prefix) and is_private_module(path, prefix or ""))
         return graph
 
-    def _add_file(self, path: str, separator: str, module: str, structure: FileStructure) -> None:
+    def _add_file(
+        self, path: str, separator: str, module: str, structure: FileStructure,
+        private: bool = False,
+    ) -> None:  # fmt: skip
         first = len(self.defs)
+        if private:
+            self.private_paths.add(path)
         for d in structure.defs:
             self.defs.append(_Def(d.name, d.owner, path, d.line, d.public, separator,
                                   d.in_trait, module, d.params, d.receiver,
@@ -105,8 +117,8 @@ class CallGraph:
             c = self.defs[caller]
             if self._runs_own_method(c, qualifier, target):
                 continue  # `self.m(..)` runs the caller's own type's `m`, not this one
-            named = bool(target.owner) and qualifier == target.owner
-            if not ambiguous or c.path == target.path or named:
+            named = qualifier == (target.owner or _last_part(target))  # `_parser.parse(`
+            if not ambiguous or c.path == target.path or (bool(qualifier) and named):
                 out.append(caller)
         return sorted(out, key=lambda i: (self.defs[i].path, self.defs[i].line))
 
@@ -150,7 +162,7 @@ class CallGraph:
         if not qualifier and c.path == target.path and c.line < target.line <= c.end_line:
             return arguments  # a function nested in its caller, called by its own name
         if target.owner is None:
-            sure = qualifier in ("", target.module.rsplit(target.separator, 1)[-1])
+            sure = qualifier in ("", _last_part(target))
         else:
             sure = qualifier == target.owner or (
                 qualifier in ("self", "Self", c.receiver) and c.owner == target.owner)
@@ -169,8 +181,11 @@ class CallGraph:
             min(starts, key=lambda i: abs(self.defs[i].line - site.line), default=None)
         if start is None:
             return ()
-        seen, frontier, found = {start}, [start], []
-        for depth in range(1, MAX_DEPTH + 1):
+        seen, frontier = {start}, [start]
+        found: list[EntryPoint] = []
+        for depth in range(1, MAX_PRIVATE_DEPTH + 1):
+            if depth > MAX_DEPTH and not (found and all(map(self._private, found))):
+                break
             nxt = []
             for index in frontier:
                 for caller in self._callers_of(self.defs[index]):
@@ -188,7 +203,20 @@ class CallGraph:
                                                 arguments=given,
                                                 parameters=d.params if given is not None
                                                 else None))
-            if len(found) >= MAX_ENTRY_POINTS or not nxt:
+            if sum(not self._private(e) for e in found) >= MAX_ENTRY_POINTS or not nxt:
                 break
             frontier = nxt[:50]  # a hub function would otherwise pull in the whole crate
+        # What users call first: a function of a private module only when nothing else is.
+        found.sort(key=self._private)
         return tuple(found[:MAX_ENTRY_POINTS])
+
+    def _private(self, entry: EntryPoint) -> bool:
+        return entry.path in self.private_paths
+
+
+def _last_part(target: _Def) -> str:
+    """The last part of a free function's module, as a call through it writes it
+    (`_parser` of `re._parser`); "" for a method or an unknown module."""
+    if target.owner is not None or not target.module:
+        return ""
+    return target.module.rsplit(target.separator, 1)[-1]
