@@ -237,3 +237,28 @@ def test_a_private_module_s_function_leads_on_to_what_users_call(tmp_path: Path)
     assert functions[0] == "patterns.compile", functions
     assert "patterns.config.parse" not in functions
     assert "`patterns.compile`" in record.explanation.summary
+
+
+REEXPORTED = {
+    "toml/__init__.py": '"""Read TOML documents."""\nfrom ._parser import load, loads\n',
+    "toml/_parser.py": (
+        "def loads(text):\n"
+        "    return scan(text)\n\n\n"
+        "def load(handle):\n"
+        "    return loads(handle.read())\n\n\n"
+        "def scan(text):\n"
+        "    if not text:\n"
+        "        raise ValueError('scan: the document is empty')\n"
+        "    return text\n"
+    ),
+}
+
+
+def test_a_function_its_package_re_exports_is_named_by_the_package(tmp_path: Path) -> None:
+    """`toml/__init__.py` imports `loads` and `load` from `._parser`: users call
+    `toml.loads`, not `toml._parser.loads`, and not the private module's `scan`."""
+    record = _record(tmp_path, REEXPORTED, "scan: the document")
+    assert record.facts is not None and record.explanation is not None
+    functions = [e.function for e in record.facts.sites[0].entry_points]
+    assert functions == ["toml.loads", "toml.load"], functions
+    assert "`toml.loads`" in record.explanation.summary

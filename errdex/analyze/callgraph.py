@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from errdex.analyze.visibility import is_private_module
@@ -40,13 +40,15 @@ class _Def:
     params: tuple[str, ...] | None = None
     receiver: str | None = None  # the name its own receiver goes by (`self`, Go's `c`)
     end_line: int = 0
+    shown: str = ""  # the module users name it by, when a package re-exports it (`tomllib`)
 
     @property
     def qualified(self) -> str:
         """A method by its owner (`Tensor::reshape`: called on a value), a free function
         by its module (`candle_nn::ops::sdpa`, `json.loads`): as users write the call."""
         if self.owner is None:
-            return f"{self.module}{self.separator}{self.name}" if self.module else self.name
+            module = self.shown or self.module
+            return f"{module}{self.separator}{self.name}" if module else self.name
         return f"{self.owner}{self.separator}{self.name}"
 
 
@@ -66,31 +68,40 @@ class CallGraph:
         self.arguments: dict[tuple[str, int], tuple[str, tuple[str, ...]]] = {}
         # (owner, method name) -> its definitions: where `self.m(..)` of an owner goes
         self.methods: dict[tuple[str, str], set[int]] = defaultdict(set)
-        self.private_paths: set[str] = set()  # files of private modules
+        # (path, line) of the definitions in private modules that no package re-exports
+        self.private_defs: set[tuple[str, int]] = set()
 
     @classmethod
     def build(cls, files: Iterable[tuple[str, Language, FileStructure]]) -> CallGraph:
         """The graph of every file's outline (errdex.extract.outline, made by the worker
         that extracted the file: nothing is read or parsed again here)."""
-        graph = cls()
+        graph, files = cls(), list(files)
+        entries = _package_entries(files)
         for path, language, structure in files:
             spec = spec_for(language)
             prefix = spec.outline.private_prefix
+            private = bool(prefix) and is_private_module(path, prefix or "")
             graph._add_file(path, spec.outline.separator, spec.module_path(path), structure,
-                            private=bool(prefix) and is_private_module(path, prefix or ""))
+                            private=private, entries=entries if private else {})
         return graph
 
     def _add_file(
         self, path: str, separator: str, module: str, structure: FileStructure,
-        private: bool = False,
+        private: bool = False, entries: Mapping[str, frozenset[str]] | None = None,
     ) -> None:  # fmt: skip
+        """`entries`: the names each package entry of a private module's packages holds
+        (module -> names): a free function one of them names is called by that package."""
         first = len(self.defs)
-        if private:
-            self.private_paths.add(path)
         for d in structure.defs:
+            # A function or class of a private module that its package re-exports is
+            # named by the package (`tomllib.loads`); the others are the private ones.
+            shown = _named_by(module, separator, d.owner or d.name, entries or {})
+            if private and shown == module:
+                self.private_defs.add((path, d.line))
+            shown = module if d.owner else shown
             self.defs.append(_Def(d.name, d.owner, path, d.line, d.public, separator,
                                   d.in_trait, module, d.params, d.receiver,
-                                  d.end_line))  # fmt: skip
+                                  d.end_line, shown))  # fmt: skip
             index = len(self.defs) - 1
             self.by_name[d.name].append(index)
             self.files_of[d.name].add(path)
@@ -206,12 +217,42 @@ class CallGraph:
             if sum(not self._private(e) for e in found) >= MAX_ENTRY_POINTS or not nxt:
                 break
             frontier = nxt[:50]  # a hub function would otherwise pull in the whole crate
-        # What users call first: a function of a private module only when nothing else is.
-        found.sort(key=self._private)
+        # What users call first: a function of a private module only when nothing else is;
+        # at one depth, the site's own package before others that also call it.
+        home = _top(site.path)
+        found.sort(key=lambda e: (self._private(e), e.depth, _top(e.path) != home))
         return tuple(found[:MAX_ENTRY_POINTS])
 
     def _private(self, entry: EntryPoint) -> bool:
-        return entry.path in self.private_paths
+        return (entry.path, entry.line) in self.private_defs
+
+
+def _package_entries(
+    files: Iterable[tuple[str, Language, FileStructure]],
+) -> dict[str, frozenset[str]]:
+    """Each package entry's module (`tomllib` of `tomllib/__init__.py`) -> the names in it."""
+    out = {}
+    for path, language, structure in files:
+        spec = spec_for(language)
+        if spec.outline.package_entry and path.rsplit("/", 1)[-1] == spec.outline.package_entry:
+            out[spec.module_path(path)] = structure.imported
+    return out
+
+
+def _named_by(module: str, separator: str, name: str, entries: Mapping[str, frozenset[str]]) -> str:
+    """The outermost package above `module` whose entry names `name` (`tomllib` re-exports
+    `tomllib._parser.loads`), else `module` itself."""
+    parts = module.split(separator)
+    for end in range(1, len(parts)):
+        package = separator.join(parts[:end])
+        if name in entries.get(package, frozenset()):
+            return package
+    return module
+
+
+def _top(path: str) -> str:
+    """The first folder of a path, or a top-level file's name without its suffix."""
+    return path.split("/", 1)[0].rsplit(".", 1)[0]
 
 
 def _last_part(target: _Def) -> str:

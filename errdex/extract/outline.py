@@ -39,7 +39,8 @@ _CALLS = "reference.call"
 _TYPES = "definition.class"  # a struct, an enum, a class: the owner of methods
 _WRITES = "write"  # the folder's `writes` section: an assignment to a receiver's field
 _EXPORTS = "exports"  # the folder's `exports` section: the list of names a module exports
-OUTLINE_SECTIONS = ("tags", "writes", _EXPORTS)  # a folder's optional sections the outline runs
+_IMPORTS = "imported"  # the folder's `imports` section: a name an import binds
+OUTLINE_SECTIONS = ("tags", "writes", "imports", _EXPORTS)  # a folder's optional sections
 # Words written like calls that call nothing a page could name.
 NOT_CALLS = frozenset(
     "if while for match return fn def loop Some Ok Err Box Vec print len isinstance str int "
@@ -88,7 +89,7 @@ def file_structure(
     text = source.decode("utf-8", "replace")
     if matches is None:
         matches = (captures for _, captures in QueryCursor(_tags(language)).matches(root))
-    defs, calls, writes, types = _outline(language, matches, source)
+    defs, calls, writes, types, imported = _outline(language, matches, source)
     return FileStructure(
         path=path,
         paths=tuple(paths),
@@ -96,6 +97,7 @@ def file_structure(
         calls=calls,
         writes=writes,
         types=types,
+        imported=imported,
         typed=_typed_bindings(language, text),
         identifiers=frozenset(
             n for n in set(_IDENT.findall(text)) if len(n) <= MAX_NAME_CHARS
@@ -106,13 +108,14 @@ def file_structure(
 def _outline(
     language: Language, matches: Iterable[Captures], source: bytes
 ) -> tuple[tuple[OutlineDef, ...], tuple[OutlineCall, ...], tuple[FieldWrite, ...],
-           frozenset[str]]:  # fmt: skip
+           frozenset[str], frozenset[str]]:  # fmt: skip
     spec = spec_for(language)
     functions: dict[int, tuple[Node, Node]] = {}  # start byte -> (definition, its name)
     references: list[tuple[Node, Node]] = []  # (call, the name it calls)
     assigned: list[tuple[Node, Node, Node | None]] = []  # (write, field, object written)
     exports: set[str] | None = None  # the names the module's `__all__` lists, if it has one
     types: set[str] = set()  # the types the file defines
+    imported: set[str] = set()  # the names its imports bind
     hidden: set[str] = set()  # those without its public mark (`struct Add3`)
     for captures in matches:
         names = captures.get("name")
@@ -122,6 +125,8 @@ def _outline(
             types.add(_text(names[0], source))
             if spec.outline.public_marker is not None and not _marked(spec, node, source):
                 hidden.add(_text(names[0], source))
+        if captures.get(_IMPORTS):
+            imported.add(_text(names[0], source))
         for node in captures.get(_EXPORTS, ()):
             exports = (exports or set()) | {
                 _text(item, source).strip("'\"") for item in node.named_children}
@@ -151,7 +156,8 @@ def _outline(
     references.sort(key=lambda r: r[0].start_byte)
     assigned.sort(key=lambda w: w[0].start_byte)
     return (defs, _calls(ordered, defs, references, source, spec.comment_nodes),
-            _writes(ordered, defs, assigned, source), frozenset(types))  # fmt: skip
+            _writes(ordered, defs, assigned, source), frozenset(types),
+            frozenset(imported | (exports or set())))  # fmt: skip
 
 
 def _marked(spec: LanguageSpec, node: Node, source: bytes) -> bool:

@@ -127,6 +127,9 @@ class FileStructure:
     identifiers: frozenset[str] = frozenset()
     writes: tuple[FieldWrite, ...] = ()
     types: frozenset[str] = frozenset()  # the names of the types (classes) it defines
+    # The names it imports or exports (`from ._parser import loads`, `__all__`): what a
+    # package entry re-exports
+    imported: frozenset[str] = frozenset()
 
     def def_at(self, line: int) -> OutlineDef | None:
         """The innermost definition spanning `line`, when the outline knows its end."""

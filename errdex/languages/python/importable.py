@@ -85,7 +85,7 @@ class Importer:
             package = ".".join(parts[:end])
             path = self.modules.get(package)
             entry = self.structures.get(path) if path and path.endswith("__init__.py") else None
-            if entry is not None and name in entry.identifiers:
+            if entry is not None and name in entry.imported:
                 return package
         return defining
 

@@ -27,6 +27,12 @@
 (assignment left: (attribute object: (identifier) @object attribute: (identifier) @name)) @write
 (augmented_assignment left: (attribute object: (identifier) @object attribute: (identifier) @name)) @write
 
+;; query: imports
+; The names a `from M import a, b as c` binds (`a`, `c`), read by the outline: what a
+; package's `__init__.py` re-exports from its private modules.
+(import_from_statement name: (dotted_name . (identifier) @name .) @imported)
+(import_from_statement name: (aliased_import alias: (identifier) @name) @imported)
+
 ;; query: exports
 ; A module's `__all__ = [...]`, and what it adds anywhere after (`__all__ += [...]`,
 ; `__all__.append("X")`, `__all__.extend([...])`, often under a `try:` that imports an
