@@ -262,3 +262,36 @@ def test_a_function_its_package_re_exports_is_named_by_the_package(tmp_path: Pat
     functions = [e.function for e in record.facts.sites[0].entry_points]
     assert functions == ["toml.loads", "toml.load"], functions
     assert "`toml.loads`" in record.explanation.summary
+
+
+WAITING = {
+    "sync/barrier.py": (
+        "import os\n\n\n"
+        "class Barrier:\n"
+        "    def __init__(self, cond):\n"
+        "        self._cond = cond\n\n"
+        "    def wait(self, timeout):\n"
+        "        if timeout < 0:\n"
+        "            raise ValueError('wait: the timeout must not be negative')\n"
+        "        return timeout\n\n"
+        "    def pass_through(self):\n"
+        "        return self._cond.wait(1)\n\n\n"
+        "class Watcher:\n"
+        "    def stop(self, fd):\n"
+        "        os.wait(fd)\n\n\n"
+        "def use(barrier):\n"
+        "    return barrier.wait(2)\n"
+    ),
+    "os.py": "def wait(fd):\n    return fd\n",  # a top-level module, as `import os` names
+    "sync/event.py": "class Event:\n    def wait(self):\n        return True\n",  # another `wait`
+}
+
+
+def test_a_call_on_a_module_or_on_a_field_is_not_the_method_s(tmp_path: Path) -> None:
+    """`Barrier.wait` shares its name with other types' methods: `os.wait(..)` is a
+    module's function and `self._cond.wait(..)` a call on a field, neither the barrier's
+    own `wait`; a call on a value of the file (`barrier.wait(2)`) may be."""
+    record = _record(tmp_path, WAITING, "wait: the timeout")
+    assert record.facts is not None
+    functions = [e.function for e in record.facts.sites[0].entry_points]
+    assert functions == ["sync.barrier.use"], functions

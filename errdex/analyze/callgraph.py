@@ -68,6 +68,7 @@ class CallGraph:
         self.arguments: dict[tuple[str, int], tuple[str, tuple[str, ...]]] = {}
         # (owner, method name) -> its definitions: where `self.m(..)` of an owner goes
         self.methods: dict[tuple[str, str], set[int]] = defaultdict(set)
+        self.module_names: set[str] = set()  # the top-level modules (`os`, `candle_core`)
         # (path, line) of the definitions in private modules that no package re-exports
         self.private_defs: set[tuple[str, int]] = set()
 
@@ -92,6 +93,8 @@ class CallGraph:
         """`entries`: the names each package entry of a private module's packages holds
         (module -> names): a free function one of them names is called by that package."""
         first = len(self.defs)
+        if module and separator not in module:
+            self.module_names.add(module)
         for d in structure.defs:
             # A function or class of a private module that its package re-exports is
             # named by the package (`tomllib.loads`); the others are the private ones.
@@ -128,10 +131,22 @@ class CallGraph:
             c = self.defs[caller]
             if self._runs_own_method(c, qualifier, target):
                 continue  # `self.m(..)` runs the caller's own type's `m`, not this one
+            if target.owner and self._on_something_else(c, qualifier, target):
+                continue
             named = qualifier == (target.owner or _last_part(target))  # `_parser.parse(`
             if not ambiguous or c.path == target.path or (bool(qualifier) and named):
                 out.append(caller)
         return sorted(out, key=lambda i: (self.defs[i].path, self.defs[i].line))
+
+    def _on_something_else(self, caller: _Def, qualifier: str, target: _Def) -> bool:
+        """Whether a call to a method's name is surely on something of another type: a
+        module (`os.close(..)` is no loop's `close`), or a field of the caller's own
+        object when the method is its own type's (`self._cond.wait()` in `Barrier`)."""
+        if qualifier in self.module_names and qualifier != target.owner \
+                and qualifier not in (caller.params or ()):
+            return True  # `barrier.wait(..)` of a parameter `barrier` may be this one
+        own = tuple(f"{r}." for r in ("self", caller.receiver) if r)
+        return caller.owner == target.owner and qualifier.startswith(own)
 
     def _runs_own_method(self, caller: _Def, qualifier: str, target: _Def) -> bool:
         """Whether a call on the caller's own receiver (`self.m(..)`, Go's `c.m(..)`)

@@ -331,6 +331,9 @@ def _qualifier(before: str) -> str:
     word = text[start:]
     while word and not (word[0] == "_" or ("a" <= word[0].lower() <= "z")):
         word = word[1:]  # an identifier starts with an ASCII letter or `_`
+    edge = text[start - 6 : start - 5]  # what stands before a `self.` in front of the word
+    if word and text[:start].endswith("self.") and not (edge.isalnum() or (edge in "_.:" and edge)):
+        return f"self.{word}"  # a field of the receiver (`self._cond.wait()`), not a value
     return word
 
 
