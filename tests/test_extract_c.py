@@ -299,3 +299,41 @@ def test_the_runtime_banners_are_structure_not_message() -> None:
     (group,) = glog.groups
     assert glog.docs[0].text[group.start:group.end].startswith("Check failed: rows > 0")
     assert group.frame is not None and (group.frame.path, group.frame.line) == ("tensor.cpp", 49)
+
+
+MACROS_H = b"""\
+#ifndef GRID_CONN_H
+#define GRID_CONN_H 1
+
+/* raise an exception if the connection is closed */
+#define EXC_IF_CLOSED(self) if ((self)->closed > 0) { \\
+    PyErr_SetString(InterfaceError, "grid connection already closed"); \\
+    return NULL; }
+
+#define EXC_IF_BUSY(self, cmd) do { \\
+    if ((self)->busy) { \\
+        PyErr_Format(ProgrammingError, "%s cannot be used " \\
+            "while a query runs", #cmd); \\
+        return NULL; \\
+    } \\
+} while (0)
+
+#define GRID_NEXT(x) ((x) + 1)
+#endif
+"""
+
+
+def test_a_raise_inside_a_macro_body_is_a_site_of_the_macro() -> None:
+    """The grammar keeps a `#define`'s body as text; the raise in it is a site at its own
+    line, named by the macro, with the body's condition and `#cmd` as a hole."""
+    found = extractor_for(Language.C).extract("src/conn.h", MACROS_H, load_rules(Language.C))
+    sites = {s.template.text: s for s in found.sites}
+    closed = sites["grid connection already closed"]
+    assert (closed.exception, closed.function, closed.line) == (
+        "InterfaceError", "EXC_IF_CLOSED", 6)
+    assert closed.guard == "(self)->closed > 0"
+    assert "#define EXC_IF_CLOSED(self)" in closed.snippet.code  # the file as written
+    busy = sites["{cmd} cannot be used while a query runs"]
+    assert (busy.exception, busy.function, busy.line) == ("ProgrammingError", "EXC_IF_BUSY", 11)
+    assert busy.guard == "(self)->busy"
+    assert len(found.sites) == 2  # `GRID_NEXT` raises nothing

@@ -16,16 +16,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
-from tree_sitter import Node, Parser, Query
+from tree_sitter import Node, Parser, Query, Tree
 
 from errdex.extract import PARSE_SECONDS, Rule, extractor_for, load_rules, parse_file
 from errdex.extract.outline import file_structure
 from errdex.extract.queries import compiled, handle, run_query
 from errdex.extract.templates import Hole, Piece, build_template
 from errdex.languages import spec_for
+from errdex.languages.c.macros import lifted
 from errdex.languages.c.messages import (
     MAX_PIECES,
     STRING_NODES,
@@ -488,6 +490,27 @@ class CExtractor:
             more = [r for r in _built_in(Language.CPP) if r.name not in given]
             return extractor_for(Language.CPP).extract(path, source, (*rules, *more), seconds)
         tree = parse_file(self._parser, source, seconds)
+        state, outlined = self._read(path, source, rules, tree)
+        sites = state.sites
+        macros = lifted(tree.root_node, source, _raises(rules))
+        if macros is not None:  # the raises in macro bodies, at their lines in this file
+            inside, _ = self._read(path, macros, rules, parse_file(self._parser, macros, seconds))
+            sites += [replace(site, snippet=state.lines.snippet(site.line, site.end_line))
+                      for site in inside.sites]  # fmt: skip
+        return FileExtraction(
+            sites=tuple(sorted(sites, key=lambda s: (s.line, s.end_line, s.kind.value))),
+            definitions=tuple(state.definitions),
+            constructions=tuple(sorted(state.constructions, key=lambda c: (c.line, c.type_path))),
+            dynamic_sites=state.dynamic,
+            structure=file_structure(self.language, path, tree.root_node, source, state.paths,
+                                     outlined),
+        )
+
+    def _read(
+        self, path: str, source: bytes, rules: Sequence[Rule], tree: Tree
+    ) -> tuple[_File, Any]:
+        """The file's state after its query's matches are handled, and the matches the
+        outline reads."""
         state = _File(self.language, path, source, rules)
         found, outlined = run_query(self._query, self._kinds, tree.root_node)
         found.setdefault("exception_class", [])
@@ -500,12 +523,15 @@ class CExtractor:
             "call": lambda node, _: state.on_call(node),
             "thrown": lambda node, _: state.on_thrown(node),
         })
-        return FileExtraction(
-            sites=tuple(sorted(state.sites, key=lambda s: (s.line, s.end_line, s.kind.value))),
-            definitions=tuple(state.definitions),
-            constructions=tuple(sorted(state.constructions, key=lambda c: (c.line, c.type_path))),
-            dynamic_sites=state.dynamic,
-            structure=file_structure(self.language, path, tree.root_node, source, state.paths,
-                                     outlined),
-        )
+        return state, outlined
 
+
+@cache
+def _raises_of(names: frozenset[str]) -> re.Pattern[bytes]:
+    words = "|".join(re.escape(n.rsplit("::", 1)[-1]) for n in sorted(names))
+    return re.compile(rb"\b(?:throw|" + words.encode() + rb")\b")
+
+
+def _raises(rules: Sequence[Rule]) -> re.Pattern[bytes]:
+    """What a macro body that raises holds: a rule's call or a `throw`."""
+    return _raises_of(frozenset(r.name for r in rules if r.form == "call"))
