@@ -22,7 +22,6 @@ from typing import Any
 from tree_sitter import Node, Parser, Query
 
 from errdex.extract import PARSE_SECONDS, Rule, extractor_for, load_rules, parse_file
-from errdex.extract.outline import file_structure
 from errdex.extract.queries import compiled, handle, run_query
 from errdex.extract.templates import Hole, Piece, build_template
 from errdex.languages import spec_for
@@ -500,12 +499,5 @@ class CExtractor:
             "call": lambda node, _: state.on_call(node),
             "thrown": lambda node, _: state.on_thrown(node),
         })
-        return FileExtraction(
-            sites=tuple(sorted(state.sites, key=lambda s: (s.line, s.end_line, s.kind.value))),
-            definitions=tuple(state.definitions),
-            constructions=tuple(sorted(state.constructions, key=lambda c: (c.line, c.type_path))),
-            dynamic_sites=state.dynamic,
-            structure=file_structure(self.language, path, tree.root_node, source, state.paths,
-                                     outlined),
-        )
+        return state.extraction(self.language, tree.root_node, outlined)
 

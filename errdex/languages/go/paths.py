@@ -13,7 +13,6 @@ from errdex.extract.paths import BlockPaths, arm_step, branch_step, exit_if
 from errdex.extract.paths import negation as _not
 from errdex.extract.paths import test as _test
 from errdex.extract.structure import EARLY_EXIT, EARLY_RETURN, LOOP, Condition, Step
-from errdex.languages.go import SPEC
 from errdex.languages.go.state import GoFile
 
 _CASES = frozenset({"expression_case", "default_case", "type_case"})
@@ -25,7 +24,6 @@ class Paths(GoFile, BlockPaths):
     stops = frozenset({"function_declaration", "method_declaration", "func_literal"})
     blocks = frozenset({"statement_list"})
     skip = _SKIP
-    spec = SPEC
 
     def _steps_at(self, cur: Node, child: Node) -> list[Step]:
         step = self._step_at(cur, child)

@@ -18,7 +18,6 @@ from collections.abc import Callable, Sequence
 from tree_sitter import Node
 
 from errdex.extract import PARSE_SECONDS, Rule, parse_file
-from errdex.extract.outline import file_structure
 from errdex.extract.queries import compiled, handle, run_query
 from errdex.extract.templates import Hole, Piece, build_template
 from errdex.languages.java import SPEC
@@ -435,11 +434,4 @@ class JavaExtractor:
             "created": lambda node, _: state.on_created(node),
             "asserted": lambda node, _: state.on_asserted(node),
         })
-        return FileExtraction(
-            sites=tuple(sorted(state.sites, key=lambda s: (s.line, s.end_line, s.kind.value))),
-            definitions=tuple(state.definitions),
-            constructions=tuple(sorted(state.constructions, key=lambda c: (c.line, c.type_path))),
-            dynamic_sites=state.dynamic,
-            structure=file_structure(SPEC.language, path, tree.root_node, source, state.paths,
-                                     outlined),
-        )
+        return state.extraction(SPEC.language, tree.root_node, outlined)

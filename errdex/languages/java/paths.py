@@ -29,7 +29,6 @@ class Paths(JavaFile, BlockPaths):
     stops = METHODS | {"lambda_expression", "static_initializer", "class_body"}
     blocks = frozenset({"block", "constructor_body", "switch_block_statement_group"})
     skip = _SKIP
-    spec = SPEC
 
     def _condition(self, of: Node) -> str | None:
         cond = of.child_by_field_name("condition")

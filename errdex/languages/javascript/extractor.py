@@ -21,7 +21,7 @@ from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, Query
 
 from errdex.extract import PARSE_SECONDS, OverBudget, Rule, parse_file
-from errdex.extract.outline import file_structure, outline_patterns
+from errdex.extract.outline import outline_patterns
 from errdex.extract.queries import build_query, handle, run_query
 from errdex.extract.templates import Hole, Piece, build_template
 from errdex.languages import spec_for
@@ -484,11 +484,4 @@ class ScriptExtractor:
             "throw": lambda node, _: state.on_throw(node),
             "call": lambda node, _: state.on_call(node),
         })
-        return FileExtraction(
-            sites=tuple(sorted(state.sites, key=lambda s: (s.line, s.end_line, s.kind.value))),
-            definitions=tuple(state.definitions),
-            constructions=tuple(sorted(state.constructions, key=lambda c: (c.line, c.type_path))),
-            dynamic_sites=state.dynamic,
-            structure=file_structure(self.language, path, tree.root_node, source, state.paths,
-                                     outlined),
-        )
+        return state.extraction(self.language, tree.root_node, outlined)

@@ -13,7 +13,6 @@ from errdex.extract.paths import BlockPaths, arm_step, branch_step, exit_if
 from errdex.extract.paths import negation as _not
 from errdex.extract.paths import test as _test
 from errdex.extract.structure import EARLY_EXIT, EARLY_RETURN, LOOP, Condition, Step
-from errdex.languages.javascript import SPEC
 from errdex.languages.javascript.state import ScriptFile
 
 _SKIP = frozenset({"comment", "html_comment"})
@@ -27,7 +26,6 @@ class Paths(ScriptFile, BlockPaths):
                        "generator_function", "class_static_block"})  # fmt: skip
     blocks = frozenset({"statement_block", "switch_case", "switch_default", "program"})
     skip = _SKIP
-    spec = SPEC
 
     def condition(self, node: Node | None) -> str | None:
         """A condition as written, without the parentheses `if (..)` needs."""
