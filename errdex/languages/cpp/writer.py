@@ -17,6 +17,8 @@ _ABORTS = (SiteKind.PANIC, SiteKind.ASSERT)
 
 
 class CppWriter(CWriter):
+    failure = "throw std::invalid_argument({plain});"
+
     def user_call(self, function: str, args: list[str] | None, is_method: bool | None) -> str:
         parts = function.split("::")
         listed = "/* ... */" if args is None else ", ".join(args)
@@ -27,9 +29,6 @@ class CppWriter(CWriter):
             value = parts[-2][:1].lower() + parts[-2][1:]
             return f"{value}.{parts[-1]}({listed})"
         return f"{function}({listed})"
-
-    def validate(self, f: PageFacts, guard: str, plain: str, stmt: str) -> str:
-        return f"if ({guard}) {{\n    throw std::invalid_argument({plain});\n}}\n{stmt}"
 
     def predicate(self, f: PageFacts, stem: str, positive: str, params: list[str]) -> str:
         # A parameter whose type the page does not know is written `const auto&` (C++20):
