@@ -18,7 +18,16 @@ from errdex.extract.code import node_code
 from errdex.extract.outline import file_structure
 from errdex.extract.queries import Captures
 from errdex.extract.structure import SitePath
-from errdex.models import Construction, FileExtraction, Language, MessageDefinition, Site
+from errdex.extract.templates import Piece, build_template
+from errdex.models import (
+    Construction,
+    FileExtraction,
+    Language,
+    MessageDefinition,
+    Site,
+    SiteKind,
+    Template,
+)
 
 if TYPE_CHECKING:
     from errdex.languages.spec import LanguageSpec
@@ -30,6 +39,7 @@ class FileState:
     def __init__(self, spec: LanguageSpec, path: str, source: bytes,
                  rules: Sequence[Rule]) -> None:  # fmt: skip
         self.spec = spec
+        self.language = spec.language  # what its sites are recorded as
         self.path = path
         self.source = source
         self.rules = {r.name: r for r in rules if r.form == "call"}
@@ -49,6 +59,56 @@ class FileState:
         space."""
         return " ".join(node_code(self.source, node, self.spec.comment_nodes,
                                   self._marker).split())  # fmt: skip
+
+    def function_of(self, node: Node) -> str | None:
+        """The qualified name of the function `node` is written in (the language's)."""
+        raise NotImplementedError
+
+    def record_path(self, node: Node, own: str | None = None) -> str | None:
+        """Keep the path to `node` and return its guard (the language's path walk)."""
+        raise NotImplementedError
+
+    def add_site(self, kind: SiteKind, exception: str | None, at: Node,
+                 message: tuple[Sequence[Piece], str], own: str | None = None,
+                 guard: str | None = None) -> bool:  # fmt: skip
+        """Keep a site at `at` of `message` (its pieces and as written): its guard that of
+        the path there (`own`: a check's failing condition, its last step), or `guard`
+        when one is given. False, and nothing kept, when the message has no text."""
+        pieces, written = message
+        template = build_template(written, pieces)
+        if template.literal_chars == 0:
+            return False
+        line, end_line = at.start_point.row + 1, at.end_point.row + 1
+        found = self.record_path(at, own)
+        self.sites.append(Site(
+            language=self.language, kind=kind, exception=exception, template=template,
+            path=self.path, line=line, end_line=end_line, function=self.function_of(at),
+            guard=guard or found, snippet=self.lines.snippet(line, end_line),
+        ))  # fmt: skip
+        return True
+
+    def add_construction(self, type_path: str, at: Node,
+                         field_values: tuple[tuple[str, str], ...] = (), *, raised: bool = False,
+                         message_given: bool = False,
+                         payloads: tuple[tuple[str, Template], ...] = ()) -> None:  # fmt: skip
+        """Keep a construction of `type_path` at `at` (see `Construction`)."""
+        line, end_line = at.start_point.row + 1, at.end_point.row + 1
+        self.constructions.append(Construction(
+            language=self.language, type_path=type_path, path=self.path, line=line,
+            end_line=end_line, function=self.function_of(at), guard=self.record_path(at),
+            snippet=self.lines.snippet(line, end_line), field_values=field_values,
+            raised=raised, message_given=message_given, payloads=payloads,
+        ))  # fmt: skip
+
+    def add_built(self, type_path: str, at: Node, args: Sequence[Node],
+                  messages: Sequence[tuple[str, tuple[list[Piece], str]]], *, raised: bool,
+                  message_given: bool = False) -> None:  # fmt: skip
+        """Keep the construction a call building a class of the library makes: what each
+        argument is, as written, and the texts (`messages`) some of them give."""
+        self.add_construction(
+            type_path, at, tuple((str(i), self.code(a)) for i, a in enumerate(args)),
+            raised=raised, message_given=message_given,
+            payloads=tuple((key, build_template(m[1], m[0])) for key, m in messages))
 
     def extraction(self, language: Language, root: Node,
                    outlined: Sequence[Captures]) -> FileExtraction:  # fmt: skip

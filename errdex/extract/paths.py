@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from tree_sitter import Node
 
 from errdex.extract import GUARD_CHARS, cut
+from errdex.extract.filestate import FileState
 from errdex.extract.structure import (
     ALL,
     ARM,
@@ -27,7 +28,7 @@ from errdex.extract.structure import (
 )
 
 if TYPE_CHECKING:
-    from errdex.languages.spec import LanguageSpec
+    pass
 
 
 def test(text: str) -> Condition:
@@ -177,8 +178,8 @@ def steps_to(
     return [step for group in reversed(groups) for step in group]
 
 
-class BlockPaths:
-    """The path walk of a C-like language's file state (mixed into it): `stops` end the
+class BlockPaths(FileState):
+    """The path walk of a C-like language's file state (a base of it): `stops` end the
     walk up from a site, `blocks` are the statement lists whose earlier statements may
     exit (`skip`: the comment nodes among them). A language gives its own steps at an
     ancestor (`_steps_at`) and the step an earlier statement adds (`_exit_check`)."""
@@ -186,8 +187,6 @@ class BlockPaths:
     stops: frozenset[str]
     blocks: frozenset[str]
     skip: frozenset[str]
-    spec: LanguageSpec  # how conditions are written (`negated`, `conjunction`)
-    paths: list[SitePath]
     earlier: EarlierExits | None = None
 
     def record_path(self, node: Node, own: str | None = None) -> str | None:

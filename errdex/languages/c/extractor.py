@@ -37,7 +37,7 @@ from errdex.languages.c.messages import (
 )
 from errdex.languages.c.paths import EXITS, Paths
 from errdex.languages.c.state import SKIP, declared_name, parameter_names, type_name
-from errdex.models import Construction, FileExtraction, Language, MessageDefinition, Site, SiteKind
+from errdex.models import FileExtraction, Language, MessageDefinition, SiteKind
 
 __all__ = ["CExtractor"]
 
@@ -184,20 +184,6 @@ class _File(Paths):
         return out
 
     # --- sites -------------------------------------------------------------------------
-
-    def add_site(self, kind: SiteKind, exception: str | None, at: Node,
-                 message: tuple[list[Piece], str], own: str | None = None) -> bool:  # fmt: skip
-        pieces, text = message
-        template = build_template(text, pieces)
-        if template.literal_chars == 0:
-            return False
-        line, end_line = at.start_point.row + 1, at.end_point.row + 1
-        self.sites.append(Site(
-            language=self.language, kind=kind, exception=exception, template=template,
-            path=self.path, line=line, end_line=end_line, function=self.function_of(at),
-            guard=self.record_path(at, own), snippet=self.lines.snippet(line, end_line),
-        ))  # fmt: skip
-        return True
 
     def on_call(self, call: Node) -> None:
         name = self.call_name(call)
@@ -346,15 +332,8 @@ class _File(Paths):
             if not messages:
                 self.dynamic += 1
             return
-        line, end_line = statement.start_point.row + 1, statement.end_point.row + 1
-        self.constructions.append(Construction(
-            language=self.language, type_path=written_class, path=self.path, line=line,
-            end_line=end_line, function=self.function_of(statement),
-            guard=self.record_path(statement), snippet=self.lines.snippet(line, end_line),
-            field_values=tuple((str(i), self.code(a)) for i, a in enumerate(args)),
-            raised=True, message_given=given,
-            payloads=tuple((key, build_template(m[1], m[0])) for key, m in messages),
-        ))  # fmt: skip
+        self.add_built(written_class, statement, args, messages, raised=True,
+                       message_given=given)
 
     def on_exception_class(self, declaration: Node, name: Node) -> None:
         """`class XError : public std::runtime_error`: its message is what a constructor

@@ -29,11 +29,9 @@ from errdex.languages.go.messages import (
 from errdex.languages.go.paths import Paths
 from errdex.languages.go.state import receiver_type
 from errdex.models import (
-    Construction,
     FileExtraction,
     Language,
     MessageDefinition,
-    Site,
     Template,
 )
 
@@ -95,19 +93,6 @@ class _File(Paths):
             out.append((literal_value(cur, self.text(cur)), self.code(cur)))
         return out
 
-    def add_site(self, rule: Rule, at: Node, message: tuple[list[Piece], str]) -> None:
-        pieces, written = message
-        template = build_template(written, pieces)
-        if template.literal_chars == 0:
-            self.dynamic += 1
-            return
-        line, end_line = at.start_point.row + 1, at.end_point.row + 1
-        self.sites.append(Site(
-            language=Language.GO, kind=rule.kind, exception=rule.exception, template=template,
-            path=self.path, line=line, end_line=end_line, function=self.function_of(at),
-            guard=self.record_path(at), snippet=self.lines.snippet(line, end_line),
-        ))  # fmt: skip
-
     # --- the handlers, one per query section ------------------------------------------
 
     def on_call(self, call: Node) -> None:
@@ -124,10 +109,8 @@ class _File(Paths):
         if message.type == "call_expression" and self.call_name(message) in self.rules:
             return  # `panic(errors.New(..))`: the inner call is the site
         found = self.pieces(message, name in FORMATTERS, args[rule.message_arg + 1 :])
-        if found is None:
+        if found is None or not self.add_site(rule.kind, rule.exception, call, found):
             self.dynamic += 1
-            return
-        self.add_site(rule, call, found)
 
     def on_sentinel(self, spec: Node) -> None:
         """`var ErrX = errors.New("..")`: a definition named `ErrX` whose sites are where
@@ -197,21 +180,13 @@ class _File(Paths):
             if element.type == "keyed_element" and element.named_child_count >= 2:
                 key, value = element.named_children[0], element.named_children[-1]
                 fields.append((self.text(key).strip(), self.code(value)))
-        self._construct(self.text(kind), literal, tuple(fields))
+        self.add_construction(self.text(kind), literal, tuple(fields))
 
     def on_returned(self, value: Node) -> None:
         """`return nil, ErrNotFound`: where a sentinel error leaves its function."""
         text = self.text(value)
         if _SENTINEL_NAME.fullmatch(text):
-            self._construct(text, value, ())
-
-    def _construct(self, type_path: str, at: Node, fields: tuple[tuple[str, str], ...]) -> None:
-        line, end_line = at.start_point.row + 1, at.end_point.row + 1
-        self.constructions.append(Construction(
-            language=Language.GO, type_path=type_path, path=self.path, line=line,
-            end_line=end_line, function=self.function_of(at), guard=self.record_path(at),
-            snippet=self.lines.snippet(line, end_line), field_values=fields,
-        ))  # fmt: skip
+            self.add_construction(text, value)
 
 
 def _field_hole(piece: Piece, receiver: str | None) -> Piece:

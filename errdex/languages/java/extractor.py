@@ -35,11 +35,9 @@ from errdex.languages.java.messages import (
 from errdex.languages.java.paths import Paths
 from errdex.languages.java.state import NULL_CHECKS, type_name
 from errdex.models import (
-    Construction,
     FileExtraction,
     Language,
     MessageDefinition,
-    Site,
     SiteKind,
 )
 
@@ -180,21 +178,13 @@ class _File(Paths):
         return parts if parts and any(v for v, _ in parts) else None
 
     def add_site(self, kind: SiteKind, exception: str | None, at: Node,
-                 message: tuple[list[Piece], str], own: str | None = None) -> bool:  # fmt: skip
-        pieces, written = message
+                 message: tuple[Sequence[Piece], str], own: str | None = None,
+                 guard: str | None = None) -> bool:  # fmt: skip
         # A string literal passed for a placeholder is text (`checkNotNull(x, "for %s",
         # "codec")` prints "for codec").
-        pieces = [_inlined(p) for p in pieces]
-        template = build_template(written, pieces)
-        if template.literal_chars == 0:
-            return False
-        line, end_line = at.start_point.row + 1, at.end_point.row + 1
-        self.sites.append(Site(
-            language=Language.JAVA, kind=kind, exception=exception, template=template,
-            path=self.path, line=line, end_line=end_line, function=self.function_of(at),
-            guard=self.record_path(at, own), snippet=self.lines.snippet(line, end_line),
-        ))  # fmt: skip
-        return True
+        pieces, written = message
+        return super().add_site(kind, exception, at, ([_inlined(p) for p in pieces], written),
+                                own, guard)  # fmt: skip
 
     # --- the handlers, one per query section ------------------------------------------
 
@@ -254,15 +244,7 @@ class _File(Paths):
             if not messages:
                 self.dynamic += 1
             return
-        line, end_line = created.start_point.row + 1, created.end_point.row + 1
-        self.constructions.append(Construction(
-            language=Language.JAVA, type_path=written, path=self.path, line=line,
-            end_line=end_line, function=self.function_of(created),
-            guard=self.record_path(created), snippet=self.lines.snippet(line, end_line),
-            field_values=tuple((str(i), self.code(a)) for i, a in enumerate(args)),
-            raised=True, message_given=given,
-            payloads=tuple((key, build_template(m[1], m[0])) for key, m in messages),
-        ))  # fmt: skip
+        self.add_built(written, created, args, messages, raised=True, message_given=given)
 
     def on_exception_class(self, declaration: Node, name: Node) -> None:
         """`class X extends Y`, an exception class: its message is what a constructor
@@ -342,14 +324,7 @@ class _File(Paths):
         called = call.child_by_field_name("name")
         if not messages or called is None:
             return
-        line, end_line = call.start_point.row + 1, call.end_point.row + 1
-        self.constructions.append(Construction(
-            language=Language.JAVA, type_path=self.text(called),
-            path=self.path, line=line, end_line=end_line, function=self.function_of(call),
-            guard=self.record_path(call), snippet=self.lines.snippet(line, end_line),
-            field_values=tuple((str(i), self.code(a)) for i, a in enumerate(args)),
-            payloads=tuple((key, build_template(m[1], m[0])) for key, m in messages),
-        ))  # fmt: skip
+        self.add_built(self.text(called), call, args, messages, raised=False)
 
     def on_asserted(self, statement: Node) -> None:
         """`assert cond : "msg";`: an AssertionError (when assertions are enabled)."""

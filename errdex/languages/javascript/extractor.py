@@ -37,11 +37,9 @@ from errdex.languages.javascript.messages import (
 )
 from errdex.languages.javascript.paths import Paths
 from errdex.models import (
-    Construction,
     FileExtraction,
     Language,
     MessageDefinition,
-    Site,
     SiteKind,
     Template,
 )
@@ -199,21 +197,6 @@ class _File(Paths):
                 out.append([Hole(expression=self.code(cur))])
         return out
 
-    def add_site(self, kind: SiteKind, exception: str | None, at: Node,
-                 message: tuple[list[Piece], str], guard: str | None = None) -> bool:  # fmt: skip
-        pieces, written = message
-        template = build_template(written, pieces)
-        if template.literal_chars == 0:
-            return False
-        line, end_line = at.start_point.row + 1, at.end_point.row + 1
-        found = self.record_path(at)
-        self.sites.append(Site(
-            language=self.language, kind=kind, exception=exception, template=template,
-            path=self.path, line=line, end_line=end_line, function=self.function_of(at),
-            guard=guard or found, snippet=self.lines.snippet(line, end_line),
-        ))  # fmt: skip
-        return True
-
     # --- the handlers, one per query section ------------------------------------------
 
     def on_error_class(self, node: Node) -> None:
@@ -340,14 +323,9 @@ class _File(Paths):
             found = self.pieces(arg)
             if found is not None:
                 payloads.append((str(i), build_template(found[1], found[0])))
-        line, end_line = new.start_point.row + 1, new.end_point.row + 1
-        self.constructions.append(Construction(
-            language=self.language, type_path=name, path=self.path, line=line,
-            end_line=end_line, function=self.function_of(new), guard=self.record_path(new),
-            snippet=self.lines.snippet(line, end_line),
-            field_values=tuple((str(i), self.code(a)) for i, a in enumerate(args[:MAX_PIECES])),
-            raised=thrown or rejected, payloads=tuple(payloads),
-        ))  # fmt: skip
+        self.add_construction(
+            name, new, tuple((str(i), self.code(a)) for i, a in enumerate(args[:MAX_PIECES])),
+            raised=thrown or rejected, payloads=tuple(payloads))
 
     def on_throw(self, throw: Node) -> None:
         """`throw "text"` / `throw `..${x}``: a thrown string (no stack, no type)."""
@@ -378,7 +356,7 @@ class _File(Paths):
         if rule.guard_arg is not None and rule.guard_arg < len(args):
             guard = SPEC.negated.format(self.condition(args[rule.guard_arg]))
         emitted = found is not None and self.add_site(rule.kind, rule.exception, call, found,
-                                                      guard)  # fmt: skip
+                                                      guard=guard)  # fmt: skip
         if not emitted and rule.kind not in (SiteKind.LOG, SiteKind.WARN):
             self.dynamic += 1
 
