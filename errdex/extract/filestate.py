@@ -60,6 +60,17 @@ class FileState:
         return " ".join(node_code(self.source, node, self.spec.comment_nodes,
                                   self._marker).split())  # fmt: skip
 
+    def call_name(self, call: Node) -> str:
+        """The called name as written, its whitespace dropped (`pkg . Fn` -> `pkg.Fn`)."""
+        function = call.child_by_field_name("function")
+        return "".join(self.text(function).split()) if function is not None else ""
+
+    def arguments(self, call: Node) -> list[Node]:
+        """A call's arguments, without the comments between them."""
+        args = call.child_by_field_name("arguments")
+        return [a for a in args.named_children if a.type not in self.spec.comment_nodes] \
+            if args else []  # fmt: skip
+
     def function_of(self, node: Node) -> str | None:
         """The qualified name of the function `node` is written in (the language's)."""
         raise NotImplementedError

@@ -58,14 +58,6 @@ class CFile(FileState):
             rule = self.rules.get(name.rsplit("::", 1)[-1])
         return rule
 
-    def call_name(self, call: Node) -> str:
-        function = call.child_by_field_name("function")
-        return "".join(self.text(function).split()) if function is not None else ""
-
-    def arguments(self, call: Node) -> list[Node]:
-        args = call.child_by_field_name("arguments")
-        return [a for a in args.named_children if a.type not in SKIP] if args else []
-
     def function_of(self, node: Node) -> str | None:
         """`name` for a C function, `Owner::name` for a C++ method (its class, or the
         `Owner::` its out-of-class definition writes); a lambda counts as the function it

@@ -43,14 +43,6 @@ _MAX_LIFT = 4  # parents between a composite literal and the `return` that hands
 
 
 class _File(Paths):
-    def call_name(self, call: Node) -> str:
-        function = call.child_by_field_name("function")
-        return re.sub(r"\s+", "", self.text(function)) if function is not None else ""
-
-    def arguments(self, call: Node) -> list[Node]:
-        args = call.child_by_field_name("arguments")
-        return [a for a in args.named_children if a.type != "comment"] if args else []
-
     def pieces(self, node: Node, formats: bool = False,
                rest: Sequence[Node] = ()) -> tuple[list[Piece], str] | None:  # fmt: skip
         """The message of `node` as pieces and as written (the format string, or the

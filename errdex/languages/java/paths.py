@@ -132,9 +132,6 @@ class Paths(JavaFile, BlockPaths):
         written = self.text(name)
         return f"{''.join(self.text(obj).split())}.{written}" if obj is not None else written
 
-    def arguments(self, call: Node) -> list[Node]:
-        args = call.child_by_field_name("arguments")
-        return [a for a in args.named_children if a.type not in _SKIP] if args else []
 
 
 def _exit_kind(body: Node) -> str | None:

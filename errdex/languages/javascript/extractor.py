@@ -81,15 +81,10 @@ def is_minified(source: bytes) -> bool:
 
 
 class _File(Paths):
-    def call_name(self, call: Node) -> str:
-        function = call.child_by_field_name("function")
-        return re.sub(r"\s+", "", self.text(function)) if function is not None else ""
-
     def arguments(self, call: Node) -> list[Node]:
+        """A call's arguments (none for a tagged template: `` tag`..` ``)."""
         args = call.child_by_field_name("arguments")
-        if args is None or args.type != "arguments":
-            return []
-        return [a for a in args.named_children if a.type not in ("comment", "html_comment")]
+        return super().arguments(call) if args is not None and args.type == "arguments" else []
 
     def pieces(self, node: Node, rest: Sequence[Node] | None = None, resolve: bool = True
                ) -> tuple[list[Piece], str] | None:  # fmt: skip
