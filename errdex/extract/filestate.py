@@ -1,6 +1,7 @@
 """What every brace-language extractor keeps about the one file it reads: its source and
 call rules, what was found so far (sites, definitions, constructions, condition paths),
-the text helpers, and the file's extraction when it is done.
+the text helpers, and the file's extraction when it is done; and the extractor that
+parses a file, runs its one query and hands the matches to such a state.
 
 A language's own file state (`errdex/languages/<name>/state.py`) adds what only it
 reads; nothing here names a language: its words come from the `LanguageSpec` given.
@@ -8,17 +9,19 @@ reads; nothing here names a language: its words come from the `LanguageSpec` giv
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Generic, TypeVar
 
-from tree_sitter import Node
+from tree_sitter import Node, Parser, Query
 
-from errdex.extract import Rule, SourceLines
+from errdex.extract import PARSE_SECONDS, Rule, SourceLines, parse_file
 from errdex.extract.code import node_code
 from errdex.extract.outline import file_structure
-from errdex.extract.queries import Captures
+from errdex.extract.queries import Captures, Found, compiled, run_query
 from errdex.extract.structure import SitePath
 from errdex.extract.templates import Piece, build_template
+from errdex.languages import spec_for
 from errdex.models import (
     Construction,
     FileExtraction,
@@ -133,3 +136,47 @@ class FileState:
             structure=file_structure(language, self.path, root, self.source, self.paths,
                                      outlined),
         )
+
+
+State = TypeVar("State", bound=FileState)
+
+
+@cache
+def _compiled(language: Language) -> tuple[Parser, Query, tuple[str, ...]]:
+    return compiled(spec_for(language))
+
+
+class QueryExtractor(Generic[State]):
+    """An extractor (errdex.extract.Extractor) that parses a file once, runs its one
+    query over the tree and hands the matches to a fresh file state (`read`: the
+    language's handlers, in its order); what it found is that state's extraction."""
+
+    language: Language
+
+    @property
+    def extensions(self) -> tuple[str, ...]:
+        return spec_for(self.language).suffixes
+
+    def grammar(self) -> tuple[Parser, Query, tuple[str, ...]]:
+        """The parser, the compiled query and the kind of each of its patterns (the
+        language's sections in `query_names` order, compiled once)."""
+        return _compiled(self.language)
+
+    state_type: Callable[[str, bytes, Sequence[Rule]], State]  # a fresh file state
+
+    def new_state(self, path: str, source: bytes, rules: Sequence[Rule]) -> State:
+        return self.state_type(path, source, rules)
+
+    def read(self, state: State, found: Found, root: Node) -> None:
+        """Hand the query's matches (`found`, by kind) of the tree at `root` to `state`."""
+        raise NotImplementedError
+
+    def extract(
+        self, path: str, source: bytes, rules: Sequence[Rule], seconds: float = PARSE_SECONDS
+    ) -> FileExtraction:
+        parser, query, kinds = self.grammar()
+        tree = parse_file(parser, source, seconds)
+        state = self.new_state(path, source, rules)
+        found, outlined = run_query(query, kinds, tree.root_node)
+        self.read(state, found, tree.root_node)
+        return state.extraction(self.language, tree.root_node, outlined)

@@ -19,12 +19,12 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from tree_sitter import Node, Parser, Query
+from tree_sitter import Node
 
-from errdex.extract import PARSE_SECONDS, Rule, extractor_for, load_rules, parse_file
-from errdex.extract.queries import compiled, handle, run_query
+from errdex.extract import PARSE_SECONDS, Rule, extractor_for, load_rules
+from errdex.extract.filestate import QueryExtractor
+from errdex.extract.queries import Found, handle
 from errdex.extract.templates import Hole, Piece, build_template
-from errdex.languages import spec_for
 from errdex.languages.c.messages import (
     MAX_PIECES,
     STRING_NODES,
@@ -441,20 +441,15 @@ def _built_in(language: Language) -> tuple[Rule, ...]:
     return tuple(load_rules(language))
 
 
-@cache
-def _compiled(language: Language) -> tuple[Parser, Query, tuple[str, ...]]:
-    return compiled(spec_for(language))
-
-
-class CExtractor:
+class CExtractor(QueryExtractor[_File]):
     """The extractor of C (`Language.C`) or C++ (`Language.CPP`): one reader, each
     grammar's own compiled query."""
 
     def __init__(self, language: Language) -> None:
         self.language = language
-        spec = spec_for(language)
-        self.extensions = spec.suffixes
-        self._parser, self._query, self._kinds = _compiled(language)
+
+    def new_state(self, path: str, source: bytes, rules: Sequence[Rule]) -> _File:
+        return _File(self.language, path, source, rules)
 
     def extract(
         self, path: str, source: bytes, rules: Sequence[Rule], seconds: float = PARSE_SECONDS
@@ -465,9 +460,9 @@ class CExtractor:
             given = {r.name for r in rules}
             more = [r for r in _built_in(Language.CPP) if r.name not in given]
             return extractor_for(Language.CPP).extract(path, source, (*rules, *more), seconds)
-        tree = parse_file(self._parser, source, seconds)
-        state = _File(self.language, path, source, rules)
-        found, outlined = run_query(self._query, self._kinds, tree.root_node)
+        return super().extract(path, source, rules, seconds)
+
+    def read(self, state: _File, found: Found, root: Node) -> None:
         found.setdefault("exception_class", [])
         found.setdefault("thrown", [])
         found.setdefault("constructor", [])
@@ -478,5 +473,4 @@ class CExtractor:
             "call": lambda node, _: state.on_call(node),
             "thrown": lambda node, _: state.on_thrown(node),
         })
-        return state.extraction(self.language, tree.root_node, outlined)
 

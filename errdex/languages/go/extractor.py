@@ -15,10 +15,9 @@ from collections.abc import Sequence
 
 from tree_sitter import Node
 
-from errdex.extract import PARSE_SECONDS, Rule, parse_file
-from errdex.extract.queries import compiled, handle, run_query
+from errdex.extract.filestate import QueryExtractor
+from errdex.extract.queries import Found, handle
 from errdex.extract.templates import Hole, Piece, build_template
-from errdex.languages.go import SPEC
 from errdex.languages.go.messages import (
     FORMATTERS,
     MAX_PIECES,
@@ -29,7 +28,6 @@ from errdex.languages.go.messages import (
 from errdex.languages.go.paths import Paths
 from errdex.languages.go.state import receiver_type
 from errdex.models import (
-    FileExtraction,
     Language,
     MessageDefinition,
     Template,
@@ -37,7 +35,6 @@ from errdex.models import (
 
 __all__ = ["GoExtractor"]
 
-_PARSER, _QUERY, _KINDS = compiled(SPEC)
 _SENTINEL_NAME = re.compile(r"(?:[A-Za-z_]\w*\.)?[Ee]rr[A-Z0-9_]\w*")
 _MAX_LIFT = 4  # parents between a composite literal and the `return` that hands it out
 
@@ -213,16 +210,11 @@ def _in_return(node: Node) -> bool:
     return False
 
 
-class GoExtractor:
+class GoExtractor(QueryExtractor[_File]):
     language = Language.GO
-    extensions = SPEC.suffixes
+    state_type = _File
 
-    def extract(
-        self, path: str, source: bytes, rules: Sequence[Rule], seconds: float = PARSE_SECONDS
-    ) -> FileExtraction:
-        tree = parse_file(_PARSER, source, seconds)
-        state = _File(path, source, rules)
-        found, outlined = run_query(_QUERY, _KINDS, tree.root_node)
+    def read(self, state: _File, found: Found, root: Node) -> None:
         state.returned = {state.text(node) for node, _ in found["returned"]}
         handle(found, {
             "sentinel": lambda node, _: state.on_sentinel(node),
@@ -232,4 +224,3 @@ class GoExtractor:
             "composite": lambda node, _: state.on_composite(node),
             "returned": lambda node, _: state.on_returned(node),
         })
-        return state.extraction(SPEC.language, tree.root_node, outlined)

@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 
 from tree_sitter import Node
 
-from errdex.extract import PARSE_SECONDS, Rule, parse_file
-from errdex.extract.queries import compiled, handle, run_query
+from errdex.extract.filestate import QueryExtractor
+from errdex.extract.queries import Found, handle
 from errdex.extract.templates import Hole, Piece, build_template
 from errdex.languages.java import SPEC
 from errdex.languages.java.messages import (
@@ -35,7 +35,6 @@ from errdex.languages.java.messages import (
 from errdex.languages.java.paths import Paths
 from errdex.languages.java.state import NULL_CHECKS, type_name
 from errdex.models import (
-    FileExtraction,
     Language,
     MessageDefinition,
     SiteKind,
@@ -43,7 +42,6 @@ from errdex.models import (
 
 __all__ = ["JavaExtractor"]
 
-_PARSER, _QUERY, _KINDS = compiled(SPEC)
 _EXCEPTION_NAME = re.compile(r"(?:Exception|Error|Throwable|Failure|Fault)$")
 # Classes of the JDK whose message is the one they are given: built without one, they
 # have no text of their own to find (`new IllegalStateException(e)`).
@@ -390,16 +388,11 @@ def _named(piece: Piece, params: tuple[str, ...]) -> Piece:
     return piece
 
 
-class JavaExtractor:
+class JavaExtractor(QueryExtractor[_File]):
     language = Language.JAVA
-    extensions = SPEC.suffixes
+    state_type = _File
 
-    def extract(
-        self, path: str, source: bytes, rules: Sequence[Rule], seconds: float = PARSE_SECONDS
-    ) -> FileExtraction:
-        tree = parse_file(_PARSER, source, seconds)
-        state = _File(path, source, rules)
-        found, outlined = run_query(_QUERY, _KINDS, tree.root_node)
+    def read(self, state: _File, found: Found, root: Node) -> None:
         handle(found, {  # classes and helpers first: the calls resolve against them
             "exception_class": lambda node, name: state.on_exception_class(node, name)
             if name is not None else None,
@@ -409,4 +402,3 @@ class JavaExtractor:
             "created": lambda node, _: state.on_created(node),
             "asserted": lambda node, _: state.on_asserted(node),
         })
-        return state.extraction(SPEC.language, tree.root_node, outlined)

@@ -20,9 +20,10 @@ from functools import cache
 from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, Query
 
-from errdex.extract import PARSE_SECONDS, OverBudget, Rule, parse_file
+from errdex.extract import PARSE_SECONDS, OverBudget, Rule
+from errdex.extract.filestate import QueryExtractor
 from errdex.extract.outline import outline_patterns
-from errdex.extract.queries import build_query, handle, run_query
+from errdex.extract.queries import Found, build_query, handle
 from errdex.extract.templates import Hole, Piece, build_template
 from errdex.languages import spec_for
 from errdex.languages.javascript import SPEC
@@ -431,7 +432,7 @@ def _parameter_names(params: Node) -> list[str]:
     return names
 
 
-class ScriptExtractor:
+class ScriptExtractor(QueryExtractor[_File]):
     """Reads files of `language` with its grammar; what it finds is `records_as`'s (a
     `.tsx` file is TypeScript: its errors are TypeScript's, its classes resolve with the
     `.ts` files' ones)."""
@@ -439,22 +440,25 @@ class ScriptExtractor:
     def __init__(self, language: Language, records_as: Language | None = None) -> None:
         self.language = language
         self.records_as = records_as or language
-        self.extensions = spec_for(language).suffixes
 
     def extract(
         self, path: str, source: bytes, rules: Sequence[Rule], seconds: float = PARSE_SECONDS
     ) -> FileExtraction:
         if is_minified(source):
             raise OverBudget(MINIFIED)
-        parser, query, kinds = _grammar(self.language)
-        tree = parse_file(parser, source, seconds)
-        state = _File(self.records_as, path, source, rules)
-        state.root = tree.root_node
-        found, outlined = run_query(query, kinds, tree.root_node)
+        return super().extract(path, source, rules, seconds)
+
+    def grammar(self) -> tuple[Parser, Query, tuple[str, ...]]:
+        return _grammar(self.language)
+
+    def new_state(self, path: str, source: bytes, rules: Sequence[Rule]) -> _File:
+        return _File(self.records_as, path, source, rules)
+
+    def read(self, state: _File, found: Found, root: Node) -> None:
+        state.root = root
         handle(found, {
             "error_class": lambda node, _: state.on_error_class(node),
             "new": lambda node, _: state.on_new(node),
             "throw": lambda node, _: state.on_throw(node),
             "call": lambda node, _: state.on_call(node),
         })
-        return state.extraction(self.language, tree.root_node, outlined)
