@@ -125,6 +125,12 @@ class CodeWriter(Protocol):
         ...
 
 
+def on_value(owner: str, method: str, listed: str) -> str:
+    """A method of type `owner` called on a value of it, named after the type:
+    `Shape.reshape` -> `shape.reshape(..)`."""
+    return f"{owner[:1].lower() + owner[1:]}.{method}({listed})"
+
+
 class BraceReading:
     """How a snippet of a brace language is read where those languages agree (see
     errdex.write.reading); a language gives its patterns as data and writes the rest."""
@@ -133,6 +139,7 @@ class BraceReading:
     strings: re.Pattern[str]  # a string literal, blanked before a line's start is looked at
     branch_words: tuple[str, ...] = ("} else", "else", "case ", "default:")
     comment_starts: tuple[str, ...] = ("//", "/*", "*")
+    not_definition: tuple[str, ...] = ()  # a line starting so is a statement, not a header
 
     def is_comment(self, line: str) -> bool:
         return line.lstrip().startswith(self.comment_starts)
@@ -142,6 +149,14 @@ class BraceReading:
 
     def opens_check(self, line: str) -> bool:
         return self.check.match(line) is not None
+
+    def may_define(self, line: str, name: str) -> bool:
+        """Whether the line may be the header of function `name`: it holds the name and is
+        not a statement (`return f(x);`, a declaration ending in `;`)."""
+        if name not in line:  # no regex to build for most lines
+            return False
+        text = line.strip()
+        return not (text.startswith(self.not_definition) or text.endswith(";"))
 
     def exclusive_branch(self, line: str) -> bool:
         text = self.strings.sub('""', line).strip()

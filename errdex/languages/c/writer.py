@@ -23,7 +23,6 @@ _STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
 _SPECIFIERS = (r"(?:(?:static|inline|extern|const|constexpr|virtual|explicit|unsigned|signed"
                r"|struct|enum|PyAPI_FUNC|Py_LOCAL_INLINE|template\s*<[^>]*>)\s+)*")
 _TYPE = r"[A-Za-z_][\w:]*(?:<[^;{}()]*>)?(?:\s*[*&]+\s*|\s+)"
-_NOT_DEFINITION = ("return ", "throw ", "else", "if ", "if(", "#", "case ", "delete ")
 _ABORTS = (SiteKind.PANIC, SiteKind.ASSERT)
 
 
@@ -32,13 +31,12 @@ class CReading(BraceReading):
 
     check = _CHECK
     strings = _STRINGS
+    not_definition = ("return ", "throw ", "else", "if ", "if(", "#", "case ", "delete ")
 
     def defines(self, line: str, name: str) -> bool:
-        if name not in line:  # no regex to build for most lines
+        if not self.may_define(line, name):
             return False
         text = line.strip()
-        if text.startswith(_NOT_DEFINITION) or text.endswith(";"):
-            return False
         short = re.escape(name.rsplit("::", 1)[-1])
         pattern = rf"\s*{_SPECIFIERS}(?:{_TYPE})?(?:[\w:~]*::)?\**{short}\s*\("
         return re.match(pattern, line) is not None or (re.match(rf"\s*{short}\s*\(", line) \

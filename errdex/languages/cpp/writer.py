@@ -10,6 +10,7 @@ import json
 from errdex.analyze import facts
 from errdex.languages.c.writer import CWriter
 from errdex.languages.c.writer import spaced as _spaced
+from errdex.languages.writer import on_value
 from errdex.models import SiteKind
 from errdex.write.pagefacts import PageFacts
 
@@ -26,8 +27,7 @@ class CppWriter(CWriter):
             return f"{parts[-1]}({listed})"
         # `Type::method`: called on a value of the type (a namespace is lower case)
         if is_method is not False and len(parts) > 1 and parts[-2][:1].isupper():
-            value = parts[-2][:1].lower() + parts[-2][1:]
-            return f"{value}.{parts[-1]}({listed})"
+            return on_value(parts[-2], parts[-1], listed)
         return f"{function}({listed})"
 
     def predicate(self, f: PageFacts, stem: str, positive: str, params: list[str]) -> str:

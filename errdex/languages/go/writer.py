@@ -9,7 +9,7 @@ import json
 import re
 
 from errdex.analyze import facts
-from errdex.languages.writer import BraceReading, BraceWriter
+from errdex.languages.writer import BraceReading, BraceWriter, on_value
 from errdex.models import Language, Site, SiteKind
 from errdex.write.pagefacts import PageFacts
 
@@ -68,8 +68,7 @@ class _Reading(BraceReading):
         listed = "..." if args is None else ", ".join(args)
         # `Type.Method` is a method (a package is lower case): it is called on a value.
         if is_method is not False and len(parts) > 1 and parts[-2][:1].isupper():
-            value = parts[-2][:1].lower() + parts[-2][1:]
-            return f"{value}.{parts[-1]}({listed})"
+            return on_value(parts[-2], parts[-1], listed)
         return f"{function}({listed})"
 
 

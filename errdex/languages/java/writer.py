@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from errdex.analyze import facts
-from errdex.languages.writer import BraceReading, BraceWriter
+from errdex.languages.writer import BraceReading, BraceWriter, on_value
 from errdex.models import Language, Site, SiteKind
 from errdex.write.pagefacts import PageFacts
 
@@ -18,7 +18,6 @@ _STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
 _MODIFIERS = (r"(?:(?:public|protected|private|static|final|abstract|synchronized|native"
               r"|default)\s+)*")
 _TYPE = r"[A-Za-z_][\w.]*(?:<[\w.,?\s<>\[\]]*>)?(?:\[\])*"
-_NOT_DEFINITION = ("return ", "throw ", "new ", "else", "if ", "if(")
 
 
 class _Reading(BraceReading):
@@ -27,12 +26,10 @@ class _Reading(BraceReading):
     check = _CHECK
     strings = _STRINGS
     branch_words = (*BraceReading.branch_words, "default ->")
+    not_definition = ("return ", "throw ", "new ", "else", "if ", "if(")
 
     def defines(self, line: str, name: str) -> bool:
-        if name not in line:  # no regex to build for most lines
-            return False
-        text = line.strip()
-        if text.startswith(_NOT_DEFINITION) or text.endswith(";"):
+        if not self.may_define(line, name):
             return False
         pattern = rf"\s*(?:@\w+(?:\([^)]*\))?\s+)*{_MODIFIERS}(?:<[^>]*>\s+)?(?:{_TYPE}\s+)?"
         return re.match(pattern + rf"{re.escape(name)}\s*\(", line) is not None
@@ -90,8 +87,7 @@ class _Reading(BraceReading):
         # `Type.method`: called on a value of the type (a static method keeps its type:
         # `statement` reads the snippet to tell)
         if len(parts) > 1 and parts[-2][:1].isupper():
-            value = parts[-2][:1].lower() + parts[-2][1:]
-            return f"{value}.{parts[-1]}({listed})"
+            return on_value(parts[-2], parts[-1], listed)
         return f"{function}({listed})"
 
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from errdex.analyze import facts
-from errdex.languages.writer import COMPARISONS, BraceReading, BraceWriter
+from errdex.languages.writer import COMPARISONS, BraceReading, BraceWriter, on_value
 from errdex.models import Language, Site, SiteKind
 from errdex.write.pagefacts import PageFacts
 
@@ -86,8 +86,7 @@ class _Reading(BraceReading):
         # `Class.method` is called on an instance (`pool.get(..)`); the receiver is not
         # among a JavaScript method's parameters, so `is_method` cannot say.
         if len(parts) > 1 and parts[-2][:1].isupper():
-            value = parts[-2][:1].lower() + parts[-2][1:]
-            return f"{value}.{parts[-1]}({listed})"
+            return on_value(parts[-2], parts[-1], listed)
         return f"{function}({listed})"
 
 
