@@ -9,7 +9,7 @@ reads; nothing here names a language: its words come from the `LanguageSpec` giv
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Generic, TypeVar
 
@@ -73,6 +73,31 @@ class FileState:
         args = call.child_by_field_name("arguments")
         return [a for a in args.named_children if a.type not in self.spec.comment_nodes] \
             if args else []  # fmt: skip
+
+    def operator(self, node: Node) -> str:
+        """A binary expression's operator as written."""
+        op = node.child_by_field_name("operator")
+        return self.text(op) if op is not None else ""
+
+    def summands(self, node: Node, *, through_parentheses: bool = False
+                 ) -> Iterator[Node | None]:  # fmt: skip
+        """The operands of a chain of `+` (`"a" + n + "b"`) in source order, walked only
+        as far as they are asked for; None, and no more, where a `+` lacks a side (a
+        parse error). `through_parentheses`: `("a" + n)` is part of the chain."""
+        stack = [node]
+        while stack:
+            cur = stack.pop()
+            while through_parentheses and cur.type == "parenthesized_expression" \
+                    and cur.named_child_count == 1:  # fmt: skip
+                cur = cur.named_children[0]
+            if cur.type == "binary_expression" and self.operator(cur) == "+":
+                left, right = cur.child_by_field_name("left"), cur.child_by_field_name("right")
+                if left is None or right is None:
+                    yield None
+                    return
+                stack += [right, left]
+                continue
+            yield cur
 
     def function_of(self, node: Node) -> str | None:
         """The qualified name of the function `node` is written in (the language's)."""

@@ -98,7 +98,7 @@ class _File(Paths):
             return list(found), written(found)
         if node.type == "parenthesized_expression" and node.named_child_count == 1:
             return self.pieces(node.named_children[0])
-        if node.type == "binary_expression" and self._operator(node) == "+":
+        if node.type == "binary_expression" and self.operator(node) == "+":
             parts = self._concatenated(node)
             if not any(isinstance(p, str) for p in parts):
                 return None
@@ -151,16 +151,12 @@ class _File(Paths):
                 return Hole(expression=self.code(args[0]))
         return Hole(expression=self.code(node))
 
-    def _operator(self, node: Node) -> str:
-        op = node.child_by_field_name("operator")
-        return self.text(op) if op is not None else ""
-
     def _concatenated(self, node: Node) -> list[Piece]:
         flat: list[Node] = []
         stack = [node]
         while stack and len(flat) < MAX_PIECES:
             cur = stack.pop()
-            if cur.type == "binary_expression" and self._operator(cur) == "+":
+            if cur.type == "binary_expression" and self.operator(cur) == "+":
                 left, right = cur.child_by_field_name("left"), cur.child_by_field_name("right")
                 if left is not None and right is not None:
                     stack += [right, left]
@@ -175,7 +171,7 @@ class _File(Paths):
         while len(out) < _MAX_STREAM:
             parent = cur.parent
             if parent is None or parent.type != "binary_expression" or \
-                    parent.child_by_field_name("left") != cur or self._operator(parent) != "<<":
+                    parent.child_by_field_name("left") != cur or self.operator(parent) != "<<":
                 break
             right = parent.child_by_field_name("right")
             if right is not None:

@@ -55,7 +55,7 @@ class _File(Paths):
             if first is None:
                 return None
             return format_pieces(first, [self.code(a) for a in args[1:]]), first
-        if node.type == "binary_expression" and self._operator(node) == "+":
+        if node.type == "binary_expression" and self.operator(node) == "+":
             parts = self._concatenated(node)
             if parts is None or all(v is None for v, _ in parts):
                 return None
@@ -64,21 +64,13 @@ class _File(Paths):
             return self.pieces(node.named_children[0], formats, rest)
         return None
 
-    def _operator(self, node: Node) -> str:
-        op = node.child_by_field_name("operator")
-        return self.text(op) if op is not None else ""
-
     def _concatenated(self, node: Node) -> list[tuple[str | None, str]] | None:
         out: list[tuple[str | None, str]] = []
-        stack = [node]
-        while stack and len(out) < MAX_PIECES:
-            cur = stack.pop()
-            if cur.type == "binary_expression" and self._operator(cur) == "+":
-                left, right = cur.child_by_field_name("left"), cur.child_by_field_name("right")
-                if left is None or right is None:
-                    return None
-                stack += [right, left]
-                continue
+        for cur in self.summands(node):
+            if len(out) >= MAX_PIECES:
+                break
+            if cur is None:
+                return None
             out.append((literal_value(cur, self.text(cur)), self.code(cur)))
         return out
 

@@ -75,7 +75,7 @@ class _File(Paths):
             return [value], value
         if node.type == "method_invocation":
             return self._formatted(node)
-        if node.type == "binary_expression" and self._operator(node) == "+":
+        if node.type == "binary_expression" and self.operator(node) == "+":
             parts = self._concatenated(node)
             if parts is None or all(v is None for v, _ in parts):
                 return None
@@ -109,22 +109,14 @@ class _File(Paths):
             return None
         return make(fmt, [self.code(a) for a in rest]), fmt
 
-    def _operator(self, node: Node) -> str:
-        op = node.child_by_field_name("operator")
-        return self.text(op) if op is not None else ""
-
     def _concatenated(self, node: Node) -> list[tuple[str | None, str]] | None:
         out: list[tuple[str | None, str]] = []
-        stack = [node]
         text_seen = False  # `"a" + 1` is "a1"; `1 + 2 + "a"` adds first
-        while stack and len(out) < MAX_PIECES:
-            cur = stack.pop()
-            if cur.type == "binary_expression" and self._operator(cur) == "+":
-                left, right = cur.child_by_field_name("left"), cur.child_by_field_name("right")
-                if left is None or right is None:
-                    return None
-                stack += [right, left]
-                continue
+        for cur in self.summands(node):
+            if len(out) >= MAX_PIECES:
+                break
+            if cur is None:
+                return None
             if cur.type == "parenthesized_expression" and cur.named_child_count == 1:
                 inner = cur.named_children[0]
                 found = self.pieces(inner) if inner.type == "method_invocation" else None
@@ -166,7 +158,7 @@ class _File(Paths):
         if last is None or last.type != "return_statement" or not last.named_children:
             return None
         returned = last.named_children[0]
-        if returned.type != "binary_expression" or self._operator(returned) != "+":
+        if returned.type != "binary_expression" or self.operator(returned) != "+":
             return None
         self._inlining = True
         try:

@@ -112,7 +112,7 @@ class _File(Paths):
             if first is None:
                 return None
             return format_pieces(first, [self.code(a) for a in args[1:]]), self.code(node)
-        if node.type == "binary_expression" and self._operator(node) == "+":
+        if node.type == "binary_expression" and self.operator(node) == "+":
             parts = self._concatenated(node)
             if parts is None or all(all(isinstance(p, Hole) for p in part) for part in parts):
                 return None
@@ -167,23 +167,13 @@ class _File(Paths):
         pieces.append(self.source[at : max(at, node.end_byte - 1)].decode("utf-8", "replace"))
         return pieces
 
-    def _operator(self, node: Node) -> str:
-        op = node.child_by_field_name("operator")
-        return self.text(op) if op is not None else ""
-
     def _concatenated(self, node: Node) -> list[list[Piece]] | None:
         out: list[list[Piece]] = []
-        stack = [node]
-        while stack and len(out) < MAX_PIECES:
-            cur = stack.pop()
-            while cur.type == "parenthesized_expression" and cur.named_child_count == 1:
-                cur = cur.named_children[0]
-            if cur.type == "binary_expression" and self._operator(cur) == "+":
-                left, right = cur.child_by_field_name("left"), cur.child_by_field_name("right")
-                if left is None or right is None:
-                    return None
-                stack += [right, left]
-                continue
+        for cur in self.summands(node, through_parentheses=True):
+            if len(out) >= MAX_PIECES:
+                break
+            if cur is None:
+                return None
             value = literal_value(cur, self.text(cur))
             if value is not None:
                 out.append([value])
@@ -269,7 +259,7 @@ class _File(Paths):
         """A hole filled by a parameter: `msg || 'default'` prints the parameter `msg`."""
         while value.type in TRANSPARENT and value.named_child_count:
             value = value.named_children[0]
-        if value.type == "binary_expression" and self._operator(value) in ("||", "??"):
+        if value.type == "binary_expression" and self.operator(value) in ("||", "??"):
             left = value.child_by_field_name("left")
             if left is not None and left.type == "identifier":
                 return Hole(expression=self.code(left))
