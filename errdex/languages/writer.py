@@ -3,6 +3,8 @@
 
 A writer only turns the page's facts into code text in its language; it decides nothing
 about what the page says (that is `errdex.write.snippets` and `errdex.write.prose`).
+`BraceReading` and `BraceWriter` hold what the brace languages write alike, their
+differences given as data by each language's writer.
 """
 
 from __future__ import annotations
