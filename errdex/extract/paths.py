@@ -5,21 +5,30 @@ raises in one block must not cost 6,000 x 200 looks)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
 from errdex.extract import GUARD_CHARS, cut
+from errdex.extract.filestate import FileState
 from errdex.extract.structure import (
     ALL,
+    ARM,
     EARLY_EXIT,
     EARLY_RETURN,
+    ELSE,
+    IF,
     MAX_STEPS,
     NOT,
+    RULE,
     TEST,
     Condition,
     SitePath,
     Step,
 )
+
+if TYPE_CHECKING:
+    pass
 
 
 def test(text: str) -> Condition:
@@ -43,6 +52,45 @@ def written(condition: Condition, negated: str, conjunction: str, disjunction: s
         return conjunction.join(f"({w})" if disjunction in w and not w.startswith(
             negated.split("{", 1)[0]) else w for w in parts)  # fmt: skip
     return condition.text
+
+
+def bare(text: str) -> str:
+    """A condition without the parentheses a C-like grammar writes around it."""
+    return text[1:-1].strip() if text.startswith("(") and text.endswith(")") else text
+
+
+def branch_step(branch: Node, child: Node, condition: str | None) -> Step | None:
+    """The step an `if` (or a ternary) with `condition` adds for the branch `child` it
+    holds: the condition in its `consequence`, its negation in its `alternative`."""
+    if condition is None:
+        return None
+    line = branch.start_point.row + 1
+    if child == branch.child_by_field_name("consequence"):
+        return Step(IF, test(condition), line)
+    if child == branch.child_by_field_name("alternative"):
+        return Step(ELSE, negation(test(condition)), line)
+    return None
+
+
+def arm_step(parts: Sequence[Condition], case: Node) -> Step | None:
+    """The step of a `switch` case whose conditions are `parts` (the cases before it
+    failed, then its own values): all of them, or None when there are none."""
+    if not parts:
+        return None
+    cond = parts[0] if len(parts) == 1 else Condition(ALL, parts=tuple(parts))
+    return Step(ARM, cond, case.start_point.row + 1)
+
+
+def check_exit(statement: Node, call_type: str,
+               check: Callable[[Node], str | None]) -> Step | None:
+    """For a statement that is a checking call (`assert(n > 0);`, `checkArgument(ok,
+    ..);`: `check` gives its failing condition, or None), the step it adds to a later
+    site's path: that the condition did not hold."""
+    if statement.type != "expression_statement" or not statement.named_child_count:
+        return None
+    call = statement.named_children[0]
+    own = check(call) if call.type == call_type else None
+    return Step(EARLY_EXIT, negation(test(own)), statement.start_point.row + 1) if own else None
 
 
 def keep_path(paths: list[SitePath], node: Node, steps: Sequence[Step]) -> Condition | None:
@@ -128,3 +176,45 @@ def steps_to(
             groups.append(group)
         child, cur = cur, cur.parent
     return [step for group in reversed(groups) for step in group]
+
+
+class BlockPaths(FileState):
+    """The path walk of a C-like language's file state (a base of it): `stops` end the
+    walk up from a site, `blocks` are the statement lists whose earlier statements may
+    exit (`skip`: the comment nodes among them). A language gives its own steps at an
+    ancestor (`_steps_at`) and the step an earlier statement adds (`_exit_check`)."""
+
+    stops: frozenset[str]
+    blocks: frozenset[str]
+    skip: frozenset[str]
+    earlier: EarlierExits | None = None
+
+    def record_path(self, node: Node, own: str | None = None) -> str | None:
+        """Keep the path to the site (or construction) at `node`, walked once, and
+        return its guard: `own` (a check's failing condition, its last step), else the
+        innermost condition that leads there, as written."""
+        steps = list(self.path_of(node))
+        if own:
+            steps.append(Step(RULE, test(own), node.start_point.row + 1))
+        condition = keep_path(self.paths, node, steps)
+        return self.written(condition) if condition is not None else None
+
+    def written(self, condition: Condition) -> str:
+        """A condition as code: the guard string of the site."""
+        return written(condition, self.spec.negated, self.spec.conjunction, "||")
+
+    def path_of(self, node: Node) -> tuple[Step, ...]:
+        return tuple(steps_to(node, self.stops, self.blocks, self._earlier, self._steps_at))
+
+    def _earlier(self, block: Node, child: Node) -> list[Step]:
+        if self.earlier is None:
+            self.earlier = EarlierExits(self._exit_check, self.skip)
+        return self.earlier.before(block, child)
+
+    def _steps_at(self, cur: Node, child: Node) -> Iterable[Step]:
+        """The steps `cur` adds for the `child` it holds on the way to a site."""
+        raise NotImplementedError
+
+    def _exit_check(self, statement: Node) -> Step | None:
+        """The step an earlier statement of a block adds to a later site's path."""
+        raise NotImplementedError

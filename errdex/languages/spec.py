@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from errdex.models import Language, SiteKind
 
@@ -20,6 +20,23 @@ if TYPE_CHECKING:
     from errdex.extract import Extractor
     from errdex.extract.structure import FileStructure
     from errdex.languages.writer import CodeWriter
+
+# How the languages of C's family write a condition (the LanguageSpec fields of that
+# name, errdex.analyze.guards): `||` and `&&`, the comparisons (a `<` or `>` not part of
+# `<<`, `->` or `<-`), `!` negating, `'c'` a character. A spec spreads it (`**`) and
+# writes after it what its language does otherwise.
+C_FAMILY_CONDITIONS: Mapping[str, Any] = {
+    "bool_ops": (("or", r"\|\|"), ("and", r"&&")),
+    "compare": r"==|!=|<=|>=|(?<![<\-=])<(?![<=\-])|(?<![>\-=])>(?![>=])",
+    "negation": r"!(?!=)",
+    "conjunction": " && ",
+    "negated": "!({})",
+    "negation_yields_to_compare": True,
+    "char_literal": r"'(?:\\.[^']*|[^'\\])'",
+    "case_arm": None,
+    "pattern_guard": None,
+    "not_operand": None,
+}
 
 # Capabilities a shared module may ask for (`spec.can(...)`); every spec names only these.
 CAPABILITIES = frozenset(

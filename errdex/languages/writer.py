@@ -3,10 +3,13 @@
 
 A writer only turns the page's facts into code text in its language; it decides nothing
 about what the page says (that is `errdex.write.snippets` and `errdex.write.prose`).
+`BraceReading` and `BraceWriter` hold what the brace languages write alike, their
+differences given as data by each language's writer.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
@@ -122,3 +125,94 @@ class CodeWriter(Protocol):
         """A user's call of `function` (qualified as errdex names it) with `args`
         (None: not known); `is_method` None: not known whether it takes a receiver."""
         ...
+
+
+def on_value(owner: str, method: str, listed: str) -> str:
+    """A method of type `owner` called on a value of it, named after the type:
+    `Shape.reshape` -> `shape.reshape(..)`."""
+    return f"{owner[:1].lower() + owner[1:]}.{method}({listed})"
+
+
+class BraceReading:
+    """How a snippet of a brace language is read where those languages agree (see
+    errdex.write.reading); a language gives its patterns as data and writes the rest."""
+
+    check: re.Pattern[str]  # a line that holds a whole check: its condition and the raise
+    strings: re.Pattern[str]  # a string literal, blanked before a line's start is looked at
+    branch_words: tuple[str, ...] = ("} else", "else", "case ", "default:")
+    comment_starts: tuple[str, ...] = ("//", "/*", "*")
+    not_definition: tuple[str, ...] = ()  # a line starting so is a statement, not a header
+
+    def is_comment(self, line: str) -> bool:
+        return line.lstrip().startswith(self.comment_starts)
+
+    def comment_text(self, line: str) -> str:
+        return re.sub(r"^\s*(?://+|/\*+|\*+/?)\s?", "", line).removesuffix("*/").strip()
+
+    def opens_check(self, line: str) -> bool:
+        return self.check.match(line) is not None
+
+    def may_define(self, line: str, name: str) -> bool:
+        """Whether the line may be the header of function `name`: it holds the name and is
+        not a statement (`return f(x);`, a declaration ending in `;`)."""
+        if name not in line:  # no regex to build for most lines
+            return False
+        text = line.strip()
+        return not (text.startswith(self.not_definition) or text.endswith(";"))
+
+    def exclusive_branch(self, line: str) -> bool:
+        text = self.strings.sub('""', line).strip()
+        return text.startswith(self.branch_words)
+
+    def exception_class(self, name: str | None) -> str | None:
+        return name
+
+    def arguments(self, params: list[str], values: dict[str, str]) -> list[str] | None:
+        return [values.get(p, p) for p in params]
+
+
+class BraceWriter(BraceReading):
+    """The code a brace language writes where those languages agree: `!` negates, `//`
+    comments, `if (c) { .. }` blocks (`parenthesized` False: `if c { .. }`), a validation
+    that runs `failure` (its `{plain}` the message) when the guard holds."""
+
+    ops: Mapping[str, str] = COMPARISONS
+    comment = "//"
+    inline_comment = " //"
+    statement_end = ";"
+    binding = ""
+    keyword_arguments = False
+    copies_fields = True
+    parenthesized = True  # an `if` writes its condition in parentheses
+    indent = "    "
+    failure: str  # the statement(s) that fail with the message `{plain}`
+    receiver: str | None = None  # regex of the receiver a caller does not write (`this.`)
+    methods_by_dot = False  # a function named `a.b` is a method (None: not known)
+
+    def negate(self, guard: str, *, bare: bool) -> str:
+        return f"!{guard.strip()}" if bare else f"!({guard})"
+
+    def call(self, f: PageFacts) -> str:
+        fn = f.site.function
+        if not fn:
+            return "..."
+        return self.user_call(fn, None, "." in fn if self.methods_by_dot else None)
+
+    def statement(self, f: PageFacts, call: str) -> str:
+        return call if call == "..." else f"{call};"
+
+    def caller_code(self, f: PageFacts, code: str) -> str:
+        return re.sub(self.receiver, "", code) if self.receiver else code
+
+    def if_block(self, condition: str, body: str) -> str:
+        head = f"({condition})" if self.parenthesized else condition
+        return f"if {head} {{\n{self.indent}{body}\n}}"
+
+    def validate(self, f: PageFacts, guard: str, plain: str, stmt: str) -> str:
+        return f"{self.if_block(guard, self.failure.format(plain=plain))}\n{stmt}"
+
+    def predicate_body(self, positive: str) -> str:
+        return positive
+
+    def user_call(self, function: str, args: list[str] | None, is_method: bool | None) -> str:
+        raise NotImplementedError

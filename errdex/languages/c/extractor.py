@@ -16,17 +16,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 from functools import cache
 from typing import Any
 
-from tree_sitter import Node, Parser, Query, Tree
+from tree_sitter import Node
 
-from errdex.extract import PARSE_SECONDS, Rule, extractor_for, load_rules, parse_file
-from errdex.extract.outline import file_structure
-from errdex.extract.queries import compiled, handle, run_query
+from errdex.extract import PARSE_SECONDS, Rule, extractor_for, load_rules
+from errdex.extract.filestate import QueryExtractor
+from errdex.extract.queries import Found, handle
 from errdex.extract.templates import Hole, Piece, build_template
-from errdex.languages import spec_for
 from errdex.languages.c.macros import lifted
 from errdex.languages.c.messages import (
     MAX_PIECES,
@@ -40,7 +38,7 @@ from errdex.languages.c.messages import (
 )
 from errdex.languages.c.paths import EXITS, Paths
 from errdex.languages.c.state import SKIP, declared_name, parameter_names, type_name
-from errdex.models import Construction, FileExtraction, Language, MessageDefinition, Site, SiteKind
+from errdex.models import FileExtraction, Language, MessageDefinition, SiteKind
 
 __all__ = ["CExtractor"]
 
@@ -101,7 +99,7 @@ class _File(Paths):
             return list(found), written(found)
         if node.type == "parenthesized_expression" and node.named_child_count == 1:
             return self.pieces(node.named_children[0])
-        if node.type == "binary_expression" and self._operator(node) == "+":
+        if node.type == "binary_expression" and self.operator(node) == "+":
             parts = self._concatenated(node)
             if not any(isinstance(p, str) for p in parts):
                 return None
@@ -154,16 +152,12 @@ class _File(Paths):
                 return Hole(expression=self.code(args[0]))
         return Hole(expression=self.code(node))
 
-    def _operator(self, node: Node) -> str:
-        op = node.child_by_field_name("operator")
-        return self.text(op) if op is not None else ""
-
     def _concatenated(self, node: Node) -> list[Piece]:
         flat: list[Node] = []
         stack = [node]
         while stack and len(flat) < MAX_PIECES:
             cur = stack.pop()
-            if cur.type == "binary_expression" and self._operator(cur) == "+":
+            if cur.type == "binary_expression" and self.operator(cur) == "+":
                 left, right = cur.child_by_field_name("left"), cur.child_by_field_name("right")
                 if left is not None and right is not None:
                     stack += [right, left]
@@ -178,7 +172,7 @@ class _File(Paths):
         while len(out) < _MAX_STREAM:
             parent = cur.parent
             if parent is None or parent.type != "binary_expression" or \
-                    parent.child_by_field_name("left") != cur or self._operator(parent) != "<<":
+                    parent.child_by_field_name("left") != cur or self.operator(parent) != "<<":
                 break
             right = parent.child_by_field_name("right")
             if right is not None:
@@ -187,20 +181,6 @@ class _File(Paths):
         return out
 
     # --- sites -------------------------------------------------------------------------
-
-    def add_site(self, kind: SiteKind, exception: str | None, at: Node,
-                 message: tuple[list[Piece], str], own: str | None = None) -> bool:  # fmt: skip
-        pieces, text = message
-        template = build_template(text, pieces)
-        if template.literal_chars == 0:
-            return False
-        line, end_line = at.start_point.row + 1, at.end_point.row + 1
-        self.sites.append(Site(
-            language=self.language, kind=kind, exception=exception, template=template,
-            path=self.path, line=line, end_line=end_line, function=self.function_of(at),
-            guard=self.record_path(at, own), snippet=self.lines.snippet(line, end_line),
-        ))  # fmt: skip
-        return True
 
     def on_call(self, call: Node) -> None:
         name = self.call_name(call)
@@ -349,15 +329,8 @@ class _File(Paths):
             if not messages:
                 self.dynamic += 1
             return
-        line, end_line = statement.start_point.row + 1, statement.end_point.row + 1
-        self.constructions.append(Construction(
-            language=self.language, type_path=written_class, path=self.path, line=line,
-            end_line=end_line, function=self.function_of(statement),
-            guard=self.record_path(statement), snippet=self.lines.snippet(line, end_line),
-            field_values=tuple((str(i), self.code(a)) for i, a in enumerate(args)),
-            raised=True, message_given=given,
-            payloads=tuple((key, build_template(m[1], m[0])) for key, m in messages),
-        ))  # fmt: skip
+        self.add_built(written_class, statement, args, messages, raised=True,
+                       message_given=given)
 
     def on_exception_class(self, declaration: Node, name: Node) -> None:
         """`class XError : public std::runtime_error`: its message is what a constructor
@@ -465,20 +438,15 @@ def _built_in(language: Language) -> tuple[Rule, ...]:
     return tuple(load_rules(language))
 
 
-@cache
-def _compiled(language: Language) -> tuple[Parser, Query, tuple[str, ...]]:
-    return compiled(spec_for(language))
-
-
-class CExtractor:
+class CExtractor(QueryExtractor[_File]):
     """The extractor of C (`Language.C`) or C++ (`Language.CPP`): one reader, each
     grammar's own compiled query."""
 
     def __init__(self, language: Language) -> None:
         self.language = language
-        spec = spec_for(language)
-        self.extensions = spec.suffixes
-        self._parser, self._query, self._kinds = _compiled(language)
+
+    def new_state(self, path: str, source: bytes, rules: Sequence[Rule]) -> _File:
+        return _File(self.language, path, source, rules)
 
     def extract(
         self, path: str, source: bytes, rules: Sequence[Rule], seconds: float = PARSE_SECONDS
@@ -489,30 +457,9 @@ class CExtractor:
             given = {r.name for r in rules}
             more = [r for r in _built_in(Language.CPP) if r.name not in given]
             return extractor_for(Language.CPP).extract(path, source, (*rules, *more), seconds)
-        tree = parse_file(self._parser, source, seconds)
-        state, outlined = self._read(path, source, rules, tree)
-        sites = state.sites
-        macros = lifted(tree.root_node, source, _raises(rules))
-        if macros is not None:  # the raises in macro bodies, at their lines in this file
-            inside, _ = self._read(path, macros, rules, parse_file(self._parser, macros, seconds))
-            sites += [replace(site, snippet=state.lines.snippet(site.line, site.end_line))
-                      for site in inside.sites]  # fmt: skip
-        return FileExtraction(
-            sites=tuple(sorted(sites, key=lambda s: (s.line, s.end_line, s.kind.value))),
-            definitions=tuple(state.definitions),
-            constructions=tuple(sorted(state.constructions, key=lambda c: (c.line, c.type_path))),
-            dynamic_sites=state.dynamic,
-            structure=file_structure(self.language, path, tree.root_node, source, state.paths,
-                                     outlined),
-        )
+        return super().extract(path, source, rules, seconds)
 
-    def _read(
-        self, path: str, source: bytes, rules: Sequence[Rule], tree: Tree
-    ) -> tuple[_File, Any]:
-        """The file's state after its query's matches are handled, and the matches the
-        outline reads."""
-        state = _File(self.language, path, source, rules)
-        found, outlined = run_query(self._query, self._kinds, tree.root_node)
+    def read(self, state: _File, found: Found, root: Node) -> None:
         found.setdefault("exception_class", [])
         found.setdefault("thrown", [])
         found.setdefault("constructor", [])
@@ -523,7 +470,11 @@ class CExtractor:
             "call": lambda node, _: state.on_call(node),
             "thrown": lambda node, _: state.on_thrown(node),
         })
-        return state, outlined
+
+    def read_more(self, state: _File, root: Node, rules: Sequence[Rule], seconds: float) -> None:
+        macros = lifted(root, state.source, _raises(rules))
+        if macros is not None:  # the raises in macro bodies, at their lines in this file
+            state.sites += self.sites_in(state, macros, rules, seconds)
 
 
 @cache

@@ -10,56 +10,23 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from errdex.extract.paths import EarlierExits, exit_if, keep_path, steps_to, written
+from errdex.extract.paths import BlockPaths, arm_step, bare, branch_step, check_exit, exit_if
 from errdex.extract.paths import negation as _not
 from errdex.extract.paths import test as _test
 from errdex.extract.shared import rule_guard
-from errdex.extract.structure import (
-    ALL,
-    ARM,
-    EARLY_EXIT,
-    EARLY_RETURN,
-    ELSE,
-    EXCEPT,
-    IF,
-    LOOP,
-    RULE,
-    Condition,
-    Step,
-)
+from errdex.extract.structure import EARLY_EXIT, EARLY_RETURN, EXCEPT, LOOP, Condition, Step
 from errdex.languages.c.state import EXITS, FUNCTIONS, SKIP, CFile
 
-_STOPS = FUNCTIONS | {"field_declaration_list", "translation_unit"}
-_BLOCKS = frozenset({"compound_statement", "case_statement"})
 _LEAVES = frozenset({"return_statement", "break_statement", "continue_statement",
                      "goto_statement"})  # fmt: skip
 # Calls in a branch that make its exit an error (`PyErr_SetString(..); return NULL;`).
 _ERROR_CALL = ("PyErr_", "Py_FatalError", "fprintf", "perror", "err", "errx")
 
 
-def _bare(text: str) -> str:
-    """A condition without the parentheses C's grammar writes around it."""
-    return text[1:-1].strip() if text.startswith("(") and text.endswith(")") else text
-
-
-class Paths(CFile):
-    earlier: EarlierExits | None = None
-
-    def record_path(self, node: Node, own: str | None = None) -> str | None:
-        """Keep the path to the site (or construction) at `node`, walked once, and
-        return its guard: `own` (a check's failing condition, its last step), else the
-        innermost condition that leads there, as written."""
-        steps = list(self.path_of(node))
-        if own:
-            steps.append(Step(RULE, _test(own), node.start_point.row + 1))
-        condition = keep_path(self.paths, node, steps)
-        return self.written(condition) if condition is not None else None
-
-    def written(self, condition: Condition) -> str:
-        return written(condition, self.spec.negated, self.spec.conjunction, "||")
-
-    def path_of(self, node: Node) -> tuple[Step, ...]:
-        return tuple(steps_to(node, _STOPS, _BLOCKS, self._earlier, self._steps_at))
+class Paths(CFile, BlockPaths):
+    stops = FUNCTIONS | {"field_declaration_list", "translation_unit"}
+    blocks = frozenset({"compound_statement", "case_statement"})
+    skip = SKIP
 
     def _condition(self, of: Node) -> str | None:
         cond = of.child_by_field_name("condition")
@@ -67,20 +34,14 @@ class Paths(CFile):
             return None
         if cond.type == "condition_clause":  # C++: `if (auto x = f(); x > 0)`
             value = cond.child_by_field_name("value")
-            return self.code(value) if value is not None else _bare(self.code(cond))
-        return _bare(self.code(cond))
+            return self.code(value) if value is not None else bare(self.code(cond))
+        return bare(self.code(cond))
 
     def _steps_at(self, cur: Node, child: Node) -> list[Step]:
         line = cur.start_point.row + 1
         if cur.type == "if_statement":
-            cond = self._condition(cur)
-            if cond is None:
-                return []
-            if child == cur.child_by_field_name("consequence"):
-                return [Step(IF, _test(cond), line)]
-            if child == cur.child_by_field_name("alternative"):
-                return [Step(ELSE, _not(_test(cond)), line)]
-            return []
+            step = branch_step(cur, child, self._condition(cur))
+            return [step] if step is not None else []
         if cur.type == "else_clause":  # tree-sitter-c 0.24: `else` holds the branch
             return []
         if cur.type in ("while_statement", "for_statement") and (
@@ -118,23 +79,11 @@ class Paths(CFile):
         else:
             before = [v for c in cases[: cases.index(case)] if (v := value(c))]
             parts = [*(_not(test(v)) for v in before), test(own)]
-        if not parts:
-            return None
-        cond = parts[0] if len(parts) == 1 else Condition(ALL, parts=tuple(parts))
-        return Step(ARM, cond, case.start_point.row + 1)
-
-    def _earlier(self, block: Node, child: Node) -> list[Step]:
-        if self.earlier is None:
-            self.earlier = EarlierExits(self._exit_check, SKIP)
-        return self.earlier.before(block, child)
+        return arm_step(parts, case)
 
     def _exit_check(self, statement: Node) -> Step | None:
-        line = statement.start_point.row + 1
-        if statement.type == "expression_statement" and statement.named_child_count:
-            call = statement.named_children[0]
-            own = self.check_condition(call) if call.type == "call_expression" else None
-            return Step(EARLY_EXIT, _not(_test(own)), line) if own else None
-        return exit_if(statement, self._condition, self._exit_kind)
+        return check_exit(statement, "call_expression", self.check_condition) or exit_if(
+            statement, self._condition, self._exit_kind)
 
     def _exit_kind(self, body: Node) -> str | None:
         """How a branch leaves the function: by a `throw`, an exit call, or a return

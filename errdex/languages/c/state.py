@@ -12,11 +12,10 @@ from typing import Any
 
 from tree_sitter import Node
 
-from errdex.extract import Rule, SourceLines
-from errdex.extract.code import node_code
-from errdex.extract.structure import SitePath
+from errdex.extract import Rule
+from errdex.extract.filestate import FileState
 from errdex.languages import spec_for
-from errdex.models import Construction, Language, MessageDefinition, Site
+from errdex.models import Language
 
 FUNCTIONS = frozenset({"function_definition", "lambda_expression"})
 # Blocks that own methods (C++): a method is `Owner::name`, the innermost owner.
@@ -39,34 +38,17 @@ def rule_extras(language: Language) -> Mapping[str, Mapping[str, Any]]:
     return {str(e["name"]): e for e in entries}
 
 
-class CFile:
-    """Everything about one file being extracted."""
+class CFile(FileState):
+    """Everything about one file being extracted (`code`: its whitespace one space, as
+    the preprocessor's `#x` writes an argument)."""
 
     def __init__(self, language: Language, path: str, source: bytes,
                  rules: Sequence[Rule]) -> None:  # fmt: skip
+        super().__init__(spec_for(language), path, source, rules)
         self.language = language
-        self.spec = spec_for(language)
-        self.path = path
-        self.source = source
-        self.rules = {r.name: r for r in rules if r.form == "call"}
         self.extras = rule_extras(language)
-        self.lines = SourceLines(source)
-        self.sites: list[Site] = []
-        self.definitions: list[MessageDefinition] = []
-        self.constructions: list[Construction] = []
-        self.paths: list[SitePath] = []
-        self.dynamic = 0
         self.local_classes: set[str] = set()  # exception classes this file declares
         self.defined: set[str] = set()  # of those, the ones whose constructor builds text
-        self._marker = self.spec.comment[:1].encode()
-
-    def text(self, node: Node) -> str:
-        return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
-
-    def code(self, node: Node) -> str:
-        """`node`'s source without the comments written inside it, its whitespace one
-        space (as the preprocessor's `#x` writes an argument)."""
-        return " ".join(node_code(self.source, node, SKIP, self._marker).split())
 
     def rule_for(self, name: str) -> Rule | None:
         """The rule of a called name as written, else of its last `::` segment
@@ -75,14 +57,6 @@ class CFile:
         if rule is None and "::" in name:
             rule = self.rules.get(name.rsplit("::", 1)[-1])
         return rule
-
-    def call_name(self, call: Node) -> str:
-        function = call.child_by_field_name("function")
-        return "".join(self.text(function).split()) if function is not None else ""
-
-    def arguments(self, call: Node) -> list[Node]:
-        args = call.child_by_field_name("arguments")
-        return [a for a in args.named_children if a.type not in SKIP] if args else []
 
     def function_of(self, node: Node) -> str | None:
         """`name` for a C function, `Owner::name` for a C++ method (its class, or the

@@ -12,7 +12,7 @@ import json
 import re
 
 from errdex.analyze import facts
-from errdex.languages.writer import COMPARISONS
+from errdex.languages.writer import BraceReading, BraceWriter
 from errdex.models import Language, Site, SiteKind
 from errdex.write.pagefacts import PageFacts
 
@@ -23,32 +23,20 @@ _STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
 _SPECIFIERS = (r"(?:(?:static|inline|extern|const|constexpr|virtual|explicit|unsigned|signed"
                r"|struct|enum|PyAPI_FUNC|Py_LOCAL_INLINE|template\s*<[^>]*>)\s+)*")
 _TYPE = r"[A-Za-z_][\w:]*(?:<[^;{}()]*>)?(?:\s*[*&]+\s*|\s+)"
-_NOT_DEFINITION = ("return ", "throw ", "else", "if ", "if(", "#", "case ", "delete ")
 _ABORTS = (SiteKind.PANIC, SiteKind.ASSERT)
 
 
-class CReading:
+class CReading(BraceReading):
     """How C (and C++) code is read from a snippet (see errdex.write.reading)."""
 
-    def is_comment(self, line: str) -> bool:
-        return line.lstrip().startswith(("//", "/*", "*"))
-
-    def comment_text(self, line: str) -> str:
-        return re.sub(r"^\s*(?://+|/\*+|\*+/?)\s?", "", line).removesuffix("*/").strip()
-
-    def opens_check(self, line: str) -> bool:
-        return _CHECK.match(line) is not None
-
-    def exclusive_branch(self, line: str) -> bool:
-        text = _STRINGS.sub('""', line).strip()
-        return text.startswith(("} else", "else", "case ", "default:"))
+    check = _CHECK
+    strings = _STRINGS
+    not_definition = ("return ", "throw ", "else", "if ", "if(", "#", "case ", "delete ")
 
     def defines(self, line: str, name: str) -> bool:
-        if name not in line:  # no regex to build for most lines
+        if not self.may_define(line, name):
             return False
         text = line.strip()
-        if text.startswith(_NOT_DEFINITION) or text.endswith(";"):
-            return False
         short = re.escape(name.rsplit("::", 1)[-1])
         pattern = rf"\s*{_SPECIFIERS}(?:{_TYPE})?(?:[\w:~]*::)?\**{short}\s*\("
         return re.match(pattern, line) is not None or (re.match(rf"\s*{short}\s*\(", line) \
@@ -98,48 +86,14 @@ class CReading:
                 prose.append(words)
         return " ".join(prose).strip() or None
 
-    def exception_class(self, name: str | None) -> str | None:
-        return name
-
-    def arguments(self, params: list[str], values: dict[str, str]) -> list[str] | None:
-        return [values.get(p, p) for p in params]
-
     def user_call(self, function: str, args: list[str] | None, is_method: bool | None) -> str:
         listed = "/* ... */" if args is None else ", ".join(args)
         return f"{function}({listed})"
 
 
-class CWriter(CReading):
-    ops = COMPARISONS
-    comment = "//"
-    inline_comment = " //"
-    statement_end = ";"
-    binding = ""
-    keyword_arguments = False
-    copies_fields = True
-
-    def negate(self, guard: str, *, bare: bool) -> str:
-        return f"!{guard.strip()}" if bare else f"!({guard})"
-
-    def call(self, f: PageFacts) -> str:
-        fn = f.site.function
-        return self.user_call(fn, None, None) if fn else "..."
-
-    def statement(self, f: PageFacts, call: str) -> str:
-        return call if call == "..." else f"{call};"
-
-    def caller_code(self, f: PageFacts, code: str) -> str:
-        return re.sub(r"\b(?:self|this)\s*->\s*", "", code)
-
-    def if_block(self, condition: str, body: str) -> str:
-        return f"if ({condition}) {{\n    {body}\n}}"
-
-    def validate(self, f: PageFacts, guard: str, plain: str, stmt: str) -> str:
-        return (f"if ({guard}) {{\n    fprintf(stderr, \"%s\\n\", {plain});\n"
-                f"    return -1;\n}}\n{stmt}")
-
-    def predicate_body(self, positive: str) -> str:
-        return positive
+class CWriter(CReading, BraceWriter):
+    failure = 'fprintf(stderr, "%s\\n", {plain});\n    return -1;'
+    receiver = r"\b(?:self|this)\s*->\s*"
 
     def predicate(self, f: PageFacts, stem: str, positive: str, params: list[str]) -> str:
         typed = ", ".join(f"{spaced(facts.declared_type(f.site, p) or 'long')}{p}"

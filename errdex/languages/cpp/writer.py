@@ -10,6 +10,7 @@ import json
 from errdex.analyze import facts
 from errdex.languages.c.writer import CWriter
 from errdex.languages.c.writer import spaced as _spaced
+from errdex.languages.writer import on_value
 from errdex.models import SiteKind
 from errdex.write.pagefacts import PageFacts
 
@@ -17,6 +18,8 @@ _ABORTS = (SiteKind.PANIC, SiteKind.ASSERT)
 
 
 class CppWriter(CWriter):
+    failure = "throw std::invalid_argument({plain});"
+
     def user_call(self, function: str, args: list[str] | None, is_method: bool | None) -> str:
         parts = function.split("::")
         listed = "/* ... */" if args is None else ", ".join(args)
@@ -24,12 +27,8 @@ class CppWriter(CWriter):
             return f"{parts[-1]}({listed})"
         # `Type::method`: called on a value of the type (a namespace is lower case)
         if is_method is not False and len(parts) > 1 and parts[-2][:1].isupper():
-            value = parts[-2][:1].lower() + parts[-2][1:]
-            return f"{value}.{parts[-1]}({listed})"
+            return on_value(parts[-2], parts[-1], listed)
         return f"{function}({listed})"
-
-    def validate(self, f: PageFacts, guard: str, plain: str, stmt: str) -> str:
-        return f"if ({guard}) {{\n    throw std::invalid_argument({plain});\n}}\n{stmt}"
 
     def predicate(self, f: PageFacts, stem: str, positive: str, params: list[str]) -> str:
         # A parameter whose type the page does not know is written `const auto&` (C++20):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from errdex.languages.spec import LanguageSpec, Outline
+from errdex.languages.spec import C_FAMILY_CONDITIONS, LanguageSpec, Outline
 from errdex.models import Language, SiteKind
 
 if TYPE_CHECKING:
@@ -73,16 +73,7 @@ SPEC = LanguageSpec(
         ("errors.Is", r"\berrors\.(?:Is|As)\("),
     ),
     capabilities=frozenset({"errors_propagate_by_return", "bare_type_names"}),
-    bool_ops=(("or", r"\|\|"), ("and", r"&&")),
-    compare=r"==|!=|<=|>=|(?<![<\-=])<(?![<=\-])|(?<![>\-=])>(?![>=])",
-    negation=r"!(?!=)",
-    conjunction=" && ",
-    negated="!({})",
-    negation_yields_to_compare=True,
-    char_literal=r"'(?:\\.[^']*|[^'\\])'",
-    case_arm=None,
-    pattern_guard=None,
-    not_operand=None,
+    **C_FAMILY_CONDITIONS,
     reference_prefix=r"^(?:&|\*)+",
     truth={"true": "be true", "false": "be false"},
     reserved_words=frozenset(_WORDS.split()),

@@ -15,11 +15,9 @@ from collections.abc import Sequence
 
 from tree_sitter import Node
 
-from errdex.extract import PARSE_SECONDS, Rule, parse_file
-from errdex.extract.outline import file_structure
-from errdex.extract.queries import compiled, handle, run_query
+from errdex.extract.filestate import QueryExtractor
+from errdex.extract.queries import Found, handle
 from errdex.extract.templates import Hole, Piece, build_template
-from errdex.languages.go import SPEC
 from errdex.languages.go.messages import (
     FORMATTERS,
     MAX_PIECES,
@@ -30,30 +28,18 @@ from errdex.languages.go.messages import (
 from errdex.languages.go.paths import Paths
 from errdex.languages.go.state import receiver_type
 from errdex.models import (
-    Construction,
-    FileExtraction,
     Language,
     MessageDefinition,
-    Site,
     Template,
 )
 
 __all__ = ["GoExtractor"]
 
-_PARSER, _QUERY, _KINDS = compiled(SPEC)
 _SENTINEL_NAME = re.compile(r"(?:[A-Za-z_]\w*\.)?[Ee]rr[A-Z0-9_]\w*")
 _MAX_LIFT = 4  # parents between a composite literal and the `return` that hands it out
 
 
 class _File(Paths):
-    def call_name(self, call: Node) -> str:
-        function = call.child_by_field_name("function")
-        return re.sub(r"\s+", "", self.text(function)) if function is not None else ""
-
-    def arguments(self, call: Node) -> list[Node]:
-        args = call.child_by_field_name("arguments")
-        return [a for a in args.named_children if a.type != "comment"] if args else []
-
     def pieces(self, node: Node, formats: bool = False,
                rest: Sequence[Node] = ()) -> tuple[list[Piece], str] | None:  # fmt: skip
         """The message of `node` as pieces and as written (the format string, or the
@@ -69,7 +55,7 @@ class _File(Paths):
             if first is None:
                 return None
             return format_pieces(first, [self.code(a) for a in args[1:]]), first
-        if node.type == "binary_expression" and self._operator(node) == "+":
+        if node.type == "binary_expression" and self.operator(node) == "+":
             parts = self._concatenated(node)
             if parts is None or all(v is None for v, _ in parts):
                 return None
@@ -78,36 +64,15 @@ class _File(Paths):
             return self.pieces(node.named_children[0], formats, rest)
         return None
 
-    def _operator(self, node: Node) -> str:
-        op = node.child_by_field_name("operator")
-        return self.text(op) if op is not None else ""
-
     def _concatenated(self, node: Node) -> list[tuple[str | None, str]] | None:
         out: list[tuple[str | None, str]] = []
-        stack = [node]
-        while stack and len(out) < MAX_PIECES:
-            cur = stack.pop()
-            if cur.type == "binary_expression" and self._operator(cur) == "+":
-                left, right = cur.child_by_field_name("left"), cur.child_by_field_name("right")
-                if left is None or right is None:
-                    return None
-                stack += [right, left]
-                continue
+        for cur in self.summands(node):
+            if len(out) >= MAX_PIECES:
+                break
+            if cur is None:
+                return None
             out.append((literal_value(cur, self.text(cur)), self.code(cur)))
         return out
-
-    def add_site(self, rule: Rule, at: Node, message: tuple[list[Piece], str]) -> None:
-        pieces, written = message
-        template = build_template(written, pieces)
-        if template.literal_chars == 0:
-            self.dynamic += 1
-            return
-        line, end_line = at.start_point.row + 1, at.end_point.row + 1
-        self.sites.append(Site(
-            language=Language.GO, kind=rule.kind, exception=rule.exception, template=template,
-            path=self.path, line=line, end_line=end_line, function=self.function_of(at),
-            guard=self.record_path(at), snippet=self.lines.snippet(line, end_line),
-        ))  # fmt: skip
 
     # --- the handlers, one per query section ------------------------------------------
 
@@ -125,10 +90,8 @@ class _File(Paths):
         if message.type == "call_expression" and self.call_name(message) in self.rules:
             return  # `panic(errors.New(..))`: the inner call is the site
         found = self.pieces(message, name in FORMATTERS, args[rule.message_arg + 1 :])
-        if found is None:
+        if found is None or not self.add_site(rule.kind, rule.exception, call, found):
             self.dynamic += 1
-            return
-        self.add_site(rule, call, found)
 
     def on_sentinel(self, spec: Node) -> None:
         """`var ErrX = errors.New("..")`: a definition named `ErrX` whose sites are where
@@ -198,21 +161,13 @@ class _File(Paths):
             if element.type == "keyed_element" and element.named_child_count >= 2:
                 key, value = element.named_children[0], element.named_children[-1]
                 fields.append((self.text(key).strip(), self.code(value)))
-        self._construct(self.text(kind), literal, tuple(fields))
+        self.add_construction(self.text(kind), literal, tuple(fields))
 
     def on_returned(self, value: Node) -> None:
         """`return nil, ErrNotFound`: where a sentinel error leaves its function."""
         text = self.text(value)
         if _SENTINEL_NAME.fullmatch(text):
-            self._construct(text, value, ())
-
-    def _construct(self, type_path: str, at: Node, fields: tuple[tuple[str, str], ...]) -> None:
-        line, end_line = at.start_point.row + 1, at.end_point.row + 1
-        self.constructions.append(Construction(
-            language=Language.GO, type_path=type_path, path=self.path, line=line,
-            end_line=end_line, function=self.function_of(at), guard=self.record_path(at),
-            snippet=self.lines.snippet(line, end_line), field_values=fields,
-        ))  # fmt: skip
+            self.add_construction(text, value)
 
 
 def _field_hole(piece: Piece, receiver: str | None) -> Piece:
@@ -247,16 +202,11 @@ def _in_return(node: Node) -> bool:
     return False
 
 
-class GoExtractor:
+class GoExtractor(QueryExtractor[_File]):
     language = Language.GO
-    extensions = SPEC.suffixes
+    state_type = _File
 
-    def extract(
-        self, path: str, source: bytes, rules: Sequence[Rule], seconds: float = PARSE_SECONDS
-    ) -> FileExtraction:
-        tree = parse_file(_PARSER, source, seconds)
-        state = _File(path, source, rules)
-        found, outlined = run_query(_QUERY, _KINDS, tree.root_node)
+    def read(self, state: _File, found: Found, root: Node) -> None:
         state.returned = {state.text(node) for node, _ in found["returned"]}
         handle(found, {
             "sentinel": lambda node, _: state.on_sentinel(node),
@@ -266,11 +216,3 @@ class GoExtractor:
             "composite": lambda node, _: state.on_composite(node),
             "returned": lambda node, _: state.on_returned(node),
         })
-        return FileExtraction(
-            sites=tuple(sorted(state.sites, key=lambda s: (s.line, s.end_line, s.kind.value))),
-            definitions=tuple(state.definitions),
-            constructions=tuple(sorted(state.constructions, key=lambda c: (c.line, c.type_path))),
-            dynamic_sites=state.dynamic,
-            structure=file_structure(SPEC.language, path, tree.root_node, source, state.paths,
-                                     outlined),
-        )

@@ -9,41 +9,21 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from errdex.extract.paths import EarlierExits, exit_if, keep_path, steps_to, written
+from errdex.extract.paths import BlockPaths, arm_step, branch_step, exit_if
 from errdex.extract.paths import negation as _not
 from errdex.extract.paths import test as _test
-from errdex.extract.structure import (
-    ALL,
-    ARM,
-    EARLY_EXIT,
-    EARLY_RETURN,
-    ELSE,
-    IF,
-    LOOP,
-    Condition,
-    Step,
-)
-from errdex.languages.go import SPEC
+from errdex.extract.structure import EARLY_EXIT, EARLY_RETURN, LOOP, Condition, Step
 from errdex.languages.go.state import GoFile
 
-_FUNCTIONS = frozenset({"function_declaration", "method_declaration", "func_literal"})
 _CASES = frozenset({"expression_case", "default_case", "type_case"})
 _SWITCHES = frozenset({"expression_switch_statement", "type_switch_statement"})
 _SKIP = frozenset({"comment"})
-_BLOCKS = frozenset({"statement_list"})
 
 
-class Paths(GoFile):
-    earlier: EarlierExits | None = None
-
-    def record_path(self, node: Node) -> str | None:
-        """Keep the path to the site (or construction) at `node`, walked once, and
-        return its guard: the innermost condition that leads there, as written."""
-        condition = keep_path(self.paths, node, self.path_of(node))
-        return _written(condition) if condition is not None else None
-
-    def path_of(self, node: Node) -> tuple[Step, ...]:
-        return tuple(steps_to(node, _FUNCTIONS, _BLOCKS, self._earlier, self._steps_at))
+class Paths(GoFile, BlockPaths):
+    stops = frozenset({"function_declaration", "method_declaration", "func_literal"})
+    blocks = frozenset({"statement_list"})
+    skip = _SKIP
 
     def _steps_at(self, cur: Node, child: Node) -> list[Step]:
         step = self._step_at(cur, child)
@@ -52,14 +32,7 @@ class Paths(GoFile):
     def _step_at(self, cur: Node, child: Node) -> Step | None:
         line = cur.start_point.row + 1
         if cur.type == "if_statement":
-            cond = cur.child_by_field_name("condition")
-            if cond is None:
-                return None
-            if child == cur.child_by_field_name("consequence"):
-                return Step(IF, _test(self.code(cond)), line)
-            if child == cur.child_by_field_name("alternative"):
-                return Step(ELSE, _not(_test(self.code(cond))), line)
-            return None
+            return branch_step(cur, child, self._condition(cur))
         if cur.type == "for_statement" and child == cur.child_by_field_name("body"):
             cond = next((c for c in cur.named_children if c.type not in ("block", "comment")
                          and c.type != "range_clause" and c.type != "for_clause"), None)
@@ -100,22 +73,14 @@ class Paths(GoFile):
             parts = [_not(c) for c in others if c is not None]
         elif own is not None:
             parts.append(own)
-        if not parts:
-            return None
-        cond = parts[0] if len(parts) == 1 else Condition(ALL, parts=tuple(parts))
-        return Step(ARM, cond, case.start_point.row + 1)
+        return arm_step(parts, case)
 
-    def _earlier(self, block: Node, child: Node) -> list[Step]:
-        if self.earlier is None:
-            self.earlier = EarlierExits(self._exit_check, _SKIP)
-        return self.earlier.before(block, child)
+    def _condition(self, of: Node) -> str | None:
+        cond = of.child_by_field_name("condition")
+        return self.code(cond) if cond is not None else None
 
     def _exit_check(self, statement: Node) -> Step | None:
-        def condition(s: Node) -> str | None:
-            cond = s.child_by_field_name("condition")
-            return self.code(cond) if cond is not None else None
-
-        return exit_if(statement, condition, self._exit_kind)
+        return exit_if(statement, self._condition, self._exit_kind)
 
     def _exit_kind(self, body: Node) -> str | None:
         """How a block leaves the function: with an error (EARLY_EXIT: a `return` whose
@@ -140,7 +105,3 @@ class Paths(GoFile):
                 return EARLY_EXIT
         return None
 
-
-def _written(condition: Condition) -> str:
-    """A condition as code: the guard string of the site."""
-    return written(condition, SPEC.negated, SPEC.conjunction, "||")

@@ -7,37 +7,18 @@ from collections.abc import Sequence
 
 from tree_sitter import Node
 
-from errdex.extract import Rule, SourceLines
-from errdex.extract.code import node_code
-from errdex.extract.structure import SitePath
+from errdex.extract import Rule
+from errdex.extract.filestate import FileState
 from errdex.languages.go import SPEC
-from errdex.models import Construction, MessageDefinition, Site
-
-_MARKER = SPEC.comment[:1].encode()
 
 
-class GoFile:
+class GoFile(FileState):
     """Everything about one file being extracted."""
 
     def __init__(self, path: str, source: bytes, rules: Sequence[Rule]) -> None:
-        self.path = path
-        self.source = source
-        self.rules = {r.name: r for r in rules if r.form == "call"}
-        self.lines = SourceLines(source)
-        self.sites: list[Site] = []
-        self.definitions: list[MessageDefinition] = []
-        self.constructions: list[Construction] = []
-        self.paths: list[SitePath] = []
-        self.dynamic = 0
+        super().__init__(SPEC, path, source, rules)
         self.handled: set[int] = set()  # ids of calls already read as part of another
         self.returned: set[str] = set()  # names the file returns as they are (`return ErrX`)
-
-    def text(self, node: Node) -> str:
-        return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
-
-    def code(self, node: Node) -> str:
-        """`node`'s source without the comments written inside it."""
-        return " ".join(node_code(self.source, node, SPEC.comment_nodes, _MARKER).split())
 
     def function_of(self, node: Node) -> str | None:
         """`Type.Method` for a method (its receiver's type), `Name` for a function; a

@@ -9,7 +9,7 @@ import json
 import re
 
 from errdex.analyze import facts
-from errdex.languages.writer import COMPARISONS
+from errdex.languages.writer import BraceReading, BraceWriter, on_value
 from errdex.models import Language, Site, SiteKind
 from errdex.write.pagefacts import PageFacts
 
@@ -18,21 +18,15 @@ _CHECK = re.compile(rf"\s*(?:}}\s*else\s+)?if\b.*\{{.*{_RAISES}")
 _STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`')
 
 
-class _Reading:
+class _Reading(BraceReading):
     """How Go code is read from a snippet (see errdex.write.reading)."""
 
-    def is_comment(self, line: str) -> bool:
-        return line.lstrip().startswith("//")
+    check = _CHECK
+    strings = _STRINGS
+    comment_starts = ("//",)
 
     def comment_text(self, line: str) -> str:
         return re.sub(r"^\s*//\s?", "", line).strip()
-
-    def opens_check(self, line: str) -> bool:
-        return _CHECK.match(line) is not None
-
-    def exclusive_branch(self, line: str) -> bool:
-        text = _STRINGS.sub('""', line).strip()
-        return text.startswith(("} else", "else", "case ", "default:"))
 
     def defines(self, line: str, name: str) -> bool:
         if name not in line:  # no regex to build for most lines
@@ -69,37 +63,20 @@ class _Reading:
             prose.append(line)
         return " ".join(prose).strip() or None
 
-    def exception_class(self, name: str | None) -> str | None:
-        return name
-
-    def arguments(self, params: list[str], values: dict[str, str]) -> list[str] | None:
-        return [values.get(p, p) for p in params]
-
     def user_call(self, function: str, args: list[str] | None, is_method: bool | None) -> str:
         parts = function.split(".")
         listed = "..." if args is None else ", ".join(args)
         # `Type.Method` is a method (a package is lower case): it is called on a value.
         if is_method is not False and len(parts) > 1 and parts[-2][:1].isupper():
-            value = parts[-2][:1].lower() + parts[-2][1:]
-            return f"{value}.{parts[-1]}({listed})"
+            return on_value(parts[-2], parts[-1], listed)
         return f"{function}({listed})"
 
 
-class GoWriter(_Reading):
-    ops = COMPARISONS
-    comment = "//"
-    inline_comment = " //"
+class GoWriter(_Reading, BraceWriter):
     statement_end = ""
-    binding = ""
-    keyword_arguments = False
-    copies_fields = True
-
-    def negate(self, guard: str, *, bare: bool) -> str:
-        return f"!{guard.strip()}" if bare else f"!({guard})"
-
-    def call(self, f: PageFacts) -> str:
-        fn = f.site.function
-        return self.user_call(fn, None, "." in fn) if fn else "..."
+    parenthesized = False
+    failure = "return errors.New({plain})"
+    methods_by_dot = True
 
     def statement(self, f: PageFacts, call: str) -> str:
         """The call with its error checked, taking as many values as it returns when the
@@ -108,18 +85,6 @@ class GoWriter(_Reading):
             return call
         head = _checked(f, call)
         return f"{head} {{\n    return err\n}}" if head else f"{call} // check the error it returns"
-
-    def caller_code(self, f: PageFacts, code: str) -> str:
-        return code
-
-    def if_block(self, condition: str, body: str) -> str:
-        return f"if {condition} {{\n    {body}\n}}"
-
-    def validate(self, f: PageFacts, guard: str, plain: str, stmt: str) -> str:
-        return f"if {guard} {{\n    return errors.New({plain})\n}}\n{stmt}"
-
-    def predicate_body(self, positive: str) -> str:
-        return positive
 
     def predicate(self, f: PageFacts, stem: str, positive: str, params: list[str]) -> str:
         typed = ", ".join(f"{p} {facts.declared_type(f.site, p) or 'any'}" for p in params)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from errdex.languages.spec import LanguageSpec, Outline
+from errdex.languages.spec import C_FAMILY_CONDITIONS, LanguageSpec, Outline
 from errdex.models import Language, SiteKind
 
 if TYPE_CHECKING:
@@ -97,16 +97,7 @@ SPEC = LanguageSpec(
     ),
     capabilities=frozenset({"exception_named_in_output", "bare_type_names",
                             "message_is_source_expression"}),
-    bool_ops=(("or", r"\|\|"), ("and", r"&&")),
-    compare=r"==|!=|<=|>=|(?<![<\-=])<(?![<=\-])|(?<![>\-=])>(?![>=])",
-    negation=r"!(?!=)",
-    conjunction=" && ",
-    negated="!({})",
-    negation_yields_to_compare=True,
-    char_literal=r"'(?:\\.[^']*|[^'\\])'",
-    case_arm=None,
-    pattern_guard=None,
-    not_operand=None,
+    **C_FAMILY_CONDITIONS,
     reference_prefix=None,
     truth={"true": "be true", "false": "be false"},
     reserved_words=frozenset(_WORDS.split()),

@@ -17,9 +17,8 @@ from collections.abc import Callable, Sequence
 
 from tree_sitter import Node
 
-from errdex.extract import PARSE_SECONDS, Rule, parse_file
-from errdex.extract.outline import file_structure
-from errdex.extract.queries import compiled, handle, run_query
+from errdex.extract.filestate import QueryExtractor
+from errdex.extract.queries import Found, handle
 from errdex.extract.templates import Hole, Piece, build_template
 from errdex.languages.java import SPEC
 from errdex.languages.java.messages import (
@@ -36,17 +35,13 @@ from errdex.languages.java.messages import (
 from errdex.languages.java.paths import Paths
 from errdex.languages.java.state import NULL_CHECKS, type_name
 from errdex.models import (
-    Construction,
-    FileExtraction,
     Language,
     MessageDefinition,
-    Site,
     SiteKind,
 )
 
 __all__ = ["JavaExtractor"]
 
-_PARSER, _QUERY, _KINDS = compiled(SPEC)
 _EXCEPTION_NAME = re.compile(r"(?:Exception|Error|Throwable|Failure|Fault)$")
 # Classes of the JDK whose message is the one they are given: built without one, they
 # have no text of their own to find (`new IllegalStateException(e)`).
@@ -80,7 +75,7 @@ class _File(Paths):
             return [value], value
         if node.type == "method_invocation":
             return self._formatted(node)
-        if node.type == "binary_expression" and self._operator(node) == "+":
+        if node.type == "binary_expression" and self.operator(node) == "+":
             parts = self._concatenated(node)
             if parts is None or all(v is None for v, _ in parts):
                 return None
@@ -114,22 +109,14 @@ class _File(Paths):
             return None
         return make(fmt, [self.code(a) for a in rest]), fmt
 
-    def _operator(self, node: Node) -> str:
-        op = node.child_by_field_name("operator")
-        return self.text(op) if op is not None else ""
-
     def _concatenated(self, node: Node) -> list[tuple[str | None, str]] | None:
         out: list[tuple[str | None, str]] = []
-        stack = [node]
         text_seen = False  # `"a" + 1` is "a1"; `1 + 2 + "a"` adds first
-        while stack and len(out) < MAX_PIECES:
-            cur = stack.pop()
-            if cur.type == "binary_expression" and self._operator(cur) == "+":
-                left, right = cur.child_by_field_name("left"), cur.child_by_field_name("right")
-                if left is None or right is None:
-                    return None
-                stack += [right, left]
-                continue
+        for cur in self.summands(node):
+            if len(out) >= MAX_PIECES:
+                break
+            if cur is None:
+                return None
             if cur.type == "parenthesized_expression" and cur.named_child_count == 1:
                 inner = cur.named_children[0]
                 found = self.pieces(inner) if inner.type == "method_invocation" else None
@@ -171,7 +158,7 @@ class _File(Paths):
         if last is None or last.type != "return_statement" or not last.named_children:
             return None
         returned = last.named_children[0]
-        if returned.type != "binary_expression" or self._operator(returned) != "+":
+        if returned.type != "binary_expression" or self.operator(returned) != "+":
             return None
         self._inlining = True
         try:
@@ -181,21 +168,13 @@ class _File(Paths):
         return parts if parts and any(v for v, _ in parts) else None
 
     def add_site(self, kind: SiteKind, exception: str | None, at: Node,
-                 message: tuple[list[Piece], str], own: str | None = None) -> bool:  # fmt: skip
-        pieces, written = message
+                 message: tuple[Sequence[Piece], str], own: str | None = None,
+                 guard: str | None = None) -> bool:  # fmt: skip
         # A string literal passed for a placeholder is text (`checkNotNull(x, "for %s",
         # "codec")` prints "for codec").
-        pieces = [_inlined(p) for p in pieces]
-        template = build_template(written, pieces)
-        if template.literal_chars == 0:
-            return False
-        line, end_line = at.start_point.row + 1, at.end_point.row + 1
-        self.sites.append(Site(
-            language=Language.JAVA, kind=kind, exception=exception, template=template,
-            path=self.path, line=line, end_line=end_line, function=self.function_of(at),
-            guard=self.record_path(at, own), snippet=self.lines.snippet(line, end_line),
-        ))  # fmt: skip
-        return True
+        pieces, written = message
+        return super().add_site(kind, exception, at, ([_inlined(p) for p in pieces], written),
+                                own, guard)  # fmt: skip
 
     # --- the handlers, one per query section ------------------------------------------
 
@@ -255,15 +234,7 @@ class _File(Paths):
             if not messages:
                 self.dynamic += 1
             return
-        line, end_line = created.start_point.row + 1, created.end_point.row + 1
-        self.constructions.append(Construction(
-            language=Language.JAVA, type_path=written, path=self.path, line=line,
-            end_line=end_line, function=self.function_of(created),
-            guard=self.record_path(created), snippet=self.lines.snippet(line, end_line),
-            field_values=tuple((str(i), self.code(a)) for i, a in enumerate(args)),
-            raised=True, message_given=given,
-            payloads=tuple((key, build_template(m[1], m[0])) for key, m in messages),
-        ))  # fmt: skip
+        self.add_built(written, created, args, messages, raised=True, message_given=given)
 
     def on_exception_class(self, declaration: Node, name: Node) -> None:
         """`class X extends Y`, an exception class: its message is what a constructor
@@ -343,14 +314,7 @@ class _File(Paths):
         called = call.child_by_field_name("name")
         if not messages or called is None:
             return
-        line, end_line = call.start_point.row + 1, call.end_point.row + 1
-        self.constructions.append(Construction(
-            language=Language.JAVA, type_path=self.text(called),
-            path=self.path, line=line, end_line=end_line, function=self.function_of(call),
-            guard=self.record_path(call), snippet=self.lines.snippet(line, end_line),
-            field_values=tuple((str(i), self.code(a)) for i, a in enumerate(args)),
-            payloads=tuple((key, build_template(m[1], m[0])) for key, m in messages),
-        ))  # fmt: skip
+        self.add_built(self.text(called), call, args, messages, raised=False)
 
     def on_asserted(self, statement: Node) -> None:
         """`assert cond : "msg";`: an AssertionError (when assertions are enabled)."""
@@ -416,16 +380,11 @@ def _named(piece: Piece, params: tuple[str, ...]) -> Piece:
     return piece
 
 
-class JavaExtractor:
+class JavaExtractor(QueryExtractor[_File]):
     language = Language.JAVA
-    extensions = SPEC.suffixes
+    state_type = _File
 
-    def extract(
-        self, path: str, source: bytes, rules: Sequence[Rule], seconds: float = PARSE_SECONDS
-    ) -> FileExtraction:
-        tree = parse_file(_PARSER, source, seconds)
-        state = _File(path, source, rules)
-        found, outlined = run_query(_QUERY, _KINDS, tree.root_node)
+    def read(self, state: _File, found: Found, root: Node) -> None:
         handle(found, {  # classes and helpers first: the calls resolve against them
             "exception_class": lambda node, name: state.on_exception_class(node, name)
             if name is not None else None,
@@ -435,11 +394,3 @@ class JavaExtractor:
             "created": lambda node, _: state.on_created(node),
             "asserted": lambda node, _: state.on_asserted(node),
         })
-        return FileExtraction(
-            sites=tuple(sorted(state.sites, key=lambda s: (s.line, s.end_line, s.kind.value))),
-            definitions=tuple(state.definitions),
-            constructions=tuple(sorted(state.constructions, key=lambda c: (c.line, c.type_path))),
-            dynamic_sites=state.dynamic,
-            structure=file_structure(SPEC.language, path, tree.root_node, source, state.paths,
-                                     outlined),
-        )

@@ -12,69 +12,33 @@ import re
 
 from tree_sitter import Node
 
-from errdex.extract.paths import EarlierExits, exit_if, keep_path, steps_to, written
+from errdex.extract.paths import BlockPaths, arm_step, bare, branch_step, check_exit, exit_if
 from errdex.extract.paths import negation as _not
 from errdex.extract.paths import test as _test
 from errdex.extract.shared import rule_guard
-from errdex.extract.structure import (
-    ALL,
-    ARM,
-    EARLY_EXIT,
-    EARLY_RETURN,
-    ELSE,
-    EXCEPT,
-    IF,
-    LOOP,
-    RULE,
-    Condition,
-    Step,
-)
+from errdex.extract.structure import EARLY_EXIT, EARLY_RETURN, EXCEPT, LOOP, Condition, Step
 from errdex.languages.java import SPEC
 from errdex.languages.java.state import METHODS, NULL_CHECKS, JavaFile
 
-_STOPS = METHODS | {"lambda_expression", "static_initializer", "class_body"}
 _SKIP = frozenset({"line_comment", "block_comment"})
-_BLOCKS = frozenset({"block", "constructor_body", "switch_block_statement_group"})
 _NEGATED_NAME = re.compile(r"!\s*[A-Za-z_][\w.]*(?:\(\))?")
 _GROUPS = frozenset({"switch_block_statement_group", "switch_rule"})
 
 
-def _bare(text: str) -> str:
-    """A condition without the parentheses Java's grammar writes around it."""
-    return text[1:-1].strip() if text.startswith("(") and text.endswith(")") else text
-
-
-class Paths(JavaFile):
-    earlier: EarlierExits | None = None
-
-    def record_path(self, node: Node, own: str | None = None) -> str | None:
-        """Keep the path to the site (or construction) at `node`, walked once, and
-        return its guard: `own` (a check's failing condition, its last step), else the
-        innermost condition that leads there, as written."""
-        steps = list(self.path_of(node))
-        if own:
-            steps.append(Step(RULE, _test(own), node.start_point.row + 1))
-        condition = keep_path(self.paths, node, steps)
-        return _written(condition) if condition is not None else None
-
-    def path_of(self, node: Node) -> tuple[Step, ...]:
-        return tuple(steps_to(node, _STOPS, _BLOCKS, self._earlier, self._steps_at))
+class Paths(JavaFile, BlockPaths):
+    stops = METHODS | {"lambda_expression", "static_initializer", "class_body"}
+    blocks = frozenset({"block", "constructor_body", "switch_block_statement_group"})
+    skip = _SKIP
 
     def _condition(self, of: Node) -> str | None:
         cond = of.child_by_field_name("condition")
-        return _bare(self.code(cond)) if cond is not None else None
+        return bare(self.code(cond)) if cond is not None else None
 
     def _steps_at(self, cur: Node, child: Node) -> list[Step]:
         line = cur.start_point.row + 1
         if cur.type == "if_statement":
-            cond = self._condition(cur)
-            if cond is None:
-                return []
-            if child == cur.child_by_field_name("consequence"):
-                return [Step(IF, _test(cond), line)]
-            if child == cur.child_by_field_name("alternative"):
-                return [Step(ELSE, _not(_test(cond)), line)]
-            return []
+            step = branch_step(cur, child, self._condition(cur))
+            return [step] if step is not None else []
         if cur.type in ("while_statement", "for_statement") and (
                 child == cur.child_by_field_name("body")):
             cond = self._condition(cur)
@@ -98,7 +62,7 @@ class Paths(JavaFile):
         none of the others matched. Old-style groups that fall through share the code of
         the labels before them (`case 1: case 2: return xs;`)."""
         tag_node = switch.child_by_field_name("condition")
-        tag = _bare(self.code(tag_node)) if tag_node is not None else ""
+        tag = bare(self.code(tag_node)) if tag_node is not None else ""
         groups = [g for g in block.named_children if g.type in _GROUPS]
 
         def values(of: Node) -> list[str] | None:  # None: the default
@@ -134,26 +98,14 @@ class Paths(JavaFile):
         else:
             before = [v for g in groups[:start] if (v := values(g))]
             parts = [*(_not(test(v)) for v in before), test(own)] if own else []
-        if not parts:
-            return None
-        cond = parts[0] if len(parts) == 1 else Condition(ALL, parts=tuple(parts))
-        return Step(ARM, cond, group.start_point.row + 1)
+        return arm_step(parts, group)
 
     def _has_code(self, group: Node) -> bool:
         return any(c.type != "switch_label" and c.type not in _SKIP for c in group.named_children)
 
-    def _earlier(self, block: Node, child: Node) -> list[Step]:
-        if self.earlier is None:
-            self.earlier = EarlierExits(self._exit_check, _SKIP)
-        return self.earlier.before(block, child)
-
     def _exit_check(self, statement: Node) -> Step | None:
-        line = statement.start_point.row + 1
-        if statement.type == "expression_statement" and statement.named_child_count:
-            call = statement.named_children[0]
-            own = self.check_condition(call) if call.type == "method_invocation" else None
-            return Step(EARLY_EXIT, _not(_test(own)), line) if own else None
-        return exit_if(statement, self._condition, _exit_kind)
+        return check_exit(statement, "method_invocation", self.check_condition) or exit_if(
+            statement, self._condition, _exit_kind)
 
     def check_condition(self, call: Node) -> str | None:
         """The failing condition of a checking call (`checkArgument(ok, ..)` fails when
@@ -180,9 +132,6 @@ class Paths(JavaFile):
         written = self.text(name)
         return f"{''.join(self.text(obj).split())}.{written}" if obj is not None else written
 
-    def arguments(self, call: Node) -> list[Node]:
-        args = call.child_by_field_name("arguments")
-        return [a for a in args.named_children if a.type not in _SKIP] if args else []
 
 
 def _exit_kind(body: Node) -> str | None:
@@ -199,7 +148,3 @@ def _exit_kind(body: Node) -> str | None:
         return EARLY_RETURN
     return None
 
-
-def _written(condition: Condition) -> str:
-    """A condition as code: the guard string of the site."""
-    return written(condition, SPEC.negated, SPEC.conjunction, "||")

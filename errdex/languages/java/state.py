@@ -8,13 +8,10 @@ from collections.abc import Sequence
 
 from tree_sitter import Node
 
-from errdex.extract import Rule, SourceLines
-from errdex.extract.code import node_code
-from errdex.extract.structure import SitePath
+from errdex.extract import Rule
+from errdex.extract.filestate import FileState
 from errdex.languages.java import SPEC
-from errdex.models import Construction, MessageDefinition, Site
 
-_MARKER = SPEC.comment[:1].encode()
 # Blocks that own methods: a method is `Owner.name`, the innermost owner.
 OWNERS = frozenset({"class_declaration", "interface_declaration", "enum_declaration",
                     "record_declaration"})  # fmt: skip
@@ -25,28 +22,13 @@ METHODS = frozenset({"method_declaration", "constructor_declaration",
 NULL_CHECKS = frozenset({"requireNonNull", "checkNotNull", "notNull"})
 
 
-class JavaFile:
+class JavaFile(FileState):
     """Everything about one file being extracted."""
 
     def __init__(self, path: str, source: bytes, rules: Sequence[Rule]) -> None:
-        self.path = path
-        self.source = source
-        self.rules = {r.name: r for r in rules if r.form == "call"}
-        self.lines = SourceLines(source)
-        self.sites: list[Site] = []
-        self.definitions: list[MessageDefinition] = []
-        self.constructions: list[Construction] = []
-        self.paths: list[SitePath] = []
-        self.dynamic = 0
+        super().__init__(SPEC, path, source, rules)
         self.local_classes: set[str] = set()  # exception classes this file declares
         self.helpers: set[str] = set()  # methods of this file that build an exception
-
-    def text(self, node: Node) -> str:
-        return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
-
-    def code(self, node: Node) -> str:
-        """`node`'s source without the comments written inside it."""
-        return " ".join(node_code(self.source, node, SPEC.comment_nodes, _MARKER).split())
 
     def rule_for(self, name: str) -> Rule | None:
         """The rule of a called name as written: the whole name, else its last two

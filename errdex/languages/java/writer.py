@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from errdex.analyze import facts
-from errdex.languages.writer import COMPARISONS
+from errdex.languages.writer import BraceReading, BraceWriter, on_value
 from errdex.models import Language, Site, SiteKind
 from errdex.write.pagefacts import PageFacts
 
@@ -18,30 +18,18 @@ _STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
 _MODIFIERS = (r"(?:(?:public|protected|private|static|final|abstract|synchronized|native"
               r"|default)\s+)*")
 _TYPE = r"[A-Za-z_][\w.]*(?:<[\w.,?\s<>\[\]]*>)?(?:\[\])*"
-_NOT_DEFINITION = ("return ", "throw ", "new ", "else", "if ", "if(")
 
 
-class _Reading:
+class _Reading(BraceReading):
     """How Java code is read from a snippet (see errdex.write.reading)."""
 
-    def is_comment(self, line: str) -> bool:
-        return line.lstrip().startswith(("//", "/*", "*"))
-
-    def comment_text(self, line: str) -> str:
-        return re.sub(r"^\s*(?://+|/\*+|\*+/?)\s?", "", line).removesuffix("*/").strip()
-
-    def opens_check(self, line: str) -> bool:
-        return _CHECK.match(line) is not None
-
-    def exclusive_branch(self, line: str) -> bool:
-        text = _STRINGS.sub('""', line).strip()
-        return text.startswith(("} else", "else", "case ", "default:", "default ->"))
+    check = _CHECK
+    strings = _STRINGS
+    branch_words = (*BraceReading.branch_words, "default ->")
+    not_definition = ("return ", "throw ", "new ", "else", "if ", "if(")
 
     def defines(self, line: str, name: str) -> bool:
-        if name not in line:  # no regex to build for most lines
-            return False
-        text = line.strip()
-        if text.startswith(_NOT_DEFINITION) or text.endswith(";"):
+        if not self.may_define(line, name):
             return False
         pattern = rf"\s*(?:@\w+(?:\([^)]*\))?\s+)*{_MODIFIERS}(?:<[^>]*>\s+)?(?:{_TYPE}\s+)?"
         return re.match(pattern + rf"{re.escape(name)}\s*\(", line) is not None
@@ -90,12 +78,6 @@ class _Reading:
                 prose.append(re.sub(r"</?p>|\{@(?:code|link)\s+([^}]*)\}", r"\1", words))
         return " ".join(prose).strip() or None
 
-    def exception_class(self, name: str | None) -> str | None:
-        return name
-
-    def arguments(self, params: list[str], values: dict[str, str]) -> list[str] | None:
-        return [values.get(p, p) for p in params]
-
     def user_call(self, function: str, args: list[str] | None, is_method: bool | None) -> str:
         parts = function.split(".")
         # Arguments not known are a comment: `f(...)` does not parse in this language.
@@ -105,41 +87,17 @@ class _Reading:
         # `Type.method`: called on a value of the type (a static method keeps its type:
         # `statement` reads the snippet to tell)
         if len(parts) > 1 and parts[-2][:1].isupper():
-            value = parts[-2][:1].lower() + parts[-2][1:]
-            return f"{value}.{parts[-1]}({listed})"
+            return on_value(parts[-2], parts[-1], listed)
         return f"{function}({listed})"
 
 
-class JavaWriter(_Reading):
-    ops = COMPARISONS
-    comment = "//"
-    inline_comment = " //"
-    statement_end = ";"
+class JavaWriter(_Reading, BraceWriter):
     binding = "var "
-    keyword_arguments = False
-    copies_fields = True
-
-    def negate(self, guard: str, *, bare: bool) -> str:
-        return f"!{guard.strip()}" if bare else f"!({guard})"
-
-    def call(self, f: PageFacts) -> str:
-        fn = f.site.function
-        return self.user_call(fn, None, None) if fn else "..."
+    failure = "throw new IllegalArgumentException({plain});"
+    receiver = r"\bthis\."
 
     def statement(self, f: PageFacts, call: str) -> str:
         return call if call == "..." else f"{_static(f, call)};"
-
-    def caller_code(self, f: PageFacts, code: str) -> str:
-        return re.sub(r"\bthis\.", "", code)
-
-    def if_block(self, condition: str, body: str) -> str:
-        return f"if ({condition}) {{\n    {body}\n}}"
-
-    def validate(self, f: PageFacts, guard: str, plain: str, stmt: str) -> str:
-        return f"if ({guard}) {{\n    throw new IllegalArgumentException({plain});\n}}\n{stmt}"
-
-    def predicate_body(self, positive: str) -> str:
-        return positive
 
     def predicate(self, f: PageFacts, stem: str, positive: str, params: list[str]) -> str:
         typed = ", ".join(f"{facts.declared_type(f.site, p) or 'Object'} {p}" for p in params)

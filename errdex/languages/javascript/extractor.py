@@ -20,9 +20,10 @@ from functools import cache
 from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, Query
 
-from errdex.extract import PARSE_SECONDS, OverBudget, Rule, parse_file
-from errdex.extract.outline import file_structure, outline_patterns
-from errdex.extract.queries import build_query, handle, run_query
+from errdex.extract import PARSE_SECONDS, OverBudget, Rule
+from errdex.extract.filestate import QueryExtractor
+from errdex.extract.outline import outline_patterns
+from errdex.extract.queries import Found, build_query, handle
 from errdex.extract.templates import Hole, Piece, build_template
 from errdex.languages import spec_for
 from errdex.languages.javascript import SPEC
@@ -37,11 +38,9 @@ from errdex.languages.javascript.messages import (
 )
 from errdex.languages.javascript.paths import Paths
 from errdex.models import (
-    Construction,
     FileExtraction,
     Language,
     MessageDefinition,
-    Site,
     SiteKind,
     Template,
 )
@@ -83,15 +82,10 @@ def is_minified(source: bytes) -> bool:
 
 
 class _File(Paths):
-    def call_name(self, call: Node) -> str:
-        function = call.child_by_field_name("function")
-        return re.sub(r"\s+", "", self.text(function)) if function is not None else ""
-
     def arguments(self, call: Node) -> list[Node]:
+        """A call's arguments (none for a tagged template: `` tag`..` ``)."""
         args = call.child_by_field_name("arguments")
-        if args is None or args.type != "arguments":
-            return []
-        return [a for a in args.named_children if a.type not in ("comment", "html_comment")]
+        return super().arguments(call) if args is not None and args.type == "arguments" else []
 
     def pieces(self, node: Node, rest: Sequence[Node] | None = None, resolve: bool = True
                ) -> tuple[list[Piece], str] | None:  # fmt: skip
@@ -118,7 +112,7 @@ class _File(Paths):
             if first is None:
                 return None
             return format_pieces(first, [self.code(a) for a in args[1:]]), self.code(node)
-        if node.type == "binary_expression" and self._operator(node) == "+":
+        if node.type == "binary_expression" and self.operator(node) == "+":
             parts = self._concatenated(node)
             if parts is None or all(all(isinstance(p, Hole) for p in part) for part in parts):
                 return None
@@ -173,23 +167,13 @@ class _File(Paths):
         pieces.append(self.source[at : max(at, node.end_byte - 1)].decode("utf-8", "replace"))
         return pieces
 
-    def _operator(self, node: Node) -> str:
-        op = node.child_by_field_name("operator")
-        return self.text(op) if op is not None else ""
-
     def _concatenated(self, node: Node) -> list[list[Piece]] | None:
         out: list[list[Piece]] = []
-        stack = [node]
-        while stack and len(out) < MAX_PIECES:
-            cur = stack.pop()
-            while cur.type == "parenthesized_expression" and cur.named_child_count == 1:
-                cur = cur.named_children[0]
-            if cur.type == "binary_expression" and self._operator(cur) == "+":
-                left, right = cur.child_by_field_name("left"), cur.child_by_field_name("right")
-                if left is None or right is None:
-                    return None
-                stack += [right, left]
-                continue
+        for cur in self.summands(node, through_parentheses=True):
+            if len(out) >= MAX_PIECES:
+                break
+            if cur is None:
+                return None
             value = literal_value(cur, self.text(cur))
             if value is not None:
                 out.append([value])
@@ -198,21 +182,6 @@ class _File(Paths):
             else:
                 out.append([Hole(expression=self.code(cur))])
         return out
-
-    def add_site(self, kind: SiteKind, exception: str | None, at: Node,
-                 message: tuple[list[Piece], str], guard: str | None = None) -> bool:  # fmt: skip
-        pieces, written = message
-        template = build_template(written, pieces)
-        if template.literal_chars == 0:
-            return False
-        line, end_line = at.start_point.row + 1, at.end_point.row + 1
-        found = self.record_path(at)
-        self.sites.append(Site(
-            language=self.language, kind=kind, exception=exception, template=template,
-            path=self.path, line=line, end_line=end_line, function=self.function_of(at),
-            guard=guard or found, snippet=self.lines.snippet(line, end_line),
-        ))  # fmt: skip
-        return True
 
     # --- the handlers, one per query section ------------------------------------------
 
@@ -290,7 +259,7 @@ class _File(Paths):
         """A hole filled by a parameter: `msg || 'default'` prints the parameter `msg`."""
         while value.type in TRANSPARENT and value.named_child_count:
             value = value.named_children[0]
-        if value.type == "binary_expression" and self._operator(value) in ("||", "??"):
+        if value.type == "binary_expression" and self.operator(value) in ("||", "??"):
             left = value.child_by_field_name("left")
             if left is not None and left.type == "identifier":
                 return Hole(expression=self.code(left))
@@ -340,14 +309,9 @@ class _File(Paths):
             found = self.pieces(arg)
             if found is not None:
                 payloads.append((str(i), build_template(found[1], found[0])))
-        line, end_line = new.start_point.row + 1, new.end_point.row + 1
-        self.constructions.append(Construction(
-            language=self.language, type_path=name, path=self.path, line=line,
-            end_line=end_line, function=self.function_of(new), guard=self.record_path(new),
-            snippet=self.lines.snippet(line, end_line),
-            field_values=tuple((str(i), self.code(a)) for i, a in enumerate(args[:MAX_PIECES])),
-            raised=thrown or rejected, payloads=tuple(payloads),
-        ))  # fmt: skip
+        self.add_construction(
+            name, new, tuple((str(i), self.code(a)) for i, a in enumerate(args[:MAX_PIECES])),
+            raised=thrown or rejected, payloads=tuple(payloads))
 
     def on_throw(self, throw: Node) -> None:
         """`throw "text"` / `throw `..${x}``: a thrown string (no stack, no type)."""
@@ -378,7 +342,7 @@ class _File(Paths):
         if rule.guard_arg is not None and rule.guard_arg < len(args):
             guard = SPEC.negated.format(self.condition(args[rule.guard_arg]))
         emitted = found is not None and self.add_site(rule.kind, rule.exception, call, found,
-                                                      guard)  # fmt: skip
+                                                      guard=guard)  # fmt: skip
         if not emitted and rule.kind not in (SiteKind.LOG, SiteKind.WARN):
             self.dynamic += 1
 
@@ -458,7 +422,7 @@ def _parameter_names(params: Node) -> list[str]:
     return names
 
 
-class ScriptExtractor:
+class ScriptExtractor(QueryExtractor[_File]):
     """Reads files of `language` with its grammar; what it finds is `records_as`'s (a
     `.tsx` file is TypeScript: its errors are TypeScript's, its classes resolve with the
     `.ts` files' ones)."""
@@ -466,29 +430,25 @@ class ScriptExtractor:
     def __init__(self, language: Language, records_as: Language | None = None) -> None:
         self.language = language
         self.records_as = records_as or language
-        self.extensions = spec_for(language).suffixes
 
     def extract(
         self, path: str, source: bytes, rules: Sequence[Rule], seconds: float = PARSE_SECONDS
     ) -> FileExtraction:
         if is_minified(source):
             raise OverBudget(MINIFIED)
-        parser, query, kinds = _grammar(self.language)
-        tree = parse_file(parser, source, seconds)
-        state = _File(self.records_as, path, source, rules)
-        state.root = tree.root_node
-        found, outlined = run_query(query, kinds, tree.root_node)
+        return super().extract(path, source, rules, seconds)
+
+    def grammar(self) -> tuple[Parser, Query, tuple[str, ...]]:
+        return _grammar(self.language)
+
+    def new_state(self, path: str, source: bytes, rules: Sequence[Rule]) -> _File:
+        return _File(self.records_as, path, source, rules)
+
+    def read(self, state: _File, found: Found, root: Node) -> None:
+        state.root = root
         handle(found, {
             "error_class": lambda node, _: state.on_error_class(node),
             "new": lambda node, _: state.on_new(node),
             "throw": lambda node, _: state.on_throw(node),
             "call": lambda node, _: state.on_call(node),
         })
-        return FileExtraction(
-            sites=tuple(sorted(state.sites, key=lambda s: (s.line, s.end_line, s.kind.value))),
-            definitions=tuple(state.definitions),
-            constructions=tuple(sorted(state.constructions, key=lambda c: (c.line, c.type_path))),
-            dynamic_sites=state.dynamic,
-            structure=file_structure(self.language, path, tree.root_node, source, state.paths,
-                                     outlined),
-        )

@@ -9,43 +9,23 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from errdex.extract.paths import EarlierExits, exit_if, keep_path, steps_to, written
+from errdex.extract.paths import BlockPaths, arm_step, branch_step, exit_if
 from errdex.extract.paths import negation as _not
 from errdex.extract.paths import test as _test
-from errdex.extract.structure import (
-    ALL,
-    ARM,
-    EARLY_EXIT,
-    EARLY_RETURN,
-    ELSE,
-    IF,
-    LOOP,
-    Condition,
-    Step,
-)
-from errdex.languages.javascript import SPEC
+from errdex.extract.structure import EARLY_EXIT, EARLY_RETURN, LOOP, Condition, Step
 from errdex.languages.javascript.state import ScriptFile
 
-_FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration",
-                        "method_definition", "function_expression", "arrow_function",
-                        "generator_function", "class_static_block"})  # fmt: skip
 _SKIP = frozenset({"comment", "html_comment"})
-_BLOCKS = frozenset({"statement_block", "switch_case", "switch_default", "program"})
 _LOOPS = frozenset({"while_statement", "do_statement", "for_statement"})
 _EXITS = frozenset({"process.exit", "process.abort"})
 
 
-class Paths(ScriptFile):
-    earlier: EarlierExits | None = None
-
-    def record_path(self, node: Node) -> str | None:
-        """Keep the path to the site (or construction) at `node`, walked once, and
-        return its guard: the innermost condition that leads there, as written."""
-        condition = keep_path(self.paths, node, self.path_of(node))
-        return _written(condition) if condition is not None else None
-
-    def path_of(self, node: Node) -> tuple[Step, ...]:
-        return tuple(steps_to(node, _FUNCTIONS, _BLOCKS, self._earlier, self._steps_at))
+class Paths(ScriptFile, BlockPaths):
+    stops = frozenset({"function_declaration", "generator_function_declaration",
+                       "method_definition", "function_expression", "arrow_function",
+                       "generator_function", "class_static_block"})  # fmt: skip
+    blocks = frozenset({"statement_block", "switch_case", "switch_default", "program"})
+    skip = _SKIP
 
     def condition(self, node: Node | None) -> str | None:
         """A condition as written, without the parentheses `if (..)` needs."""
@@ -61,14 +41,7 @@ class Paths(ScriptFile):
     def _step_at(self, cur: Node, child: Node) -> Step | None:
         line = cur.start_point.row + 1
         if cur.type in ("if_statement", "ternary_expression"):
-            cond = self.condition(cur.child_by_field_name("condition"))
-            if cond is None:
-                return None
-            if child == cur.child_by_field_name("consequence"):
-                return Step(IF, _test(cond), line)
-            if child == cur.child_by_field_name("alternative"):
-                return Step(ELSE, _not(_test(cond)), line)
-            return None
+            return branch_step(cur, child, self.condition(cur.child_by_field_name("condition")))
         if cur.type in _LOOPS and child == cur.child_by_field_name("body"):
             cond = self.condition(cur.child_by_field_name("condition"))
             if cond is None or cond in ("", ";", "true"):
@@ -105,15 +78,7 @@ class Paths(ScriptFile):
             own = condition(case)
             if own is not None:
                 parts.append(own)
-        if not parts:
-            return None
-        cond = parts[0] if len(parts) == 1 else Condition(ALL, parts=tuple(parts))
-        return Step(ARM, cond, case.start_point.row + 1)
-
-    def _earlier(self, block: Node, child: Node) -> list[Step]:
-        if self.earlier is None:
-            self.earlier = EarlierExits(self._exit_check, _SKIP)
-        return self.earlier.before(block, child)
+        return arm_step(parts, case)
 
     def _exit_check(self, statement: Node) -> Step | None:
         return exit_if(statement, lambda s: self.condition(s.child_by_field_name("condition")),
@@ -142,7 +107,3 @@ class Paths(ScriptFile):
                 return EARLY_EXIT
         return None
 
-
-def _written(condition: Condition) -> str:
-    """A condition as code: the guard string of the site."""
-    return written(condition, SPEC.negated, SPEC.conjunction, "||")

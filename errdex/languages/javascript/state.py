@@ -7,46 +7,30 @@ from collections.abc import Sequence
 
 from tree_sitter import Node
 
-from errdex.extract import Rule, SourceLines
-from errdex.extract.code import node_code
-from errdex.extract.structure import SitePath
+from errdex.extract import Rule
+from errdex.extract.filestate import FileState
 from errdex.languages.javascript import SPEC
-from errdex.models import Construction, Language, MessageDefinition, Site, Template
+from errdex.models import Language, Template
 
-_MARKER = SPEC.comment[:1].encode()
 _CLASSES = frozenset({"class_declaration", "class", "abstract_class_declaration"})
 _NAMED_FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration"})
 _FUNCTION_VALUES = frozenset({"function_expression", "arrow_function", "generator_function"})
 _FIELDS = frozenset({"field_definition", "public_field_definition"})
 
 
-class ScriptFile:
-    """Everything about one file being extracted."""
+class ScriptFile(FileState):
+    """Everything about one file being extracted (read with JavaScript's words, what it
+    finds recorded as `language`'s)."""
 
     def __init__(self, language: Language, path: str, source: bytes,
                  rules: Sequence[Rule]) -> None:  # fmt: skip
+        super().__init__(SPEC, path, source, rules)
         self.language = language
-        self.path = path
-        self.source = source
-        self.rules = {r.name: r for r in rules if r.form == "call"}
-        self.lines = SourceLines(source)
-        self.sites: list[Site] = []
-        self.definitions: list[MessageDefinition] = []
-        self.constructions: list[Construction] = []
-        self.paths: list[SitePath] = []
-        self.dynamic = 0
         self.error_classes: set[str] = set()  # this file's classes that extend an error
         # Their text and fields, for a class that extends one without a constructor.
         self.built: dict[str, tuple[Template, tuple[str, ...]]] = {}
         self.root: Node | None = None  # the file's tree, for names declared at the top
         self.top_level: dict[str, Node] | None = None  # those names, read once
-
-    def text(self, node: Node) -> str:
-        return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
-
-    def code(self, node: Node) -> str:
-        """`node`'s source without the comments written inside it."""
-        return " ".join(node_code(self.source, node, SPEC.comment_nodes, _MARKER).split())
 
     def function_of(self, node: Node) -> str | None:
         """`Class.method` for a method, `name` for a function or a function value bound

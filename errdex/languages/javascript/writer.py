@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from errdex.analyze import facts
-from errdex.languages.writer import COMPARISONS
+from errdex.languages.writer import COMPARISONS, BraceReading, BraceWriter, on_value
 from errdex.models import Language, Site, SiteKind
 from errdex.write.pagefacts import PageFacts
 
@@ -23,21 +23,11 @@ _PARAM = re.compile(r"^\s*(?:\.\.\.)?(?:(?:public|private|protected|readonly)\s+
                     r"([A-Za-z_$][\w$]*)")  # fmt: skip
 
 
-class _Reading:
+class _Reading(BraceReading):
     """How JavaScript code is read from a snippet (see errdex.write.reading)."""
 
-    def is_comment(self, line: str) -> bool:
-        return line.lstrip().startswith(("//", "/*", "*"))
-
-    def comment_text(self, line: str) -> str:
-        return re.sub(r"^\s*(?://+|/\*+|\*+/?)\s?", "", line).removesuffix("*/").strip()
-
-    def opens_check(self, line: str) -> bool:
-        return _CHECK.match(line) is not None
-
-    def exclusive_branch(self, line: str) -> bool:
-        text = _STRINGS.sub('""', line).strip()
-        return text.startswith(("} else", "else", "case ", "default:"))
+    check = _CHECK
+    strings = _STRINGS
 
     def defines(self, line: str, name: str) -> bool:
         own = re.escape(name.rsplit(".", 1)[-1])
@@ -87,9 +77,6 @@ class _Reading:
     def exception_class(self, name: str | None) -> str | None:
         return name if name and re.fullmatch(r"(?:[\w$]+\.)*[A-Z][\w$]*", name) else None
 
-    def arguments(self, params: list[str], values: dict[str, str]) -> list[str] | None:
-        return [values.get(p, p) for p in params]
-
     def user_call(self, function: str, args: list[str] | None, is_method: bool | None) -> str:
         parts = function.split(".")
         # Arguments not known are a comment: `f(...)` does not parse in this language.
@@ -99,42 +86,19 @@ class _Reading:
         # `Class.method` is called on an instance (`pool.get(..)`); the receiver is not
         # among a JavaScript method's parameters, so `is_method` cannot say.
         if len(parts) > 1 and parts[-2][:1].isupper():
-            value = parts[-2][:1].lower() + parts[-2][1:]
-            return f"{value}.{parts[-1]}({listed})"
+            return on_value(parts[-2], parts[-1], listed)
         return f"{function}({listed})"
 
 
-class ScriptWriter(_Reading):
+class ScriptWriter(_Reading, BraceWriter):
     ops: Mapping[str, str] = MappingProxyType({**COMPARISONS, "is": "===", "is_not": "!=="})
-    comment = "//"
-    inline_comment = " //"
-    statement_end = ";"
     binding = "const "
-    keyword_arguments = False
     copies_fields = False
+    indent = "  "
+    failure = "throw new Error({plain});"
+    receiver = r"\bthis\."
+    methods_by_dot = True
     typed = False  # TypeScript: a written function's parameters carry their types
-
-    def negate(self, guard: str, *, bare: bool) -> str:
-        return f"!{guard.strip()}" if bare else f"!({guard})"
-
-    def call(self, f: PageFacts) -> str:
-        fn = f.site.function
-        return self.user_call(fn, None, "." in fn) if fn else "..."
-
-    def statement(self, f: PageFacts, call: str) -> str:
-        return call if call == "..." else f"{call};"
-
-    def caller_code(self, f: PageFacts, code: str) -> str:
-        return re.sub(r"\bthis\.", "", code)
-
-    def if_block(self, condition: str, body: str) -> str:
-        return f"if ({condition}) {{\n  {body}\n}}"
-
-    def validate(self, f: PageFacts, guard: str, plain: str, stmt: str) -> str:
-        return f"if ({guard}) {{\n  throw new Error({plain});\n}}\n{stmt}"
-
-    def predicate_body(self, positive: str) -> str:
-        return positive
 
     def predicate(self, f: PageFacts, stem: str, positive: str, params: list[str]) -> str:
         name = _camel(stem) + "Ok"

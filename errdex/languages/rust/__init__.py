@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from errdex.languages.spec import LanguageSpec, Outline
+from errdex.languages.spec import C_FAMILY_CONDITIONS, LanguageSpec, Outline
 from errdex.models import Language, SiteKind
 
 if TYPE_CHECKING:
@@ -86,16 +86,10 @@ SPEC = LanguageSpec(
     ),
     capabilities=frozenset({"variants_named_by_path", "errors_propagate_by_return",
                             "fields_read_through_self"}),
-    bool_ops=(("or", r"\|\|"), ("and", r"&&")),
-    compare=r"==|!=|<=|>=|(?<![<\-=])<(?![<=])|(?<![>\-=])>(?![>=])",
-    negation=r"!(?!=)",
-    conjunction=" && ",
-    negated="!({})",
-    negation_yields_to_compare=True,
-    char_literal=r"'(?:\\.[^']*|[^'\\])'",
-    case_arm=None,
-    pattern_guard="let ",
-    not_operand=None,
+    **{**C_FAMILY_CONDITIONS,
+       # no `<-` operator (`n<-1` compares with -1); `let PATTERN = value else` guards
+       "compare": r"==|!=|<=|>=|(?<![<\-=])<(?![<=])|(?<![>\-=])>(?![>=])",
+       "pattern_guard": "let "},
     reference_prefix=r"^(?:&\s*(?:mut\s+)?|\*)+",
     truth={"true": "be true", "false": "be false"},
     reserved_words=frozenset(_WORDS.split()),

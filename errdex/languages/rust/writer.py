@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from errdex.analyze import facts
-from errdex.languages.writer import COMPARISONS
+from errdex.languages.writer import BraceReading, BraceWriter
 from errdex.models import Language, Site, SiteKind
 from errdex.write.pagefacts import PageFacts, quote
 
@@ -19,21 +19,19 @@ _CHECK = re.compile(
 _STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
-class _Reading:
+class _Reading(BraceReading):
     """How Rust code is read from a snippet (see errdex.write.reading)."""
 
-    def is_comment(self, line: str) -> bool:
-        return line.lstrip().startswith("//")
+    check = _CHECK
+    strings = _STRINGS
+    branch_words = ("} else", "else")
+    comment_starts = ("//",)
 
     def comment_text(self, line: str) -> str:
         return re.sub(r"^\s*//[/!]?\s?", "", line).strip()
 
-    def opens_check(self, line: str) -> bool:
-        return _CHECK.match(line) is not None
-
     def exclusive_branch(self, line: str) -> bool:
-        text = _STRINGS.sub('""', line).strip()
-        return text.startswith(("} else", "else")) or "=>" in text
+        return super().exclusive_branch(line) or "=>" in self.strings.sub('""', line)
 
     def defines(self, line: str, name: str) -> bool:
         if name not in line:  # most lines: no regex to build (23,000 calls on candle)
@@ -82,12 +80,6 @@ class _Reading:
             prose.append(line)
         return " ".join(prose).strip() or None
 
-    def exception_class(self, name: str | None) -> str | None:
-        return name
-
-    def arguments(self, params: list[str], values: dict[str, str]) -> list[str] | None:
-        return [values.get(p, p) for p in params]
-
     def user_call(self, function: str, args: list[str] | None, is_method: bool | None) -> str:
         parts = function.split("::")
         listed = "..." if args is None else ", ".join(args)
@@ -101,17 +93,10 @@ class _Reading:
         return f"{function}({listed})"
 
 
-class RustWriter(_Reading):
-    ops = COMPARISONS
-    comment = "//"
-    inline_comment = " //"
-    statement_end = ";"
+class RustWriter(_Reading, BraceWriter):
     binding = "let "
-    keyword_arguments = False
-    copies_fields = True
-
-    def negate(self, guard: str, *, bare: bool) -> str:
-        return f"!{guard.strip()}" if bare else f"!({guard})"
+    parenthesized = False
+    failure = "return Err({plain}.into());"
 
     def call(self, f: PageFacts) -> str:
         fn = f.site.function
@@ -129,12 +114,6 @@ class RustWriter(_Reading):
             if origin.how == "field" and re.fullmatch(r"[\w.]+", origin.expression):
                 code = re.sub(rf"\bself\.{re.escape(origin.name)}\b", origin.expression, code)
         return code  # what is left of `self` is the receiver: the writer names it
-
-    def if_block(self, condition: str, body: str) -> str:
-        return f"if {condition} {{\n    {body}\n}}"
-
-    def validate(self, f: PageFacts, guard: str, plain: str, stmt: str) -> str:
-        return f"if {guard} {{\n    return Err({plain}.into());\n}}\n{stmt}"
 
     def predicate_body(self, positive: str) -> str:
         return facts.strip_self(positive).replace(")?", ").ok()")
