@@ -1,5 +1,6 @@
 """What an indexing engine runs: `Source`s, each one thing the user named (a line of
-`--from LIST`, a distribution of `--deps`, a crate of `--cargo-lock`), read into snapshots
+`--from LIST`, a distribution of `--deps`, a crate of `--cargo-lock`, a package of
+`--package-lock`), read into snapshots
 where it is built. `--engine local` (errdex.serve.cli) reads and builds them in this
 process, one after the other; `--engine ray` (errdex.engines.on_ray) builds them as tasks
 on a Ray cluster and stores each one here as it comes.
@@ -9,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from errdex.errors import UsageError
 from errdex.models import Snapshot
+from errdex.source import npm
 from errdex.source.cargo import crate_directory, read_lock
 from errdex.source.resolve import SourceOptions, resolve
 from errdex.store import Store
@@ -76,4 +79,43 @@ def crate_sources(
             continue
         found.append(Source(str(crate), str(directory),
                             replace(options, repo=crate.repo, commit=None), crate.version))
+    return found, skipped
+
+
+def package_sources(
+    store: Store, lock: str, locked: tuple[list[npm.Locked], list[tuple[str, str]]],
+    options: SourceOptions, named: Sequence[Snapshot] = (),
+) -> tuple[list[Source], list[tuple[str, str]]]:
+    """`index --package-lock`: a source for every package `lock` pins (`locked`, as
+    `npm.read_lock` read it) that is installed in the node_modules beside it at the
+    locked version, but those stored (or `named`) at that version; and the (package,
+    reason) of each one skipped: already indexed, not installed, installed at another
+    version, not from the registry."""
+    packages, elsewhere = locked
+    skipped = list(elsewhere)
+    stored = {(s.repo, s.version) for s in store.snapshots()}
+    stored |= {(s.repo, s.version) for s in named}
+    found: list[Source] = []
+    for package in packages:
+        if (package.repo, package.version) in stored:
+            skipped.append((str(package), "already indexed"))
+            continue
+        installed = npm.installed_version(lock, package)
+        if installed is None:
+            why = "an optional dependency, " if package.optional else ""
+            skipped.append((str(package), f"{why}not installed in node_modules (run `npm ci` "
+                            "beside the lock file first)"))
+            continue
+        if installed != package.version:
+            skipped.append((str(package), f"node_modules holds {installed}, not the locked "
+                            "version (run `npm ci` beside the lock file first)"))
+            continue
+        node_modules, folder = npm.locked_directory(lock, package)
+        files, _ = npm.source_files(Path(node_modules, folder).resolve(), options.max_file_bytes)
+        if not files:
+            skipped.append((str(package), npm.NO_SOURCES))
+            continue
+        found.append(Source(str(package), f"{npm.PREFIX}{folder}@{package.version}",
+                            replace(options, node_modules=node_modules, repo=None,
+                                    commit=None)))
     return found, skipped
