@@ -80,6 +80,26 @@ def test_node_modules_names_where_to_look_and_a_version_must_be_the_installed_on
     assert sorted(stored(db)) == [("npm/tinyqueue", "2.1.0")]
 
 
+def test_a_package_that_ships_only_its_build_has_its_build_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "node_modules" / "builtonly"
+    (root / "dist" / "esm").mkdir(parents=True)
+    (root / "package.json").write_text('{"name": "builtonly", "version": "5.0.0"}')
+    (root / "dist" / "esm" / "walk.js").write_text(
+        "export function walk(opts) {\n  if (!opts) {\n"
+        "    throw new TypeError('builtonly walk options required');\n  }\n}\n")
+    (root / "dist" / "esm" / "walk.d.ts").write_text("export declare function walk(o: {}): void;\n")
+    (root / "dist" / "builtonly.min.js").write_text('throw new Error("builtonly minified")\n')
+    db = str(tmp_path / "npm.sqlite")
+    assert run("--db", db, "index", "npm:builtonly", "--node-modules",
+               str(tmp_path / "node_modules"))[0] == 0, capsys.readouterr().err
+    assert messages(db) == {"builtonly walk options required"}
+    record = explained(db, "TypeError: builtonly walk options required\n    at walk "
+                       "(/srv/app/node_modules/builtonly/dist/esm/walk.js:3:11)")
+    assert record["sites"][0]["path"] == "dist/esm/walk.js"
+
+
 def test_a_package_with_nothing_but_bundles_and_declarations_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -91,8 +111,8 @@ def test_a_package_with_nothing_but_bundles_and_declarations_is_one_line(
     assert run("--db", db, "index", "npm:@types/thing", "--node-modules",
                str(tmp_path / "node_modules"))[0] == 2
     assert capsys.readouterr().err == (
-        "errdex: npm:@types/thing@1.0.0: no source files to read (only bundles in dist/, "
-        "minified files or type declarations)\n")
+        "errdex: npm:@types/thing@1.0.0: no source files to read (none but minified files, "
+        "type declarations or data)\n")
 
 
 def test_package_lock_indexes_each_installed_package_once(

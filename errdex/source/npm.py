@@ -10,7 +10,8 @@ built from other files), at paths that need not exist at any commit of the repos
 and a wrong link is worse than none.
 
 What is read is the package's own source: its nested `node_modules`, `dist/` and `build/`
-bundles, minified files and `*.d.ts` declarations are skipped as in any tree.
+bundles, minified files and `*.d.ts` declarations are skipped as in any tree, but for a
+package that ships nothing but its build, whose `dist/` is then read.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,255}")
 MAX_MANIFEST_BYTES = 1_000_000  # a package.json; the largest published are a few 100 KB
 MAX_LOCK_BYTES = 100_000_000  # a package-lock.json of 10k packages is ~10 MB
 NODE_MODULES = "node_modules"
-NO_SOURCES = "no source files to read (only bundles in dist/, minified files or type declarations)"
+BUILD_DIRS = frozenset({"dist", "build"})  # read only when a package has nothing else
+NO_SOURCES = "no source files to read (none but minified files, type declarations or data)"
 
 
 @dataclass(frozen=True)
@@ -109,10 +111,18 @@ def package_snapshot(spec: str, options: SourceOptions) -> Snapshot:
 def source_files(
     root: Path, max_bytes: int
 ) -> tuple[tuple[SourceFile, ...], tuple[tuple[str, int], ...]]:
-    """The files of the package at `root` that are read, and those skipped by reason."""
-    walked: Counter[str] = Counter()
-    relatives = list(walk_files(root, SKIPPED_DIRS, walked))
-    return collect_files(root, relatives, max_bytes, walked)
+    """The files of the package at `root` that are read, and those skipped by reason: its
+    source, not its builds; but a package that publishes nothing but its build (compiled
+    TypeScript in `dist/`, a third of those npm itself installs) has its build read, as
+    that is the code that runs and that stack traces name (minified files and
+    declarations are still skipped)."""
+    for skip in (SKIPPED_DIRS, SKIPPED_DIRS - BUILD_DIRS):
+        walked: Counter[str] = Counter()
+        relatives = list(walk_files(root, skip, walked))
+        files, skipped = collect_files(root, relatives, max_bytes, walked)
+        if files:
+            break
+    return files, skipped
 
 
 def find_package(name: str, node_modules: str | None = None) -> Path | None:
