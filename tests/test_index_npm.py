@@ -160,6 +160,20 @@ def test_package_lock_indexes_each_installed_package_once(
         assert f"errdex: skipped {name}: already indexed\n" in err
 
 
+def test_the_hidden_lock_npm_keeps_in_node_modules_is_read_from_the_project(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    modules = tmp_path / "app" / "node_modules"
+    npm_package(modules, "tinyqueue", "2.1.0")
+    hidden = modules / ".package-lock.json"  # its keys start at app/, not app/node_modules/
+    hidden.write_text(json.dumps({"name": "app", "lockfileVersion": 3, "packages": {
+        "node_modules/tinyqueue": {"version": "2.1.0"}}}))
+    db = str(tmp_path / "hidden.sqlite")
+    assert run("--db", db, "index", "--package-lock", str(hidden))[0] == 0
+    assert capsys.readouterr().err == ""
+    assert sorted(stored(db)) == [("npm/tinyqueue", "2.1.0")]
+
+
 def test_a_version_1_lock_reads_its_nested_dependencies(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -37,6 +37,7 @@ VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,255}")
 MAX_MANIFEST_BYTES = 1_000_000  # a package.json; the largest published are a few 100 KB
 MAX_LOCK_BYTES = 100_000_000  # a package-lock.json of 10k packages is ~10 MB
 NODE_MODULES = "node_modules"
+HIDDEN_LOCK = ".package-lock.json"  # npm 7+ keeps the tree it installed in node_modules/
 BUILD_DIRS = frozenset({"dist", "build"})  # read only when a package has nothing else
 NO_SOURCES = "no source files to read (none but minified files, type declarations or data)"
 
@@ -263,10 +264,19 @@ def _below(key: str) -> bool:
             and all(part not in ("", ".", "..") for part in key.split("/")))
 
 
+def project_directory(lock: str) -> Path:
+    """The directory a lock's keys are relative to: the lock's own, but for the hidden
+    lock npm keeps in `node_modules/.package-lock.json`, whose keys start at the project."""
+    where = Path(lock).absolute()
+    if where.name == HIDDEN_LOCK and where.parent.name == NODE_MODULES:
+        return where.parent.parent
+    return where.resolve().parent
+
+
 def locked_directory(lock: str, package: Locked) -> tuple[str, str]:
     """(the node_modules directory, the name in it) where `package` of `lock` is installed."""
     prefix, _, folder = package.key.rpartition(f"{NODE_MODULES}/")
-    return str(Path(lock).resolve().parent / prefix / NODE_MODULES), folder
+    return str(project_directory(lock) / prefix / NODE_MODULES), folder
 
 
 def installed_version(lock: str, package: Locked) -> str | None:
