@@ -223,3 +223,33 @@ def test_a_missing_lock_file_is_one_line_and_exit_2(
     assert run("--db", str(db), "index", "--package-lock", str(missing))[0] == 2
     assert capsys.readouterr().err == f"errdex: cannot read {missing}: No such file or directory\n"
     assert not db.exists()
+
+
+def test_a_pnpm_tree_is_read_through_its_links_and_its_paths_pick_the_version(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pnpm links `node_modules/NAME` into its store `node_modules/.pnpm/NAME@VERSION/`;
+    a stack trace through that store names the version, whose record then answers."""
+    message = "throw new RangeError(`ringbuf is full: ${n} items`);"
+    old = tmp_path / "old" / "node_modules"
+    store = old / ".pnpm" / "ringbuf@1.0.0" / "node_modules" / "ringbuf"
+    (store / "lib").mkdir(parents=True)
+    (store / "package.json").write_text('{"name": "ringbuf", "version": "1.0.0"}')
+    (store / "lib" / "index.js").write_text(f"function push(n) {{\n  {message}\n}}\n")
+    (old / "ringbuf").symlink_to(store)
+    new = tmp_path / "new" / "node_modules" / "ringbuf"
+    (new / "lib").mkdir(parents=True)
+    (new / "package.json").write_text('{"name": "ringbuf", "version": "2.0.0"}')
+    (new / "lib" / "index.js").write_text(
+        f"// moved down\n\nfunction push(n) {{\n  if (n > 8) {{\n    {message}\n  }}\n}}\n")
+    db = str(tmp_path / "pnpm.sqlite")
+    for where in (old, new.parent):
+        code, _ = run("--db", db, "index", "npm:ringbuf", "--node-modules", str(where))
+        assert code == 0, capsys.readouterr().err
+    assert sorted(stored(db)) == [("npm/ringbuf", "1.0.0"), ("npm/ringbuf", "2.0.0")]
+    paste = ("RangeError: ringbuf is full: 9 items\n    at push (/srv/app/node_modules/.pnpm/"
+             "ringbuf@1.0.0/node_modules/ringbuf/lib/index.js:2:9)\n")
+    record = explained(db, paste)
+    assert (record["version"], record["sites"][0]["line"]) == ("1.0.0", 2)
+    record = explained(db, "RangeError: ringbuf is full: 9 items")
+    assert (record["version"], record["sites"][0]["line"]) == ("2.0.0", 5)
