@@ -253,3 +253,25 @@ def test_a_pnpm_tree_is_read_through_its_links_and_its_paths_pick_the_version(
     assert (record["version"], record["sites"][0]["line"]) == ("1.0.0", 2)
     record = explained(db, "RangeError: ringbuf is full: 9 items")
     assert (record["version"], record["sites"][0]["line"]) == ("2.0.0", 5)
+
+
+def test_a_package_that_links_out_of_node_modules_is_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A `node_modules/NAME` link to elsewhere (a workspace's, or one planted in a cloned
+    project) is refused: named, one line and exit 2; in a lock, one skipped line."""
+    outside = npm_package(tmp_path / "secret", "planted", "1.0.0")
+    project = tmp_path / "app"
+    (project / "node_modules").mkdir(parents=True)
+    (project / "node_modules" / "planted").symlink_to(outside)
+    db = tmp_path / "x.sqlite"
+    link = project / "node_modules" / "planted"
+    assert run("--db", str(db), "index", "npm:planted", "--node-modules",
+               str(project / "node_modules"))[0] == 2
+    assert capsys.readouterr().err == (
+        f"errdex: {link} is a link out of {project / 'node_modules'} (to {outside}): index "
+        "that directory instead\n")
+    lock = npm_lock(project, {"node_modules/planted": {"version": "1.0.0"}})
+    assert run("--db", str(db), "index", "--package-lock", str(lock))[0] == 0
+    assert f"errdex: skipped planted@1.0.0: {link} is a link out of" in capsys.readouterr().err
+    assert stored(str(db)) == {}

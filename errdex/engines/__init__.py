@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from errdex.errors import UsageError
 from errdex.models import Snapshot
@@ -90,7 +89,7 @@ def package_sources(
     `npm.read_lock` read it) that is installed in the node_modules beside it at the
     locked version, but those stored (or `named`) at that version; and the (package,
     reason) of each one skipped: already indexed, not installed, installed at another
-    version, not from the registry."""
+    version, a link out of node_modules, no source, not from the registry."""
     packages, elsewhere = locked
     skipped = list(elsewhere)
     stored = {(s.repo, s.version) for s in store.snapshots()}
@@ -100,21 +99,11 @@ def package_sources(
         if (package.repo, package.version) in stored:
             skipped.append((str(package), "already indexed"))
             continue
-        installed = npm.installed_version(lock, package)
-        if installed is None:
-            why = "an optional dependency, " if package.optional else ""
-            skipped.append((str(package), f"{why}not installed in node_modules (run `npm ci` "
-                            "beside the lock file first)"))
-            continue
-        if installed != package.version:
-            skipped.append((str(package), f"node_modules holds {installed}, not the locked "
-                            "version (run `npm ci` beside the lock file first)"))
+        problem = npm.lock_problem(lock, package, options.max_file_bytes)
+        if problem is not None:
+            skipped.append((str(package), problem))
             continue
         node_modules, folder = npm.locked_directory(lock, package)
-        files, _ = npm.source_files(Path(node_modules, folder).resolve(), options.max_file_bytes)
-        if not files:
-            skipped.append((str(package), npm.NO_SOURCES))
-            continue
         found.append(Source(str(package), f"{npm.PREFIX}{folder}@{package.version}",
                             replace(options, node_modules=node_modules, repo=None,
                                     commit=None)))

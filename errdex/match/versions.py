@@ -4,11 +4,12 @@ A traceback through `site-packages/packaging-24.0.dist-info`, a cargo registry p
 `registry/src/index.crates.io-6f17d22bba15001f/tokio-1.38.0/src/...`, a Go module path
 `pkg/mod/github.com/spf13/cobra@v1.8.1/command.go`, a pnpm store path
 `node_modules/.pnpm/tinyqueue@2.1.0/node_modules/tinyqueue/index.js`, a jar
-`gridlib-1.2.0.jar`, a pin `packaging==24.0` or a bare `v0.9.1` names a version; when a repository is indexed at
-that version, its records there explain the text better than the newest ones (the lines,
-the conditions, whether the message exists at all). `prefer_named_versions` returns a
-view of the store that reads those versions (`Store.with_versions`), or the store itself
-when the text names no indexed version: then every repository's newest is read.
+`gridlib-1.2.0.jar`, a pin `packaging==24.0` or a bare `v0.9.1` names a version; when a
+repository is indexed at that version, its records there explain the text better than
+the newest ones (the lines, the conditions, whether the message exists at all).
+`prefer_named_versions` returns a view of the store that reads those versions
+(`Store.with_versions`), or the store itself when the text names no indexed version: then
+every repository's newest is read.
 
 A name must fit the repository's last part (`pypi/packaging`, `pypa/packaging`,
 `tokio-rs/tokio`), compared as Python compares distribution names; a bare `v1.2.3` is

@@ -90,17 +90,18 @@ def package_snapshot(spec: str, options: SourceOptions) -> Snapshot:
     if options.commit:
         raise SourceError(f"--commit does not apply to npm:{name}: an installed package is "
                           "pinned by its version")
-    directory = find_package(name, options.node_modules)
-    if directory is None:
+    found = find_package(name, options.node_modules)
+    if found is None:
         where = (f"in {options.node_modules}" if options.node_modules
                  else f"in any node_modules from {Path.cwd()} up")
         raise SourceError(f"no installed npm package named {name!r} {where} (run `npm install` "
                           "first, or name the directory with --node-modules)")
-    found_name, found_version = read_manifest(directory)
+    base, directory = found
+    root = package_root(directory, base)  # before anything in it is read
+    found_name, found_version = read_manifest(root)
     if version is not None and found_version != version:
         raise SourceError(f"npm:{name}@{version}: {directory} holds {name} {found_version}, "
                           f"not {version}")
-    root = directory.resolve()  # pnpm links node_modules/NAME into node_modules/.pnpm
     files, skipped = source_files(root, options.max_file_bytes)
     if not files:
         raise SourceError(f"npm:{found_name}@{found_version}: {NO_SOURCES}")
@@ -126,9 +127,10 @@ def source_files(
     return files, skipped
 
 
-def find_package(name: str, node_modules: str | None = None) -> Path | None:
-    """The directory of installed package `name`: in `node_modules` when given, else in
-    the nearest `node_modules` from the current directory up (as Node resolves it)."""
+def find_package(name: str, node_modules: str | None = None) -> tuple[Path, Path] | None:
+    """(the node_modules directory, the package's directory in it) of installed package
+    `name`: in `node_modules` when given, else in the nearest `node_modules` from the
+    current directory up (as Node resolves it)."""
     if node_modules is not None:
         bases = [Path(node_modules).expanduser()]
     else:
@@ -137,8 +139,21 @@ def find_package(name: str, node_modules: str | None = None) -> Path | None:
     for base in bases:
         candidate = base / name
         if (candidate / "package.json").is_file():
-            return candidate.absolute()
+            return base.absolute(), candidate.absolute()
     return None
+
+
+def package_root(directory: Path, node_modules: Path) -> Path:
+    """The real directory of a package: through a link that stays in its `node_modules`
+    (pnpm's, into `node_modules/.pnpm/`), never through one out of it (a workspace's, or
+    one planted to make errdex read another tree)."""
+    root = directory.resolve()
+    try:
+        root.relative_to(node_modules.resolve())
+    except ValueError:
+        raise SourceError(f"{directory} is a link out of {node_modules} (to {root}): index "
+                          "that directory instead") from None
+    return root
 
 
 def read_manifest(directory: Path) -> tuple[str, str]:
@@ -170,11 +185,8 @@ def pinned(spec: str, options: SourceOptions) -> SourceOptions:
     if not spec.startswith(PREFIX) or options.node_modules is not None:
         return options
     name, _ = split_spec(spec[len(PREFIX):].strip())
-    directory = find_package(name) if NAME.fullmatch(name) else None
-    if directory is None:
-        return options
-    return replace(options, node_modules=str(directory.parent if "/" not in name
-                                             else directory.parent.parent))
+    found = find_package(name) if NAME.fullmatch(name) else None
+    return options if found is None else replace(options, node_modules=str(found[0]))
 
 
 # -- package-lock.json -------------------------------------------------------------------
@@ -279,15 +291,21 @@ def locked_directory(lock: str, package: Locked) -> tuple[str, str]:
     return str(project_directory(lock) / prefix / NODE_MODULES), folder
 
 
-def installed_version(lock: str, package: Locked) -> str | None:
-    """The version installed where the lock says `package` is, or None when nothing
-    readable is there."""
+def lock_problem(lock: str, package: Locked, max_bytes: int) -> str | None:
+    """Why `package` of `lock` can't be indexed from the node_modules beside the lock
+    (not installed, at another version, a link out, no source), or None."""
     node_modules, folder = locked_directory(lock, package)
     directory = Path(node_modules) / folder
     if not (directory / "package.json").is_file():
-        return None
+        optional = "an optional dependency, " if package.optional else ""
+        return f"{optional}not installed in node_modules (run `npm ci` beside the lock file first)"
     try:
-        return read_manifest(directory)[1]
-    except SourceError:
-        return None
-
+        root = package_root(directory, project_directory(lock) / NODE_MODULES)
+        installed = read_manifest(root)[1]
+    except SourceError as exc:
+        return exc.message
+    if installed != package.version:
+        return (f"node_modules holds {installed}, not the locked version (run `npm ci` beside "
+                "the lock file first)")
+    files, _ = source_files(root, max_bytes)
+    return None if files else NO_SOURCES
