@@ -119,11 +119,11 @@ def test_npm_packages_and_a_package_lock_on_ray(
     project = tmp_path / "app"
     modules = project / "node_modules"
     npm_package(modules, "tinyqueue", "2.1.0")
-    npm_package(modules / "tinyqueue" / "node_modules", "tinyqueue", "1.0.0")
+    npm_package(modules / "tinyqueue" / "node_modules", "ringlet", "1.0.0")
     npm_package(modules, "@acme/shape", "0.4.2", typed=True)
     lock = npm_lock(project, {
         "node_modules/tinyqueue": {"version": "2.1.0"},
-        "node_modules/tinyqueue/node_modules/tinyqueue": {"version": "1.0.0"},
+        "node_modules/tinyqueue/node_modules/ringlet": {"version": "1.0.0"},
         "node_modules/gone": {"version": "3.0.0"},
     })
     (project / "src").mkdir()
@@ -136,7 +136,7 @@ def test_npm_packages_and_a_package_lock_on_ray(
         assert "errdex: skipped gone@3.0.0: not installed in node_modules" in (
             capsys.readouterr().err)
     local = stored(dbs["local"])
-    assert sorted(local) == [("@acme/shape", "0.4.2"), ("npm/tinyqueue", "1.0.0"),
+    assert sorted(local) == [("@acme/shape", "0.4.2"), ("npm/ringlet", "1.0.0"),
                              ("npm/tinyqueue", "2.1.0")]
     assert stored(dbs["ray"]) == local
 
