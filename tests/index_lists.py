@@ -1,11 +1,12 @@
 """What the index-list tests share: real sources to list (packages of this interpreter's
 standard library, as directories, and distributions errdex itself depends on), a fake
-cargo registry with small crates of our own, and the store read back as JSON to compare
-two runs with."""
+cargo registry with small crates of our own, node_modules packages and lock files of our
+own, and the store read back as JSON to compare two runs with."""
 
 from __future__ import annotations
 
 import io
+import json
 import sysconfig
 from pathlib import Path
 from typing import Any
@@ -80,3 +81,59 @@ def cargo_lock(path: Path, registry: dict[str, str], members: tuple[str, ...] = 
                   'source = "registry+https://github.com/rust-lang/crates.io-index"',
                   f'checksum = "{"0" * 64}"', ""]
     path.write_text("\n".join(lines))
+
+
+QUEUE_JS = """\
+function push(queue, item) {
+  if (queue.length >= queue.limit) {
+    throw new RangeError(`NAME is full: ${queue.length} items of ${queue.limit}`);
+  }
+  queue.push(item);
+}
+module.exports = { push };
+"""
+SHAPE_TS = """\
+export function check(dims: number[]): void {
+  if (dims.length === 0) {
+    throw new Error(`NAME needs at least one dimension, got ${dims.length}`);
+  }
+}
+"""
+
+
+def npm_package(node_modules: Path, name: str, version: str, *, typed: bool = False,
+            extra: dict[str, str] | None = None) -> Path:
+    """`node_modules/NAME/` as npm installs it: a package.json, a source file whose error
+    names the package and its version, and copies of that error where errdex must not
+    look (a dist/ bundle, a minified file, a declaration file)."""
+    root = node_modules / name
+    root.mkdir(parents=True)
+    (root / "package.json").write_text(json.dumps(
+        {"name": name, "version": version, "main": "lib/index.js",
+         "repository": {"type": "git", "url": f"git+https://github.com/acme/{name}.git"}}))
+    label = f"{name} {version}"
+    if typed:
+        (root / "src").mkdir()
+        (root / "src" / "check.ts").write_text(SHAPE_TS.replace("NAME", label))
+    else:
+        (root / "lib").mkdir()
+        (root / "lib" / "index.js").write_text(QUEUE_JS.replace("NAME", label))
+    (root / "dist").mkdir()
+    (root / "dist" / "bundle.js").write_text(f'throw new Error("{label} from the bundle");\n')
+    (root / "lib").mkdir(exist_ok=True)
+    (root / "lib" / "index.min.js").write_text(f'throw new Error("{label} minified");\n')
+    (root / "lib" / "index.d.ts").write_text("export declare function push(q: unknown): void;\n")
+    for path, text in (extra or {}).items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return root
+
+
+def npm_lock(project: Path, packages: dict[str, dict[str, Any]]) -> Path:
+    """`project`/package-lock.json (lockfileVersion 3) pinning `packages` by their
+    node_modules keys, with the project itself as its root entry."""
+    lock = project / "package-lock.json"
+    lock.write_text(json.dumps({
+        "name": "app", "version": "1.0.0", "lockfileVersion": 3, "requires": True,
+        "packages": {"": {"name": "app", "version": "1.0.0"}, **packages}}, indent=2))
+    return lock

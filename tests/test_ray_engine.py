@@ -16,7 +16,16 @@ from pathlib import Path
 import pytest
 
 from errdex.engines.on_ray import RETRIES
-from tests.index_lists import STDLIB, cargo_lock, cargo_registry, real_sources, run, stored
+from tests.index_lists import (
+    STDLIB,
+    cargo_lock,
+    cargo_registry,
+    npm_lock,
+    npm_package,
+    real_sources,
+    run,
+    stored,
+)
 
 if os.environ.get("ERRDEX_REQUIRE_RAY"):  # .ci/run installs errdex[ray]: no skipping there
     import ray
@@ -97,6 +106,38 @@ def test_versions_of_one_repository_and_crates_on_ray(
     local = stored(dbs["local"])
     assert sorted(local) == [("crates/ringlet", "1.2.0"), ("crates/tinybuf", "0.3.1"),
                              ("local/json", "")]
+    assert stored(dbs["ray"]) == local
+
+
+def test_npm_packages_and_a_package_lock_on_ray(
+    cluster: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """An `npm:` name is found from the directory the command runs in, not from where a
+    worker runs; a lock's packages are built on the cluster as the local engine builds
+    them."""
+    project = tmp_path / "app"
+    modules = project / "node_modules"
+    npm_package(modules, "tinyqueue", "2.1.0")
+    npm_package(modules / "tinyqueue" / "node_modules", "ringlet", "1.0.0")
+    npm_package(modules, "@acme/shape", "0.4.2", typed=True)
+    lock = npm_lock(project, {
+        "node_modules/tinyqueue": {"version": "2.1.0"},
+        "node_modules/tinyqueue/node_modules/ringlet": {"version": "1.0.0"},
+        "node_modules/gone": {"version": "3.0.0"},
+    })
+    (project / "src").mkdir()
+    monkeypatch.chdir(project / "src")
+    dbs = {engine: str(tmp_path / f"{engine}.sqlite") for engine in ("local", "ray")}
+    for engine, db in dbs.items():
+        code, _ = run("--db", db, "index", "npm:@acme/shape", "--package-lock", str(lock),
+                      "--engine", engine)
+        assert code == 0
+        assert "errdex: skipped gone@3.0.0: not installed in node_modules" in (
+            capsys.readouterr().err)
+    local = stored(dbs["local"])
+    assert sorted(local) == [("@acme/shape", "0.4.2"), ("npm/ringlet", "1.0.0"),
+                             ("npm/tinyqueue", "2.1.0")]
     assert stored(dbs["ray"]) == local
 
 

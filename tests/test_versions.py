@@ -268,6 +268,13 @@ def test_the_installed_packaging_is_indexed_at_its_version() -> None:
     ("/opt/eggs/numpy-1.26.4-py3.11.egg/numpy/core.py", [NamedVersion("numpy", "1.26.4")]),
     ("\t/home/u/go/pkg/mod/github.com/spf13/cobra@v1.8.1/command.go:1085 +0x1d",
      [NamedVersion("cobra", "v1.8.1")]),
+    ("    at push (/app/node_modules/.pnpm/tinyqueue@2.1.0/node_modules/tinyqueue/"
+     "index.js:3:11)", [NamedVersion("tinyqueue", "2.1.0")]),
+    ("at /w/node_modules/.pnpm/@acme+shape@0.4.2_react@18.2.0/node_modules/@acme/shape/a.js:1",
+     [NamedVersion("shape", "0.4.2")]),
+    ("/w/node_modules/.pnpm/left-pad@1.3.0(typescript@5.4.5)/node_modules/left-pad/i.js",
+     [NamedVersion("left-pad", "1.3.0")]),
+    ("    at push (/app/node_modules/tinyqueue/index.js:3:11)", []),  # npm's: no version
     ('File "/usr/lib/python3.11/site-packages/packaging/version.py", line 3', []),
     ("ValueError: shape [2, 3] vs v2 of the model (dev-9 build)", []),
 ])
@@ -315,5 +322,5 @@ def test_index_deps_indexes_every_installed_distribution_once(
     assert "skipped py:mydist==1.0: already indexed" in capsys.readouterr().err
     assert run("--db", db, "index")[0] == 2
     assert capsys.readouterr().err == (
-        "errdex: give a source to index (a directory, a git URL, py:DIST), --from LIST, --deps "
-        "or --cargo-lock\n")
+        "errdex: give a source to index (a directory, a git URL, py:DIST, npm:PKG), --from "
+        "LIST, --deps, --cargo-lock or --package-lock\n")

@@ -1,5 +1,6 @@
 """What an indexing engine runs: `Source`s, each one thing the user named (a line of
-`--from LIST`, a distribution of `--deps`, a crate of `--cargo-lock`), read into snapshots
+`--from LIST`, a distribution of `--deps`, a crate of `--cargo-lock`, a package of
+`--package-lock`), read into snapshots
 where it is built. `--engine local` (errdex.serve.cli) reads and builds them in this
 process, one after the other; `--engine ray` (errdex.engines.on_ray) builds them as tasks
 on a Ray cluster and stores each one here as it comes.
@@ -12,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from errdex.errors import UsageError
 from errdex.models import Snapshot
+from errdex.source import npm
 from errdex.source.cargo import crate_directory, read_lock
 from errdex.source.resolve import SourceOptions, resolve
 from errdex.store import Store
@@ -76,4 +78,33 @@ def crate_sources(
             continue
         found.append(Source(str(crate), str(directory),
                             replace(options, repo=crate.repo, commit=None), crate.version))
+    return found, skipped
+
+
+def package_sources(
+    store: Store, lock: str, locked: tuple[list[npm.Locked], list[tuple[str, str]]],
+    options: SourceOptions, named: Sequence[Snapshot] = (),
+) -> tuple[list[Source], list[tuple[str, str]]]:
+    """`index --package-lock`: a source for every package `lock` pins (`locked`, as
+    `npm.read_lock` read it) that is installed in the node_modules beside it at the
+    locked version, but those stored (or `named`) at that version; and the (package,
+    reason) of each one skipped: already indexed, not installed, installed at another
+    version, a link out of node_modules, no source, not from the registry."""
+    packages, elsewhere = locked
+    skipped = list(elsewhere)
+    stored = {(s.repo, s.version) for s in store.snapshots()}
+    stored |= {(s.repo, s.version) for s in named}
+    found: list[Source] = []
+    for package in packages:
+        if (package.repo, package.version) in stored:
+            skipped.append((str(package), "already indexed"))
+            continue
+        problem = npm.lock_problem(lock, package, options.max_file_bytes)
+        if problem is not None:
+            skipped.append((str(package), problem))
+            continue
+        node_modules, folder = npm.locked_directory(lock, package)
+        found.append(Source(str(package), f"{npm.PREFIX}{folder}@{package.version}",
+                            replace(options, node_modules=node_modules, repo=None,
+                                    commit=None)))
     return found, skipped

@@ -2,12 +2,14 @@
 
 A traceback through `site-packages/packaging-24.0.dist-info`, a cargo registry path
 `registry/src/index.crates.io-6f17d22bba15001f/tokio-1.38.0/src/...`, a Go module path
-`pkg/mod/github.com/spf13/cobra@v1.8.1/command.go`, a jar `gridlib-1.2.0.jar`, a pin
-`packaging==24.0` or a bare `v0.9.1` names a version; when a repository is indexed at
-that version, its records there explain the text better than the newest ones (the lines,
-the conditions, whether the message exists at all). `prefer_named_versions` returns a
-view of the store that reads those versions (`Store.with_versions`), or the store itself
-when the text names no indexed version: then every repository's newest is read.
+`pkg/mod/github.com/spf13/cobra@v1.8.1/command.go`, a pnpm store path
+`node_modules/.pnpm/tinyqueue@2.1.0/node_modules/tinyqueue/index.js`, a jar
+`gridlib-1.2.0.jar`, a pin `packaging==24.0` or a bare `v0.9.1` names a version; when a
+repository is indexed at that version, its records there explain the text better than
+the newest ones (the lines, the conditions, whether the message exists at all).
+`prefer_named_versions` returns a view of the store that reads those versions
+(`Store.with_versions`), or the store itself when the text names no indexed version: then
+every repository's newest is read.
 
 A name must fit the repository's last part (`pypi/packaging`, `pypa/packaging`,
 `tokio-rs/tokio`), compared as Python compares distribution names; a bare `v1.2.3` is
@@ -46,6 +48,11 @@ NAMED = (
     # a Go module in the module cache: `pkg/mod/github.com/owner/repo@v1.2.3/file.go`
     re.compile(rf"(?<={_SEP})(?P<name>{_NAME})@(?P<version>v{_VERSION}(?:-[0-9A-Za-z.]+)?)"
                rf"(?={_SEP})"),
+    # an npm package as pnpm stores it: `node_modules/.pnpm/tinyqueue@2.1.0/node_modules/..`,
+    # a scoped one as `@scope+name@1.0.0` (named by its last part, as its repository is),
+    # with peers after `_` or in parentheses
+    re.compile(rf"(?<={_SEP}\.pnpm{_SEP})(?:@[A-Za-z0-9_.~-]{{1,214}}\+)?(?P<name>{_NAME})"
+               rf"@(?P<version>{_VERSION})(?=[/\\_(])"),
     # a Java jar, in a frame's suffix or a repository path: `gridlib-1.2.0.jar`
     re.compile(rf"(?<![\w.-])(?P<name>{_NAME})-(?P<version>{_VERSION})(?:-[A-Za-z0-9]+)?\.jar\b"),
 )

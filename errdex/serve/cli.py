@@ -64,7 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     index = commands.add_parser("index", help="index repositories or installed packages")
     index.add_argument("sources", nargs="*", metavar="SOURCE",
-                       help="a directory, a git URL[@ref], py:DIST or py:stdlib")
+                       help="a directory, a git URL[@ref], py:DIST, py:stdlib or "
+                       "npm:PKG[@VERSION] (installed in a node_modules)")
     index.add_argument("--from", dest="from_list", metavar="LIST",
                        help="also every source listed in LIST, one a line (# comments)")
     index.add_argument("--deps", action="store_true",
@@ -73,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("--cargo-lock", metavar="CARGO_LOCK",
                        help="also every crate the lock file pins, from cargo's registry sources "
                        "($CARGO_HOME/registry/src); versions already indexed are skipped")
+    index.add_argument("--package-lock", metavar="PACKAGE_LOCK",
+                       help="also every package the package-lock.json pins, from the "
+                       "node_modules beside it; versions already indexed are skipped")
     index.add_argument("--engine", choices=("local", "ray"), default="local",
                        help="local: one source after the other in this process (default); ray: "
                        "sources built as Ray tasks, stored here as they come")
@@ -83,6 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("--repo", help="repository name owner/name (for permalinks)")
     index.add_argument("--commit", help="the commit the tree is at (for permalinks)")
     index.add_argument("--python", help="interpreter whose environment py: names refer to")
+    index.add_argument("--node-modules", metavar="DIR", help="the node_modules directory npm: "
+                       "names are installed in (default: the nearest one holding the package, "
+                       "from the current directory up)")
     for name in ("cache_dir", "max_file_bytes", "workers"):
         _add_setting(index, name)
     for name in ("file_seconds", "max_file_sites", "max_sites"):  # extraction budgets

@@ -1,5 +1,6 @@
-"""Resolve what the user names (a directory, a git URL@ref, `py:DIST`, `py:stdlib`) into
-`Snapshot`s: a tree of source files at a known commit or version.
+"""Resolve what the user names (a directory, a git URL@ref, `py:DIST`, `py:stdlib`,
+`npm:PKG`, read by `errdex.source.npm`) into `Snapshot`s: a tree of source files at a
+known commit or version.
 
 It never runs code from the indexed tree, never follows a link out of it, and skips
 binary, huge, generated and vendored files, counting each skip by reason. The only
@@ -72,6 +73,8 @@ class SourceOptions:
     repo: str | None = None  # overrides the repository name
     commit: str | None = None  # overrides the commit (permalinks)
     python: str | None = None  # interpreter whose environment `py:` names refer to
+    node_modules: str | None = None  # where `npm:` names are installed (None: the nearest
+    # node_modules holding the package, from the current directory up)
     cache_dir: str | None = None  # where git URLs are cloned
     max_file_bytes: int = 2_000_000
 
@@ -86,6 +89,10 @@ def resolve(spec: str, options: SourceOptions) -> list[Snapshot]:
         if name == "stdlib":
             return [_stdlib_snapshot(options)]
         return [_distribution_snapshot(name, options)]
+    if spec.startswith("npm:"):
+        from errdex.source import npm  # it reads trees with this module's walk
+
+        return [npm.package_snapshot(spec[4:], options)]
     if _looks_like_git_url(spec):
         return [_git_url_snapshot(spec, options)]
     return [_directory_snapshot(Path(spec).expanduser(), options)]
