@@ -15,6 +15,7 @@ from errdex.errors import UsageError
 from errdex.models import Snapshot
 from errdex.source import npm
 from errdex.source.cargo import crate_directory, read_lock
+from errdex.source.listing import read_listing
 from errdex.source.resolve import SourceOptions, resolve
 from errdex.store import Store
 
@@ -42,13 +43,7 @@ class Source:
 def read_list(path: str) -> list[str]:
     """The sources of a `--from` list: one a line, blank lines and `#` comments skipped.
     A list that can't be read is bad input: a UsageError, before anything is indexed."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_LIST_BYTES + 1)
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
-    if len(data) > MAX_LIST_BYTES:
-        raise UsageError(f"{path} is larger than {MAX_LIST_BYTES} bytes: not a list of sources")
+    data = read_listing(path, MAX_LIST_BYTES, "a list of sources")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

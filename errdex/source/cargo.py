@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from errdex.errors import UsageError
+from errdex.source.listing import read_listing
 
 REGISTRY_SOURCES = ("registry+", "sparse+")  # crates.io and alternate registries
 MAX_LOCK_BYTES = 20_000_000  # a lock file of 100k crates is a few MB
@@ -40,13 +41,7 @@ def read_lock(path: str) -> tuple[list[Crate], list[tuple[str, str]]]:
     """The registry crates `path` pins, in its order, and (crate, why) for each package
     it lists that no registry holds (a workspace member, a git or path dependency).
     A lock file that can't be read or isn't one is bad input: a UsageError."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_LOCK_BYTES + 1)
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
-    if len(data) > MAX_LOCK_BYTES:
-        raise UsageError(f"{path} is larger than {MAX_LOCK_BYTES} bytes: not a Cargo.lock")
+    data = read_listing(path, MAX_LOCK_BYTES, "a Cargo.lock")
     try:
         lock = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

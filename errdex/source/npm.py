@@ -26,6 +26,7 @@ from pathlib import Path
 
 from errdex.errors import SourceError, UsageError
 from errdex.models import Snapshot, SourceFile
+from errdex.source.listing import read_listing
 from errdex.source.resolve import SKIPPED_DIRS, SourceOptions, collect_files, walk_files
 
 PREFIX = "npm:"
@@ -197,13 +198,7 @@ def read_lock(path: str) -> tuple[list[Locked], list[tuple[str, str]]]:
     and (package, why) for each one that is not installed from the registry (the project,
     a workspace package, a link, a git or file dependency). A file that can't be read or
     isn't a lock file is bad input: a UsageError."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_LOCK_BYTES + 1)
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
-    if len(data) > MAX_LOCK_BYTES:
-        raise UsageError(f"{path} is larger than {MAX_LOCK_BYTES} bytes: not a package-lock.json")
+    data = read_listing(path, MAX_LOCK_BYTES, "a package-lock.json")
     try:
         lock = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
