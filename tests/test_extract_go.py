@@ -118,3 +118,17 @@ def test_a_go_panic_with_goroutine_frames_finds_its_record(
     expected = records["\"tensor: unsupported rank \" + fmt.Sprint(rank)"]["id"]
     first = json.loads(done.stdout)["matches"][0]
     assert first["id"] == expected
+
+
+def test_an_escape_past_the_last_code_point_keeps_the_file_s_other_sites() -> None:
+    """`\\UFFFFFFFF` names no character: it stays as written, and the file's other errors
+    are still found (it used to fail the whole file's extraction)."""
+    source = (
+        b'package p\n\nimport "errors"\n\n'
+        b'func A() error { return errors.New("bad \\UFFFFFFFF rune") }\n\n'
+        b'func B() error { return errors.New("plain failure") }\n'
+    )
+    found = extractor_for(Language.GO).extract("p/p.go", source, load_rules(Language.GO))
+    texts = {s.template.text for s in found.sites}
+    assert "plain failure" in texts
+    assert any(t.startswith("bad ") for t in texts)

@@ -40,7 +40,7 @@ def _unescape(m: re.Match[str]) -> str:
             return chr(int(body[1:], 16))
         if body[0] in "01234567" and len(body) == 3:
             return chr(int(body, 8))
-    except ValueError:
+    except (ValueError, OverflowError):  # `\UFFFFFFFF` is past the last code point
         pass
     return body
 
