@@ -295,3 +295,26 @@ def test_a_call_on_a_module_or_on_a_field_is_not_the_method_s(tmp_path: Path) ->
     assert record.facts is not None
     functions = [e.function for e in record.facts.sites[0].entry_points]
     assert functions == ["sync.barrier.use"], functions
+
+
+def test_a_package_s_own_function_is_not_a_re_export_of_a_submodule_s(tmp_path: Path) -> None:
+    """`rx/__init__.py` defines `compile` and lists it in `__all__`; `rx._engine.compile`
+    is another function, which stays named by its own module."""
+    files = {
+        "rx/__init__.py": (
+            "from . import _engine\n\n__all__ = ['compile']\n\n\n"
+            "def compile(pattern):\n    return _engine.compile(pattern)\n"
+        ),
+        "rx/_engine.py": (
+            "def compile(pattern):\n    return _check(pattern)\n\n\n"
+            "def _check(pattern):\n"
+            "    if not pattern:\n"
+            "        raise ValueError('check: the pattern is empty')\n"
+            "    return pattern\n"
+        ),
+    }
+    record = _record(tmp_path, files, "check: the pattern")
+    assert record.facts is not None
+    entries = [(e.function, e.path) for e in record.facts.sites[0].entry_points]
+    assert ("rx.compile", "rx/__init__.py") in entries, entries
+    assert ("rx.compile", "rx/_engine.py") not in entries, entries

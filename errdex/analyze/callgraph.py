@@ -250,7 +250,9 @@ def _package_entries(
     for path, language, structure in files:
         spec = spec_for(language)
         if spec.outline.package_entry and path.rsplit("/", 1)[-1] == spec.outline.package_entry:
-            out[spec.module_path(path)] = structure.imported
+            # What it defines itself is its own (`re.compile`), not a submodule's it imports.
+            own = {d.name for d in structure.defs if d.owner is None} | structure.types
+            out[spec.module_path(path)] = structure.imported - own
     return out
 
 

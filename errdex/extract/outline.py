@@ -287,10 +287,13 @@ def _calls(
         if caller is None:
             continue
         called = _text(name, source)
-        if called in NOT_CALLS or called == defs[caller].name:
+        if called in NOT_CALLS:
             continue
         before = source[max(0, name.start_byte - 200) : name.start_byte]
-        key = (called, caller, _qualifier(before.decode("utf-8", "replace")))
+        qualifier = _qualifier(before.decode("utf-8", "replace"))
+        if called == defs[caller].name and (not qualifier or qualifier.startswith("self")):
+            continue  # a recursion, not `_engine.compile(..)` called from a `compile`
+        key = (called, caller, qualifier)
         if key not in calls:  # the first call of a name in a function gives its arguments
             calls[key] = _arguments(call, source, comments)
     return tuple(OutlineCall(name, caller, qualifier, arguments)
