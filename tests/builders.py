@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
+from errdex.index import index_snapshot
 from errdex.models import (
     Language,
     Placeholder,
@@ -15,6 +17,8 @@ from errdex.models import (
     Template,
     record_id,
 )
+from errdex.source.resolve import SourceOptions, resolve
+from errdex.store import SQLiteStore
 
 R, P = Language.RUST, Language.PYTHON
 
@@ -73,3 +77,16 @@ def make_record(
         record_id("o/r", template), "o/r", "abc123", None, None, language, kind, exception,
         template, sites, tuple(None for _ in sites),
     )  # fmt: skip
+
+
+def indexed_records(tmp_path: Path, files: Mapping[str, str], repo: str) -> list[Record]:
+    """Write `files` (path -> text) under `tmp_path/repo`, index them as `repo` in one
+    worker, and return its records as stored."""
+    root = tmp_path / "repo"
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    (snapshot,) = resolve(str(root), SourceOptions(repo=repo))
+    with SQLiteStore(tmp_path / "index.sqlite") as store:
+        index_snapshot(snapshot, store, workers=1)
+        return [store.record(row.id) for row in store.records(repo)]

@@ -7,23 +7,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from errdex.index import index_snapshot
 from errdex.models import Record
-from errdex.source.resolve import SourceOptions, resolve
-from errdex.store import SQLiteStore
+from tests.builders import indexed_records
 
 
 def _record(tmp_path: Path, files: dict[str, str], start: str) -> Record:
     """Index `files` (path -> text) as one repository; the record whose message starts so."""
-    root = tmp_path / "repo"
-    for path, text in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    (snapshot,) = resolve(str(root), SourceOptions(repo="t/repo"))
-    with SQLiteStore(tmp_path / "index.sqlite") as store:
-        index_snapshot(snapshot, store, workers=1)
-        (row,) = [r for r in store.records() if r.message.startswith(start)]
-        return store.record(row.id)
+    (record,) = [r for r in indexed_records(tmp_path, files, "t/repo")
+                 if r.template.message.startswith(start)]
+    return record
 
 
 OPS = """\

@@ -13,9 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from errdex.contract import record_to_dict
-from errdex.index import index_snapshot
-from errdex.source.resolve import SourceOptions, resolve
-from errdex.store import SQLiteStore
+from tests.builders import indexed_records
 
 FILES = {
     "shop/__init__.py": "from .errors import BadThing\n\n__all__ = ['BadThing']\n",
@@ -67,15 +65,8 @@ FILES = {
 
 
 def _pages(tmp_path: Path) -> dict[str, dict[str, Any]]:
-    root = tmp_path / "repo"
-    for path, text in FILES.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    (snapshot,) = resolve(str(root), SourceOptions(repo="acme/shop"))
-    with SQLiteStore(tmp_path / "pages.sqlite") as store:
-        index_snapshot(snapshot, store, workers=1)
-        return {row.message.split(":")[0]: record_to_dict(store.record(row.id))["explanation"]
-                for row in store.records("acme/shop")}  # fmt: skip
+    return {r.template.message.split(":")[0]: record_to_dict(r)["explanation"]
+            for r in indexed_records(tmp_path, FILES, "acme/shop")}
 
 
 def _runs_beside(root: Path, code: str) -> subprocess.CompletedProcess[str]:

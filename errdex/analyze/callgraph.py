@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from errdex.analyze.visibility import is_private_module
+from errdex.analyze.visibility import is_private_module, named_by, package_entries
 from errdex.extract.structure import FileStructure
 from errdex.languages import spec_for
 from errdex.models import EntryPoint, Language, Site
@@ -77,7 +77,7 @@ class CallGraph:
         """The graph of every file's outline (errdex.extract.outline, made by the worker
         that extracted the file: nothing is read or parsed again here)."""
         graph, files = cls(), list(files)
-        entries = _package_entries(files)
+        entries = package_entries(files)
         for path, language, structure in files:
             spec = spec_for(language)
             prefix = spec.outline.private_prefix
@@ -98,7 +98,7 @@ class CallGraph:
         for d in structure.defs:
             # A function or class of a private module that its package re-exports is
             # named by the package (`tomllib.loads`); the others are the private ones.
-            shown = _named_by(module, separator, d.owner or d.name, entries or {})
+            shown = named_by(module, separator, d.owner or d.name, entries or {})
             if private and shown == module:
                 self.private_defs.add((path, d.line))
             shown = module if d.owner else shown
@@ -240,31 +240,6 @@ class CallGraph:
 
     def _private(self, entry: EntryPoint) -> bool:
         return (entry.path, entry.line) in self.private_defs
-
-
-def _package_entries(
-    files: Iterable[tuple[str, Language, FileStructure]],
-) -> dict[str, frozenset[str]]:
-    """Each package entry's module (`tomllib` of `tomllib/__init__.py`) -> the names in it."""
-    out = {}
-    for path, language, structure in files:
-        spec = spec_for(language)
-        if spec.outline.package_entry and path.rsplit("/", 1)[-1] == spec.outline.package_entry:
-            # What it defines itself is its own (`re.compile`), not a submodule's it imports.
-            own = {d.name for d in structure.defs if d.owner is None} | structure.types
-            out[spec.module_path(path)] = structure.imported - own
-    return out
-
-
-def _named_by(module: str, separator: str, name: str, entries: Mapping[str, frozenset[str]]) -> str:
-    """The outermost package above `module` whose entry names `name` (`tomllib` re-exports
-    `tomllib._parser.loads`), else `module` itself."""
-    parts = module.split(separator)
-    for end in range(1, len(parts)):
-        package = separator.join(parts[:end])
-        if name in entries.get(package, frozenset()):
-            return package
-    return module
 
 
 def _top(path: str) -> str:

@@ -5,7 +5,9 @@ such as `concurrent.futures._base.Future`; the rest of it is internal, whatever 
 names say (`email._header_value_parser.get_encoded_word`).
 
 The outline already decided each file's own rules (a leading `_`, `pub`, `__all__`);
-this only takes public away from what a private module does not re-export.
+this only takes public away from what a private module does not re-export. And by what
+package users name a definition a package entry re-exports (`tomllib.loads`), for the
+call graph's names and the exception classes a page imports.
 """
 
 from __future__ import annotations
@@ -55,3 +57,30 @@ def public_api(
             if defs != structure.defs:
                 out[path] = replace(structure, defs=defs)
     return out
+
+
+def package_entries(
+    files: Iterable[tuple[str, Language, FileStructure]],
+) -> dict[str, frozenset[str]]:
+    """Each package entry's module (`tomllib` of `tomllib/__init__.py`) -> the names in it."""
+    out = {}
+    for path, language, structure in files:
+        spec = spec_for(language)
+        if spec.outline.package_entry and path.rsplit("/", 1)[-1] == spec.outline.package_entry:
+            # What it defines itself is its own (`re.compile`), not a submodule's it imports.
+            own = {d.name for d in structure.defs if d.owner is None} | structure.types
+            out[spec.module_path(path)] = structure.imported - own
+    return out
+
+
+def named_by(
+    module: str, separator: str, name: str, entries: Mapping[str, frozenset[str]]
+) -> str:
+    """The outermost package above `module` whose entry names `name` (`tomllib` re-exports
+    `tomllib._parser.loads`), else `module` itself."""
+    parts = module.split(separator)
+    for end in range(1, len(parts)):
+        package = separator.join(parts[:end])
+        if name in entries.get(package, frozenset()):
+            return package
+    return module

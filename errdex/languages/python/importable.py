@@ -14,8 +14,10 @@ import builtins
 from collections.abc import Callable, Mapping
 from pathlib import PurePosixPath
 
+from errdex.analyze.visibility import named_by, package_entries
 from errdex.extract.structure import FileStructure
 from errdex.languages.python.strings import module_name
+from errdex.models import Language
 
 _BUILTINS = frozenset(dir(builtins))
 
@@ -24,7 +26,8 @@ class Importer:
     """The snapshot's modules, indexed once; `__call__` answers one class at a time."""
 
     def __init__(self, structures: Mapping[str, FileStructure]) -> None:
-        self.structures = structures
+        self.entries = package_entries((p, Language.PYTHON, s) for p, s in structures.items()
+                                       if p.endswith(".py"))  # fmt: skip
         self.modules: dict[str, str] = {}  # dotted module -> its path
         self.definers: dict[str, list[str]] = {}  # class name -> the modules defining it
         for path, structure in structures.items():
@@ -51,7 +54,8 @@ class Importer:
             defining = self._definer(name, module, package)
         if defining is None:
             return None
-        return f"{self._shortest(defining, name)}.{name}"
+        # the outermost package that re-exports it (`jinja2` for `jinja2.exceptions.X`)
+        return f"{named_by(defining, '.', name, self.entries)}.{name}"
 
     def _qualified(self, prefix: list[str], package: str) -> str | None:
         """The module `alias.` names: a sibling of the file's own package (`from email
@@ -76,18 +80,6 @@ class Importer:
             if pool:
                 return None  # several modules define it: not for errdex to guess which
         return None
-
-    def _shortest(self, defining: str, name: str) -> str:
-        """The outermost package above `defining` whose `__init__.py` names the class
-        (`jinja2` re-exports `jinja2.exceptions.TemplateAssertionError`)."""
-        parts = defining.split(".")
-        for end in range(1, len(parts)):
-            package = ".".join(parts[:end])
-            path = self.modules.get(package)
-            entry = self.structures.get(path) if path and path.endswith("__init__.py") else None
-            if entry is not None and name in entry.imported:
-                return package
-        return defining
 
 
 def importer(structures: Mapping[str, FileStructure]) -> Callable[[str, str], str | None]:
