@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import time
 
-from errdex.analyze.snapshot import analyze_records, read_repository
+from errdex.analyze.snapshot import analyze_records, read_repository, record_history
 from errdex.extract import resolve_constructions
 from errdex.index import build_records, extract_snapshot
 from errdex.source.resolve import SourceOptions, resolve
@@ -32,8 +32,11 @@ def main(path: str) -> None:
     stages.append(("prose without repository facts", time.perf_counter() - t))
     t = time.perf_counter()
     structures = {e.structure.path: e.structure for e in extractions if e.structure}
-    repository = read_repository(snapshot, records, (), structures)
-    stages.append(("read repository (graph, tests, history)", time.perf_counter() - t))
+    repository = read_repository(snapshot, records, structures)
+    stages.append(("read repository (graph, tests)", time.perf_counter() - t))
+    t = time.perf_counter()
+    repository.history = record_history(snapshot, records)
+    stages.append(("git history", time.perf_counter() - t))
     t = time.perf_counter()
     analyze_records(records, repository)
     stages.append(("facts + prose with repository", time.perf_counter() - t))

@@ -61,6 +61,10 @@ class CallGraph:
         self.files_of: dict[str, set[str]] = defaultdict(set)
         # callee name -> (caller def index, qualifier written before the name or "")
         self.callers: dict[str, set[tuple[int, str]]] = defaultdict(set)
+        # the same calls by (callee name, caller's path) and by (callee name, qualifier):
+        # the only ones that may call a name several files define (`new`: 4,000 calls)
+        self.callers_in: dict[tuple[str, str], set[tuple[int, str]]] = defaultdict(set)
+        self.callers_through: dict[tuple[str, str], set[tuple[int, str]]] = defaultdict(set)
         # qualifier -> callers of its functions (`Owner::new(..)`, `Owner::from(..)`; not its
         # variants, `CpuStorage::F4(..)`: a data type is built everywhere, an op where used)
         self.by_qualifier: dict[str, set[int]] = defaultdict(set)
@@ -71,6 +75,7 @@ class CallGraph:
         self.module_names: set[str] = set()  # the top-level modules (`os`, `candle_core`)
         # (path, line) of the definitions in private modules that no package re-exports
         self.private_defs: set[tuple[str, int]] = set()
+        self._found: dict[int, list[int]] = {}  # def index -> its callers, once asked
 
     @classmethod
     def build(cls, files: Iterable[tuple[str, Language, FileStructure]]) -> CallGraph:
@@ -111,31 +116,49 @@ class CallGraph:
             if d.owner:
                 self.methods[(d.owner, d.name)].add(index)
         for call in structure.calls:
-            self.callers[call.name].add((first + call.caller, call.qualifier))
+            edge = (first + call.caller, call.qualifier)
+            self.callers[call.name].add(edge)
+            self.callers_in[(call.name, path)].add(edge)
+            if call.qualifier:
+                self.callers_through[(call.name, call.qualifier)].add(edge)
             if call.arguments is not None:
                 self.arguments.setdefault((call.name, first + call.caller),
                                           (call.qualifier, call.arguments))
             if call.qualifier and not call.name[:1].isupper():
                 self.by_qualifier[call.qualifier].add(first + call.caller)
 
-    def _callers_of(self, target: _Def) -> list[int]:
+    def _callers_of(self, index: int) -> list[int]:
+        """The callers of definition `index`, worked out once: every site of a function
+        and every record above it asks again (candle: 5,682 asks of 1,883 sites)."""
+        found = self._found.get(index)
+        if found is None:
+            found = self._found[index] = self._find_callers(self.defs[index])
+        return found
+
+    def _find_callers(self, target: _Def) -> list[int]:
         if target.in_trait and target.owner:
             # A trait's method name is shared by every impl (`fwd`, `load`, `convert`):
             # callers by that name call some impl, not this one. Only the free functions
             # that build this type are known to reach it; else none is.
             return self._builders_of(target.owner, hidden_in=None if target.public
                                      else target.path)
-        ambiguous = len(self.files_of[target.name]) > 1
+        if len(self.files_of[target.name]) > 1:
+            # A name several files define: the calls in the target's own file, and those
+            # through its owner or module (`Owner::new(`, `_parser.parse(`).
+            named = target.owner or _last_part(target)
+            edges = self.callers_in.get((target.name, target.path), set())
+            if named:
+                edges = edges | self.callers_through.get((target.name, named), set())
+        else:
+            edges = self.callers.get(target.name, set())
         out = []
-        for caller, qualifier in self.callers.get(target.name, ()):
+        for caller, qualifier in edges:
             c = self.defs[caller]
             if self._runs_own_method(c, qualifier, target):
                 continue  # `self.m(..)` runs the caller's own type's `m`, not this one
             if target.owner and self._on_something_else(c, qualifier, target):
                 continue
-            named = qualifier == (target.owner or _last_part(target))  # `_parser.parse(`
-            if not ambiguous or c.path == target.path or (bool(qualifier) and named):
-                out.append(caller)
+            out.append(caller)
         return sorted(out, key=lambda i: (self.defs[i].path, self.defs[i].line))
 
     def _on_something_else(self, caller: _Def, qualifier: str, target: _Def) -> bool:
@@ -214,7 +237,7 @@ class CallGraph:
                 break
             nxt = []
             for index in frontier:
-                for caller in self._callers_of(self.defs[index]):
+                for caller in self._callers_of(index):
                     if caller in seen:
                         continue
                     seen.add(caller)

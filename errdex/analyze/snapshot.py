@@ -96,13 +96,31 @@ def history_key(record: Record) -> str:
 
 
 def read_repository(
-    snapshot: Snapshot, records: Sequence[Record], previous: Sequence[Record] = (),
+    snapshot: Snapshot, records: Sequence[Record],
     structures: Mapping[str, FileStructure] | None = None,
 ) -> Repository:  # fmt: skip
     """The repository's facts from its files' `structures` (path -> the structure its
-    extraction emitted; a file without one has no outline, typed names or identifiers)."""
+    extraction emitted; a file without one has no outline, typed names or identifiers),
+    and its test files; the history is `record_history`'s, which git runs meanwhile."""
     repo = Repository(structures=public_api(
         ((f.path, f.language) for f in snapshot.files), structures or {}))
+    repo.graph = CallGraph.build(
+        (f.path, f.language, repo.structures[f.path]) for f in snapshot.files
+        if f.path in repo.structures
+    )
+    tests = test_files(snapshot)
+    repo.test_texts = [text for _, _, text in tests]
+    repo.tests = find_test_refs(records, tests, repo.graph)
+    return repo
+
+
+def record_history(
+    snapshot: Snapshot, records: Sequence[Record], previous: Sequence[Record] = ()
+) -> dict[str, History]:
+    """Each record's message history in git (id -> history; the previous records' too,
+    to date their removal); empty for a snapshot that is not a commit."""
+    if not snapshot.commit:
+        return {}
     keys: dict[str, list[str]] = defaultdict(list)
     paths: dict[str, list[str]] = {}  # a record's history is that of its own files
     for record in (*records, *previous):
@@ -110,19 +128,7 @@ def read_repository(
         if key and record.id not in keys[key]:
             keys[key].append(record.id)
         paths.setdefault(record.id, list(dict.fromkeys(s.path for s in record.sites)))
-    # git does most of the history's work in its own process: let it run meanwhile.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        history = (pool.submit(message_history, snapshot.root, keys, paths=paths)
-                   if snapshot.commit else None)
-        repo.graph = CallGraph.build(
-            (f.path, f.language, repo.structures[f.path]) for f in snapshot.files
-            if f.path in repo.structures
-        )
-        tests = test_files(snapshot)
-        repo.test_texts = [text for _, _, text in tests]
-        repo.tests = find_test_refs(records, tests, repo.graph)
-        repo.history = history.result() if history is not None else {}
-    return repo
+    return message_history(snapshot.root, keys, paths=paths)
 
 
 def _functions(record: Record) -> dict[tuple[str, str], int]:
@@ -174,14 +180,18 @@ def _siblings(record: Record, grouped: _Grouped) -> list[Record]:
 
 
 def analyze_records(
-    records: Sequence[Record], repository: Repository | None = None
-) -> list[Record]:
+    records: Sequence[Record], repository: Repository | None = None,
+    history: Callable[[], dict[str, History]] | None = None,
+) -> list[Record]:  # fmt: skip
+    """The records with their facts, related records, failure class and prose. The
+    facts come first and the prose last: `history` (git's, running meanwhile) is
+    asked for in between, into `repository.history`, when the prose needs it."""
     related = find_related(records)
     by_function = _by_function(records)
     entry_points: Callable[[Site], tuple[EntryPoint, ...]] | None = None
     if repository is not None:
         entry_points = repository.graph.entry_points
-    analyzed = []
+    gathered = []
     for record in records:
         siblings = _siblings(record, by_function)
         known = record_facts(
@@ -190,9 +200,15 @@ def analyze_records(
             structure=repository.structures.get if repository else None,
             entry_points=entry_points,
             tests=repository.tests.get(record.id, ()) if repository else (),
-            history=repository.history.get(record.id) if repository else None,
             importable=repository.importable if repository else None,
         )  # fmt: skip
+        gathered.append((record, siblings, known))
+    if repository is not None and history is not None:
+        repository.history = history()
+    analyzed = []
+    for record, siblings, known in gathered:
+        if repository is not None:
+            known = replace(known, history=repository.history.get(record.id))
         analyzed.append(
             replace(
                 record,
@@ -273,6 +289,10 @@ def analyze_snapshot(
 ) -> tuple[list[Record], list[Record], frozenset[str]]:  # fmt: skip
     """(the snapshot's records analyzed, the previous records kept as removed, every
     identifier of the repository's code), from the files' extracted `structures`."""
-    repository = read_repository(snapshot, records, previous, structures)
-    analyzed = analyze_records(records, repository)
+    # git does most of the history's work in its own process: it runs while the facts
+    # are gathered, and is joined before the first page is written.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        history = pool.submit(record_history, snapshot, records, previous)
+        repository = read_repository(snapshot, records, structures)
+        analyzed = analyze_records(records, repository, history.result)
     return analyzed, kept_removed(previous, analyzed, repository), repository.names()
