@@ -30,6 +30,7 @@ from errdex.extract import (
     load_rules,
     nesting_problem,
     resolve_constructions,
+    warm_up,
 )
 from errdex.extract.compose import attach_definitions, definitions_by_name, resolve_constants
 from errdex.models import (
@@ -254,6 +255,8 @@ def extract_snapshot(
             progress("parsing files", len(outcomes), total, f"{kept} sites")
 
     workers = workers or min(os.cpu_count() or 1, 4)
+    for language in languages:
+        warm_up(language, rules[language])
     _Pool(snapshot, rules, budgets, workers, take).run()
     return [o for o in outcomes if not isinstance(o, str)], +skipped
 

@@ -155,7 +155,7 @@ def through_locals(
     k_l.shape().dims4()?`) replaced by what it holds, so the requirement names the inputs:
     "`k_l` and `v_l` must have the same shape" rather than "`expected_v` must equal ..."."""
     for origin in origins:
-        if not guard or origin.how != "local":
+        if not guard or origin.how != "local" or origin.name not in guard:
             continue
         pattern = re.compile(rf"(?<![\w.]){re.escape(origin.name)}\b")
         if aspect(origin.expression) or _PART.fullmatch(origin.expression):
@@ -175,6 +175,8 @@ _PART = re.compile(r"[A-Za-z_]\w*(?:\.\w+|\[\d+\])*")
 
 def _is_flag(guard: str, name: str, language: Language) -> bool:
     """Whether the guard is `name` or its negation alone."""
+    if name not in guard:
+        return False
     negation = spec_for(language).negation
     flag = rf"\s*(?:{negation})?\s*\(?\s*{re.escape(name)}\s*\)?\s*"
     return re.fullmatch(flag, guard) is not None
