@@ -110,3 +110,52 @@ def test_a_special_method_is_called_the_way_users_run_it(tmp_path: Path) -> None
     assert setting.startswith("registry[...] = ...  # fails"), setting
     assert "__setitem__(" not in pages["registry"]["defensive"]["try_catch"]
     assert pages["counting"]["example_fix"]["before"].startswith("len(registry)  # fails")
+
+
+SPECIAL = {
+    "kit/__init__.py": "",
+    "kit/lazy.py": (
+        "def __getattr__(name):\n"
+        "    if name == 'OldName':\n"
+        "        raise AttributeError('lazy: OldName is gone, use NewName')\n"
+        "    raise AttributeError(name)\n"
+    ),
+    "kit/session.py": (
+        "class Session:\n"
+        "    def __enter__(self):\n"
+        "        if self.closed:\n"
+        "            raise RuntimeError('session: it is closed')\n"
+        "        return self\n\n"
+        "    def __class_getitem__(cls, item):\n"
+        "        raise TypeError('session: it takes no type parameters')\n"
+    ),
+    "kit/_impl.py": (
+        "def _decode(blob):\n"
+        "    if not blob:\n"
+        "        raise ValueError('decode: the blob is empty')\n"
+        "    return blob\n"
+    ),
+}
+
+
+def test_special_functions_are_run_the_way_users_reach_them(tmp_path: Path) -> None:
+    pages = {r.template.message.split(":")[0]: record_to_dict(r)["explanation"]
+             for r in indexed_records(tmp_path, SPECIAL, "acme/kit")}
+    # A module's __getattr__ (PEP 562) runs when an attribute of the module is read.
+    lazy = pages["lazy"]["defensive"]["try_catch"]
+    assert "    kit.lazy.attribute\n" in lazy, lazy
+    assert "__getattr__(" not in lazy
+    session = pages["session"]["defensive"]["try_catch"]
+    assert "with session: ..." in session or "Session[...]" in session, session
+    assert "__enter__(" not in session and "__class_getitem__(" not in session
+
+
+def test_a_private_function_no_public_call_reaches_is_not_written_as_a_call(
+    tmp_path: Path,
+) -> None:
+    pages = {r.template.message.split(":")[0]: record_to_dict(r)["explanation"]
+             for r in indexed_records(tmp_path, SPECIAL, "acme/kit")}
+    code = pages["decode"]["defensive"]["try_catch"]
+    assert "_decode(" not in code, code
+    assert "...  # your call that reaches kit._impl._decode" in code
+    compile(code, "<snippet>", "exec")  # what the page shows is Python that parses
