@@ -19,6 +19,8 @@ from errdex.extract.structure import FileStructure
 from errdex.languages import spec_for
 from errdex.models import EntryPoint, Language, Site
 
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_KEYWORD = re.compile(r"^\s*[A-Za-z_]\w*\s*[=:](?![=:])\s*")  # `key=` (`key:` in Rust fields)
 MAX_DEPTH = 3
 # Past MAX_DEPTH the search goes on, to this depth, while every public caller it found
 # lives in a private module (`re._parser.parse`): users call `re.compile`, seven calls up.
@@ -76,6 +78,7 @@ class CallGraph:
         # (path, line) of the definitions in private modules that no package re-exports
         self.private_defs: set[tuple[str, int]] = set()
         self._found: dict[int, list[int]] = {}  # def index -> its callers, once asked
+        self._at: dict[tuple[str, int], int] = {}  # (path, line) -> def index, once asked
 
     @classmethod
     def build(cls, files: Iterable[tuple[str, Language, FileStructure]]) -> CallGraph:
@@ -261,8 +264,28 @@ class CallGraph:
         found.sort(key=lambda e: (self._private(e), e.depth, _top(e.path) != home))
         return tuple(found[:MAX_ENTRY_POINTS])
 
+    def builds(self, entry: EntryPoint, owner: str) -> bool:
+        """Whether the entry point's own body builds a value of `owner` from one of its
+        own parameters (`_Context(expected)` in `expect_failure(expected)`): a call of the
+        class whose arguments name a parameter of the entry point."""
+        if not self._at:
+            self._at = {(d.path, d.line): i for i, d in enumerate(self.defs)}
+        index = self._at.get((entry.path, entry.line))
+        found = self.arguments.get((owner, index)) if index is not None else None
+        if index is None or found is None:
+            return False
+        params = set(self.defs[index].params or ()) - {"self", "cls"}
+        return any(_root(argument) in params for argument in found[1])
+
     def _private(self, entry: EntryPoint) -> bool:
         return (entry.path, entry.line) in self.private_defs
+
+
+def _root(argument: str) -> str:
+    """The name an argument's value starts with (`spec` of `spec.name`, of `key=spec`)."""
+    value = _KEYWORD.sub("", argument, count=1).lstrip("*&")
+    found = _IDENT.match(value)
+    return found.group(0) if found else ""
 
 
 def _top(path: str) -> str:

@@ -201,6 +201,7 @@ def analyze_records(
             entry_points=entry_points,
             tests=repository.tests.get(record.id, ()) if repository else (),
             importable=repository.importable if repository else None,
+            builds=repository.graph.builds if repository else None,
         )  # fmt: skip
         gathered.append((record, siblings, known))
     if repository is not None and history is not None:

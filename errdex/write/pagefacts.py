@@ -113,8 +113,8 @@ class PageFacts:
     def state_only(self) -> bool:
         """The check reads the receiver's state and none of the function's parameters:
         no argument of this call changes the outcome; an earlier call's effect does."""
-        if not self.state:
-            return False
+        if not self.state or all(fact.built_by for fact in self.state):
+            return False  # an object the user's call builds is made of that call's arguments
         params = set(self.params or ()) - {"self"}
         if self.params:
             params -= {self.params[0]}  # the receiver (`self`, Go's `p`)
