@@ -33,6 +33,7 @@ from errdex.extract import (
     warm_up,
 )
 from errdex.extract.compose import attach_definitions, definitions_by_name, resolve_constants
+from errdex.extract.unbuilt import NOT_BUILT, drop_unbuilt
 from errdex.models import (
     FileExtraction,
     IndexSummary,
@@ -357,6 +358,8 @@ def build_snapshot(
     started = time.perf_counter()
     extractions, dropped = extract_snapshot(snapshot, workers, progress, budgets)
     failed = len(snapshot.files) - len(extractions)
+    extractions, dropped[NOT_BUILT] = drop_unbuilt(extractions)
+    dropped = +dropped
     sites = [site for extraction in extractions for site in extraction.sites]
     sites.extend(resolve_constructions(extractions))
     sites = resolve_constants(sites, definitions_by_name(extractions))
