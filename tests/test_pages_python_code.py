@@ -129,6 +129,16 @@ SPECIAL = {
         "    def __class_getitem__(cls, item):\n"
         "        raise TypeError('session: it takes no type parameters')\n"
     ),
+    "kit/opener.py": (
+        "class URLopener:\n"
+        "    def open_data(self, url):\n"
+        "        if ',' not in url:\n"
+        "            raise ValueError('opener: a data URL needs a comma')\n\n\n"
+        "class _Loader:\n"
+        "    def load_bytes(self, size):\n"
+        "        if size < 0:\n"
+        "            raise ValueError('loader: a negative size')\n"
+    ),
     "kit/_impl.py": (
         "def _decode(blob):\n"
         "    if not blob:\n"
@@ -159,3 +169,14 @@ def test_a_private_function_no_public_call_reaches_is_not_written_as_a_call(
     assert "_decode(" not in code, code
     assert "...  # your call that reaches kit._impl._decode" in code
     compile(code, "<snippet>", "exec")  # what the page shows is Python that parses
+
+
+def test_a_value_is_named_only_where_the_class_name_says_how(tmp_path: Path) -> None:
+    """`URLopener` may be URL + opener or UR + Lopener: the class keeps its name; a value
+    of a private class would pass for the public class users know by that name."""
+    pages = {r.template.message.split(":")[0]: record_to_dict(r)["explanation"]
+             for r in indexed_records(tmp_path, SPECIAL, "acme/kit")}
+    assert "URLopener(...).open_data(" in pages["opener"]["defensive"]["try_catch"]
+    loader = pages["loader"]["defensive"]["try_catch"]
+    assert "...  # your call that reaches kit.opener._Loader.load_bytes" in loader, loader
+    assert "loader.load_bytes(" not in loader

@@ -54,6 +54,9 @@ _CLASS_SYNTAX = {
     "__set_name__": "class Example: attribute = {}(...)",
     "__instancecheck__": "isinstance(..., {})", "__subclasscheck__": "issubclass(..., {})",
 }
+# Capitals then lower case: `HTTPResponse` is HTTP + Response, `URLopener` URL + opener;
+# which, the name alone cannot tell, so such a class keeps its name (`URLopener(...)`).
+_ACRONYM_THEN_WORD = re.compile(r"[A-Z]{3,}[a-z]")
 _NAMED = re.compile(r"name=(['\"])(\w+)\1")  # `name='Quoter'`: the attribute it is asked for
 # A module's own special functions (PEP 562), `{}` the module: `urllib.parse.Quoter`.
 _MODULE_SYNTAX = {"__getattr__": "{}.attribute", "__dir__": "dir({})"}
@@ -142,22 +145,24 @@ class _Reading:
         if is_method and len(parts) > 1:
             if parts[-1] == "__init__":
                 return f"{parts[-2]}({listed})"
-            return _method_call(parts[-2], parts[-1], listed)
+            return _method_call(parts[-2], parts[-1], listed, function)
         if parts[-1] in _MODULE_SYNTAX and len(parts) > 1:
             return _module_call(".".join(parts[:-1]), parts[-1], args)
         return f"{parts[-1]}({listed})"
 
 
-def _method_call(owner: str, name: str, listed: str) -> str:
-    """A method called on a value of its class, named after the class (`bucket.write(..)`;
-    `sub_parsers_action.add_parser(..)` for a private `_SubParsersAction`, which users get
-    from a public call), or a special method run the way users run it."""
+def _method_call(owner: str, name: str, listed: str, function: str) -> str:
+    """A method called on a value of its class, named after the class (`bucket.write(..)`,
+    `http_response.read(..)`), or a special method run the way users run it. A private
+    class is no value users hold by that name: `unpickler.load(..)` would send them to
+    the public `pickle.Unpickler`, another class."""
+    if _private(owner):
+        return _users_own(function)
     if name in _CLASS_SYNTAX:
         return _CLASS_SYNTAX[name].format(owner)
-    plain = owner.lstrip("_")
-    value = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", plain).lower()
-    if not plain[:1].isupper() or "_" in plain:
-        value = f"{owner}(...)"  # `FTP_TLS`, `date`: no plain name for a value of it
+    value = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", owner).lower()
+    if not owner[:1].isupper() or "_" in owner or _ACRONYM_THEN_WORD.search(owner):
+        value = f"{owner}(...)"  # `FTP_TLS`, `date`, `URLopener`: no plain name for a value
     if name == "__del__" and value.endswith(")"):
         return value  # a temporary, collected as soon as it is made
     if name in _SYNTAX:  # `m.__setitem__(..)` is what `m[key] = value` runs
@@ -209,7 +214,7 @@ class PythonWriter(_Reading):
             if owner is not None and name in _CLASS_SYNTAX and not _private(owner):
                 return _CLASS_SYNTAX[name].format(owner)
             if owner is not None and not _private(name) and name not in _CLASS_SYNTAX:
-                return _method_call(owner, name, args)
+                return _method_call(owner, name, args, fn)
         elif name in _MODULE_SYNTAX:
             return _module_call(".".join(parts[:-1]) or module, name, None)
         if _private(name) or name.startswith("__"):
