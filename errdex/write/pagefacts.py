@@ -105,6 +105,12 @@ class PageFacts:
         return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
     @property
+    def reported(self) -> bool:
+        """The message is logged or emitted as a warning, not raised: nothing reaches the
+        caller as an error, and nothing chains a cause."""
+        return self.site.kind in (SiteKind.LOG, SiteKind.WARN)
+
+    @property
     def state(self) -> tuple[StateFact, ...]:
         """The receiver's fields the check reads that other methods set."""
         return self.site_facts.state if self.site_facts else ()

@@ -109,7 +109,7 @@ def _summary(f: PageFacts) -> str:
         else f"A value {f.entry} expects to be present was missing{tail}",
         "context": f"An operation inside {f.entry} failed and was wrapped with this "
         f"message{tail}",
-        "handler": f"{f.entry} raises this after catching "
+        "handler": f"{f.entry} {verb(f, this=True)} after catching "
         + (f"`{f.receiver}`" if f.receiver else "an exception")
         + (f" in {f.where}" if f.internal and f.users else "")
         + tail,
@@ -216,8 +216,10 @@ def _what_it_means(f: PageFacts) -> str:
         caught = f"`{f.receiver}`" if f.receiver else "an exception"
         out.append(
             f"{f.where} catches {caught} from the code in its try block and {action(f)}; "
-            "the caught exception is the real cause (the error chains it as its cause or "
-            "context)."
+            + ("the caught exception is the real cause: this message is "
+               f"{raised_word(f)} about it, not raised to your call." if f.reported else
+               "the caught exception is the real cause (the error chains it as its cause or "
+               "context).")
         )
         if f.selects:
             out.append(f"Inside the handler, it raises this message only when `{f.selects}` "
