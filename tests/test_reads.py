@@ -170,3 +170,29 @@ def test_state_the_users_own_call_builds_is_not_called_earlier_calls(tmp_path: A
     whole = str(page["explanation"])
     assert "What was called on the object before decides" not in whole
     assert "no argument of this call changes it" not in whole
+
+
+READER = {
+    "reader/__init__.py": "",
+    "reader/wave.py": (
+        "class Reader:\n"
+        "    def __init__(self, f):\n"
+        "        self._width = 0\n"
+        "        self.read_header(f)\n\n"
+        "    def read_header(self, f):\n"
+        "        self._width = f.read(1)[0]\n"
+        "        if self._width not in (1, 2, 4):\n"
+        "            raise ValueError('header: bad sample width')\n"
+    ),
+}
+
+
+def test_a_field_the_function_sets_above_its_check_is_not_earlier_state(tmp_path: Any) -> None:
+    """`read_header` sets `self._width` from the file two lines above its check: the file
+    it reads decides, not what was called on the object before (round 7, wave.py)."""
+    from tests.builders import indexed_records
+
+    (record,) = indexed_records(tmp_path, READER, "acme/reader")
+    page = record_to_dict(record)
+    assert page["facts"]["sites"][0]["state"] == []
+    assert "What was called on the object before decides" not in str(page["explanation"])

@@ -259,6 +259,8 @@ def receiver_state(
     for name in sorted(read):
         set_in = tuple(Setter(file.defs[w.writer].name, w.line) for w in file.writes
                        if w.field == name and file.defs[w.writer].owner == own.owner)  # fmt: skip
+        if any(s.function == own.name and own.line <= s.line < site.line for s in set_in):
+            continue  # the function sets it itself above the check: this call decides
         if set_in:
             out.append(StateFact(name, set_in, _built_by(site, own, set_in, entries, builds)))
     return tuple(out)

@@ -215,8 +215,11 @@ class PythonWriter(_Reading):
                 return _CLASS_SYNTAX[name].format(owner)
             if owner is not None and not _private(name) and name not in _CLASS_SYNTAX:
                 return _method_call(owner, name, args, fn)
-        elif name in _MODULE_SYNTAX:
-            return _module_call(".".join(parts[:-1]) or module, name, None)
+        elif name in _MODULE_SYNTAX:  # the attribute its check names (`name == 'Quoter'`)
+            asked = re.search(rf"\b{re.escape((f.params or ('name',))[0])}\s*==\s*(['\"]\w+['\"])",
+                              f.site.guard or "")
+            return _module_call(".".join(parts[:-1]) or module, name,
+                                [f"name={asked.group(1)}"] if asked else None)
         if _private(name) or name.startswith("__"):
             return _users_own(fn)
         return f"{name}({args})"
