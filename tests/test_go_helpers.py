@@ -3,8 +3,9 @@ function that records its message in an object's error state and returns, the wa
 parsers ported from C report (`p.error = ..; p.problem = problem; return false`), makes
 each of its calls with a literal message a site; so does a function that hands its
 message on to one. A message appended to a list of errors (`errs = append(errs,
-fmt.Sprintf(..))`) is a site where it is appended. And such a record is what a user's
-paste of the parser's output finds, inside the wrappers around it."""
+fmt.Sprintf(..))`) is a site where it is appended. Such a record is what a user's
+paste of the parser's output finds, inside the wrappers around it. And a conversion to
+an error type (`return UnsupportedTypeError(kind)`) builds it."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 from errdex.extract import extractor_for, load_rules
 from errdex.match import MatchEntry, Matcher
 from errdex.models import Language, SiteKind
+from tests.builders import indexed_records
 
 SCANNER = b'''package lexer
 
@@ -112,3 +114,33 @@ def test_the_parsers_output_inside_its_wrappers_finds_the_helpers_site(tmp_path:
     ):
         [best] = matcher.match(text)
         assert best.record_id == "tabs" and best.exact
+
+
+CONFIG = '''package config
+
+import "fmt"
+
+// UnsupportedTypeError is a string type with an Error method.
+type UnsupportedTypeError string
+
+func (e UnsupportedTypeError) Error() string {
+	return fmt.Sprintf("unsupported config type %q", string(e))
+}
+
+func check(kind string) error {
+	if kind != "yaml" {
+		return UnsupportedTypeError(kind)
+	}
+	return nil
+}
+'''
+
+
+def test_a_conversion_to_an_error_type_builds_it(tmp_path: Path) -> None:
+    """`return UnsupportedTypeError(kind)`: no composite literal builds a string-typed
+    error; the conversion in the `return` does, and the type's text is a record there."""
+    records = indexed_records(tmp_path, {"config/config.go": CONFIG}, "example/config")
+    [record] = [r for r in records if "unsupported config type" in r.template.message]
+    assert [(s.path, s.line, s.function) for s in record.sites] == [
+        ("config/config.go", 14, "check")]
+    assert record.sites[0].guard == 'kind != "yaml"'

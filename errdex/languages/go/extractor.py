@@ -38,6 +38,7 @@ from errdex.models import (
 __all__ = ["GoExtractor"]
 
 _SENTINEL_NAME = re.compile(r"(?:[A-Za-z_]\w*\.)?[Ee]rr[A-Z0-9_]\w*")
+_ERROR_TYPE = re.compile(r"(?:[A-Za-z_]\w*\.)?[A-Za-z_]\w*Error")  # Go names them so
 _MAX_LIFT = 4  # parents between a composite literal and the `return` that hands it out
 
 
@@ -88,6 +89,11 @@ class _File(Paths):
                 found = self.pieces(call)
                 if found is None or not self.add_site(SiteKind.BAIL, None, call, found):
                     self.dynamic += 1
+            elif _ERROR_TYPE.fullmatch(name) and len(self.arguments(call)) == 1 and (
+                    _in_return(call)):
+                # `return UnsupportedError(kind)`: a conversion to an error type of
+                # another type (`type UnsupportedError string`) builds it.
+                self.add_construction(name, call)
             return
         args = self.arguments(call)
         if rule.message_arg >= len(args):
