@@ -16,6 +16,7 @@ from errdex.extract import extractor_for, load_rules
 from errdex.match import MatchEntry, Matcher
 from errdex.models import Language, SiteKind
 from tests.builders import indexed_records
+from tests.test_match import tpl
 
 SCANNER = b'''package lexer
 
@@ -144,3 +145,22 @@ def test_a_conversion_to_an_error_type_builds_it(tmp_path: Path) -> None:
     assert [(s.path, s.line, s.function) for s in record.sites] == [
         ("config/config.go", 14, "check")]
     assert record.sites[0].guard == 'kind != "yaml"'
+
+
+def test_an_error_printed_as_go_syntax_finds_its_type() -> None:
+    """`fmt.Printf("%#v", err)` prints the value as Go syntax, the type qualified by its
+    package (`config.NotFoundError{..}`, `&config.NotFoundError{..}` for a pointer): the
+    type names the record, as its Error() text would."""
+    found = MatchEntry(record_id="notfound", repo="example/config", exception=None,
+                       template=tpl("config {name|%q} not found in {dir|%q}"),
+                       sites=(("config/find.go", 20),), variant="NotFoundError",
+                       variant_fields=("name", "dir"), language="go")  # fmt: skip
+    other = MatchEntry(record_id="other", repo="example/config", exception=None,
+                       template=tpl("config {name|%q} is not valid"), sites=(),
+                       variant="InvalidError", variant_fields=("name",),
+                       language="go")  # fmt: skip
+    matcher = Matcher([found, other])
+    for text in ('config.NotFoundError{name:"app", dir:"[/etc /home/u]"}',
+                 '&config.NotFoundError{name:"app", dir:"[/etc]"}'):
+        [best, *_] = matcher.match(text)
+        assert best.record_id == "notfound"
