@@ -310,3 +310,56 @@ def test_a_package_s_own_function_is_not_a_re_export_of_a_submodule_s(tmp_path: 
     entries = [(e.function, e.path) for e in record.facts.sites[0].entry_points]
     assert ("rx.compile", "rx/__init__.py") in entries, entries
     assert ("rx.compile", "rx/_engine.py") not in entries, entries
+
+
+STORED_LAYER = """\
+pub trait Module {
+    fn forward(&self, xs: usize) -> Result<usize>;
+}
+
+struct PatchEmbed {
+    patch: usize,
+}
+
+impl PatchEmbed {
+    fn new(patch: usize) -> Result<Self> {
+        Ok(Self { patch })
+    }
+}
+
+impl Module for PatchEmbed {
+    fn forward(&self, xs: usize) -> Result<usize> {
+        if xs % self.patch != 0 {
+            bail!("patch: the image size is not a multiple of the patch size")
+        }
+        Ok(xs / self.patch)
+    }
+}
+
+pub struct Vision {
+    patch_embed: PatchEmbed,
+}
+
+impl Vision {
+    pub fn new(patch: usize) -> Result<Self> {
+        let patch_embed = PatchEmbed::new(patch)?;
+        Ok(Self { patch_embed })
+    }
+
+    pub fn embed(&self, xs: usize) -> Result<usize> {
+        self.patch_embed.forward(xs)
+    }
+}
+"""
+
+
+def test_a_hidden_layer_a_constructor_stores_runs_from_its_owners_methods(
+    tmp_path: Path,
+) -> None:
+    """`Vision::new` builds the private `PatchEmbed` and keeps it: nothing runs its
+    `forward` there; `Vision::embed`, which calls it through the field, does (round 7
+    candle: `BeitVisionTransformer::new` was said to fail a `PatchEmbed::forward` check)."""
+    record = _record(tmp_path, {"vision/src/lib.rs": STORED_LAYER}, "patch: the image")
+    assert record.facts is not None
+    functions = [e.function for e in record.facts.sites[0].entry_points]
+    assert functions == ["Vision::embed"], functions
