@@ -196,3 +196,29 @@ def test_a_field_the_function_sets_above_its_check_is_not_earlier_state(tmp_path
     page = record_to_dict(record)
     assert page["facts"]["sites"][0]["state"] == []
     assert "What was called on the object before decides" not in str(page["explanation"])
+
+
+PADDING = '''\
+pub fn pad_with_zeros(xs: &[f32], left: usize) -> Vec<f32> {
+    let left = vec![0.0; left];
+    [left, xs.to_vec()].concat()
+}
+
+pub fn pad_with_same(xs: &[f32], left: usize) -> Result<Vec<f32>> {
+    if xs.is_empty() && left > 0 {
+        bail!("cannot pad an empty slice with its own values")
+    }
+    Ok(xs.to_vec())
+}
+'''
+
+
+def test_a_local_of_the_function_above_is_not_the_origin(tmp_path: Any) -> None:
+    """`left` is `pad_with_same`'s parameter; the `let left = ..` of the function above it
+    in the snippet is another value (round 7 candle #4)."""
+    from tests.builders import indexed_records
+
+    (record,) = indexed_records(tmp_path, {"src/lib.rs": PADDING}, "acme/pad")
+    origins = record_to_dict(record)["facts"]["sites"][0]["origins"]
+    assert [(o["name"], o["how"]) for o in origins if o["name"] == "left"] == [
+        ("left", "parameter")], origins
