@@ -363,3 +363,35 @@ def test_a_hidden_layer_a_constructor_stores_runs_from_its_owners_methods(
     assert record.facts is not None
     functions = [e.function for e in record.facts.sites[0].entry_points]
     assert functions == ["Vision::embed"], functions
+
+
+ANOTHER_TYPE_S_NEW = """\
+pub struct Model {
+    size: usize,
+}
+
+impl Model {
+    pub fn new(size: usize) -> Result<Self> {
+        if size == 0 {
+            bail!("model: the size must not be zero")
+        }
+        Ok(Self { size })
+    }
+}
+
+pub fn transcribe(bytes: Vec<u8>) -> Result<usize> {
+    let reader = Cursor::new(bytes);
+    Ok(reader.len())
+}
+"""
+
+
+def test_another_type_s_function_of_the_same_name_is_not_a_call(tmp_path: Path) -> None:
+    """`Cursor::new(..)` in the same file calls `Cursor`'s `new`, not `Model::new`
+    (round 7 candle: `transcribe_audio` listed as a way into `VoxtralModel::new`)."""
+    files = {"model/src/lib.rs": ANOTHER_TYPE_S_NEW,
+             "other/src/lib.rs": "pub struct Cursor;\nimpl Cursor {\n    pub fn new() {}\n}\n"}
+    record = _record(tmp_path, files, "model: the size")
+    assert record.facts is not None
+    functions = [e.function for e in record.facts.sites[0].entry_points]
+    assert "model::transcribe" not in functions and "transcribe" not in functions, functions

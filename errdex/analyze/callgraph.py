@@ -153,7 +153,10 @@ class CallGraph:
             # A name several files define: the calls in the target's own file, and those
             # through its owner or module (`Owner::new(`, `_parser.parse(`).
             named = target.owner or _last_part(target)
-            edges = self.callers_in.get((target.name, target.path), set())
+            # In its own file too, a call through another type is that type's function
+            # (`Cursor::new(..)` beside `VoxtralModel::new`).
+            edges = {(c, q) for c, q in self.callers_in.get((target.name, target.path), ())
+                     if not q[:1].isupper() or q in (named, "Self")}
             if named:
                 edges = edges | self.callers_through.get((target.name, named), set())
         else:
