@@ -139,6 +139,13 @@ SPECIAL = {
         "        if size < 0:\n"
         "            raise ValueError('loader: a negative size')\n"
     ),
+    "kit/group.py": (
+        "class Group:\n"
+        "    async def __aenter__(self):\n"
+        "        if self.entered:\n"
+        "            raise RuntimeError('group: it was entered already')\n"
+        "        return self\n"
+    ),
     "kit/_impl.py": (
         "def _decode(blob):\n"
         "    if not blob:\n"
@@ -180,3 +187,12 @@ def test_a_value_is_named_only_where_the_class_name_says_how(tmp_path: Path) -> 
     loader = pages["loader"]["defensive"]["try_catch"]
     assert "...  # your call that reaches kit.opener._Loader.load_bytes" in loader, loader
     assert "loader.load_bytes(" not in loader
+
+
+def test_an_awaited_call_is_written_inside_an_async_function(tmp_path: Path) -> None:
+    pages = {r.template.message.split(":")[0]: record_to_dict(r)["explanation"]
+             for r in indexed_records(tmp_path, SPECIAL, "acme/kit")}
+    code = pages["group"]["defensive"]["try_catch"]
+    opening = "async def main() -> None:\n    try:\n        async with group: ..."
+    assert code.startswith(opening), code
+    compile(code, "<snippet>", "exec")  # `async with` at module level would not compile

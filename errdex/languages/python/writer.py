@@ -261,6 +261,9 @@ class PythonWriter(_Reading):
                 f"    return isinstance(e, {exc}) and {literal} in str(e)")  # fmt: skip
 
     def try_catch(self, f: PageFacts, call: str, literal: str, advice: str) -> str:
+        return _awaited(self._try_catch(f, call, literal, advice), call)
+
+    def _try_catch(self, f: PageFacts, call: str, literal: str, advice: str) -> str:
         imports, caught = self._caught(f)
         exc = caught or ("AssertionError" if f.site.kind is SiteKind.ASSERT else "Exception")
         if f.site.kind in (SiteKind.WARN, SiteKind.LOG) and not f.site.exception:
@@ -275,6 +278,17 @@ class PythonWriter(_Reading):
         check = "" if f.site.variant else f"    if {literal} not in str(e):\n        raise\n"
         return (f"{imports}try:\n    {call}\nexcept {exc} as e:\n{check}"
                 f"    raise RuntimeError({quote(advice)}) from e")  # fmt: skip
+
+
+def _awaited(code: str, call: str) -> str:
+    """`code` inside an `async def`, when its call is awaited (`async with`, `await`): at
+    module level that is a SyntaxError."""
+    if not call.startswith(("async ", "await ")):
+        return code
+    lines = code.split("\n")
+    at = next(i for i, line in enumerate(lines) if not line.startswith(("from ", "import ")))
+    body = "\n".join(f"    {line}" if line else line for line in lines[at:])
+    return "\n".join([*lines[:at], "async def main() -> None:", body])
 
 
 def _imported(f: PageFacts, written: list[str]) -> tuple[str, list[str]]:
