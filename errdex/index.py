@@ -274,17 +274,19 @@ def read_helper_calls(
 ) -> tuple[list[FileExtraction], Counter[str], Discovered]:  # fmt: skip
     """The extractions with every file that calls an error helper found in the code read
     again with the helpers as rules (errdex.extract.helpers), until no new helper turns
-    up (at most HELPER_ROUNDS readings). A file's budget cuts are counted again when it
-    is read again."""
+    up (at most HELPER_ROUNDS readings; each reads only the files calling a helper new
+    to it, with every helper known). A file's budget cuts are counted again when it is
+    read again."""
     languages = {f.path: f.language for f in snapshot.files}
     listed = {lang: tuple(load_rules(lang, snapshot.root)) for lang in set(languages.values())}
     found = discover(extractions, listed, languages)
     done: frozenset[str] = frozenset()
     for _ in range(HELPER_ROUNDS):
-        if found.names() <= done:
+        new = found.names() - done
+        if not new:
             break
-        done = found.names()
-        again = calling(snapshot.files, found)
+        done |= new
+        again = calling(snapshot.files, found, new)
         if not again:
             break
         redone, more = extract_snapshot(replace(snapshot, files=tuple(again)), workers,

@@ -178,6 +178,9 @@ class Helper:
     exception: str | None = None  # what it raises, when fixed
     guard_arg: int | None = None  # the parameter that must hold (`check(ok, msg)`)
     format_args: bool = False  # the message is a format its next arguments fill
+    # Its calls are read in every file already (the language finds them by their name):
+    # no file is read again for it.
+    calls_read: bool = False
     # What only the language's reader understands (C's `printed`, `exception_arg`), as
     # its rules.toml writes it: handed back to it through the rule, unread elsewhere.
     details: tuple[tuple[str, str | int | bool], ...] = ()

@@ -226,3 +226,36 @@ def test_a_name_two_functions_share_with_the_same_arity_is_no_helper(tmp_path: P
     assert "a note, not an error" not in records
     assert not any(h.startswith("require ") for h in summary.helpers)
     assert any(h.startswith("shapes_fail ") for h in summary.helpers)
+
+
+_ERRORS_PY = """\
+class ConfigError(Exception):
+    pass
+
+
+def complain(key, message):
+    raise ConfigError(f"config key {key!r}: {message}")
+"""
+
+_LOADER_PY = """\
+from ._errors import complain
+
+
+def load(data):
+    if "name" not in data:
+        complain("name", "is required")
+    return data
+"""
+
+
+def test_a_python_helper_whose_name_says_nothing_is_found_from_another_module(
+        tmp_path: Path) -> None:  # fmt: skip
+    root = _write(tmp_path / "conf", {"conf/__init__.py": "", "conf/_errors.py": _ERRORS_PY,
+                                      "conf/loader.py": _LOADER_PY})
+    summary, records = _index(root, "t/conf")
+    assert summary.helpers == ("complain (conf/_errors.py:5)",)
+    # The helper's own text around the caller's: what the user sees.
+    (site,) = records["config key name: is required"].sites
+    assert (site.path, site.line) == ("conf/loader.py", _line(_LOADER_PY, "complain("))
+    assert (site.exception, site.function) == ("ConfigError", "conf.loader.load")
+    assert site.guard is not None and "not in data" in site.guard

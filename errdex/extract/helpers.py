@@ -41,7 +41,10 @@ class Discovered:
     helpers: tuple[Helper, ...]
 
     def names(self) -> frozenset[str]:
-        return frozenset(rule.name for rules in self.rules.values() for rule in rules)
+        """The names whose calls are read again (those the language finds anyway are not)."""
+        read = {h.name.rsplit("::", 1)[-1] for h in self.helpers if h.calls_read}
+        return frozenset(rule.name for rules in self.rules.values() for rule in rules
+                         if rule.name not in read)  # fmt: skip
 
 
 def _reach(language: Language) -> frozenset[Language]:
@@ -127,11 +130,17 @@ def _arities(found: Sequence[Helper], others: Sequence[int | None]) -> tuple[int
     return tuple(sorted(a for a in own if a is not None))
 
 
-def calling(files: Sequence[SourceFile], found: Discovered) -> list[SourceFile]:
-    """The files that write a call of one of `found`'s rules, in their order."""
+def calling(files: Sequence[SourceFile], found: Discovered,
+            names: frozenset[str] | None = None) -> list[SourceFile]:  # fmt: skip
+    """The files that write a call of one of `found`'s rules (of those `names`), in
+    their order."""
     patterns: dict[Language, re.Pattern[bytes]] = {}
+    wanted = found.names() if names is None else found.names() & names
     for language, rules in found.rules.items():
-        words = b"|".join(re.escape(r.name.encode()) for r in sorted(rules, key=lambda r: r.name))
+        named = sorted(r.name for r in rules if r.name in wanted)
+        if not named:
+            continue
+        words = b"|".join(re.escape(name.encode()) for name in named)
         patterns[language] = re.compile(rb"(?<![\w])(?:" + words + rb")\s*\(")
     out: list[SourceFile] = []
     for file in files:
