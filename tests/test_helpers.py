@@ -259,3 +259,42 @@ def test_a_python_helper_whose_name_says_nothing_is_found_from_another_module(
     assert (site.path, site.line) == ("conf/loader.py", _line(_LOADER_PY, "complain("))
     assert (site.exception, site.function) == ("ConfigError", "conf.loader.load")
     assert site.guard is not None and "not in data" in site.guard
+
+
+_ERRS_GO = """\
+package errs
+
+import "fmt"
+
+// Wrap says what was being done when err happened.
+func Wrap(err error, msg string) error {
+	return fmt.Errorf("%s: %w", msg, err)
+}
+"""
+
+_LOAD_GO = """\
+package cfg
+
+import "example.com/app/errs"
+
+func Load(path string) error {
+	f, err := open(path)
+	if err != nil {
+		return errs.Wrap(err, "open config file")
+	}
+	if other.Wrap(err, "not ours") != nil {
+		return nil
+	}
+	return f.Close()
+}
+"""
+
+
+def test_a_go_helper_wrapping_an_error_is_found_through_its_package(tmp_path: Path) -> None:
+    root = _write(tmp_path / "app", {"errs/errs.go": _ERRS_GO, "cfg/load.go": _LOAD_GO})
+    summary, records = _index(root, "t/app")
+    assert summary.helpers == ("Wrap (errs/errs.go:6)",)
+    (site,) = records["open config file: {value}"].sites
+    assert (site.path, site.function, site.guard) == ("cfg/load.go", "Load", "err != nil")
+    # Another package's `Wrap` is not this one.
+    assert not any("not ours" in text for text in records)
