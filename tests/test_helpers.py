@@ -1,9 +1,9 @@
 """Error helpers are discovered, not only listed (issue 18): a function whose body raises
-the message its caller gives it is found in the code, and its calls in every file of the
-repository are sites of the caller's message, with the caller's function, guard and
-snippet; the index summary names the helpers found. C++ messages made in a std::string
-(or a C buffer) before the raise are templates with holes, their site spanning from where
-the message starts. The repositories are written here, file by file."""
+the message its caller gives it (C and C++, Python, Go) is found in the code, and its calls
+in every file of the repository are sites of the caller's message, with the caller's
+function, guard and snippet; the index summary names the helpers found. C++ messages made
+in a std::string (or a C buffer) before the raise are templates with holes, their site
+spanning from where the message starts. The repositories are written here, file by file."""
 
 from __future__ import annotations
 
