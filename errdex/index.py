@@ -13,7 +13,7 @@ import os
 import pickle
 import time
 from collections import Counter, defaultdict, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
@@ -33,6 +33,7 @@ from errdex.extract import (
     warm_up,
 )
 from errdex.extract.compose import attach_definitions, definitions_by_name, resolve_constants
+from errdex.extract.helpers import Discovered, calling, discover, merged, shown
 from errdex.extract.unbuilt import NOT_BUILT, drop_unbuilt
 from errdex.models import (
     FileExtraction,
@@ -220,14 +221,16 @@ class _Pool:
 
 def extract_snapshot(
     snapshot: Snapshot, workers: int = 0, progress: Progress | None = None,
-    budgets: Budgets | None = None,
+    budgets: Budgets | None = None, more_rules: Mapping[Language, Sequence[Rule]] | None = None,
 ) -> tuple[list[FileExtraction], Counter[str]]:  # fmt: skip
     """Every file's extraction in file order, and the reasons files were skipped or
     sites dropped, counted. Sites past the repository's budget are dropped in file order
-    as results arrive, so memory stays bounded and the cut is the same on every run."""
+    as results arrive, so memory stays bounded and the cut is the same on every run.
+    `more_rules`: read after each language's own (the helpers discovered in the code)."""
     budgets = budgets or Budgets()
     languages = {f.language for f in snapshot.files}
-    rules = {lang: tuple(load_rules(lang, snapshot.root)) for lang in languages}
+    rules = {lang: (*load_rules(lang, snapshot.root), *(more_rules or {}).get(lang, ()))
+             for lang in languages}  # fmt: skip
     total = len(snapshot.files)
     results: list[_Result | None] = [None] * total
     outcomes: list[_Outcome] = []
@@ -260,6 +263,37 @@ def extract_snapshot(
         warm_up(language, rules[language])
     _Pool(snapshot, rules, budgets, workers, take).run()
     return [o for o in outcomes if not isinstance(o, str)], +skipped
+
+
+HELPER_ROUNDS = 3  # readings for helpers: one that calls a helper may itself be one
+
+
+def read_helper_calls(
+    snapshot: Snapshot, extractions: list[FileExtraction], dropped: Counter[str],
+    workers: int = 0, progress: Progress | None = None, budgets: Budgets | None = None,
+) -> tuple[list[FileExtraction], Counter[str], Discovered]:  # fmt: skip
+    """The extractions with every file that calls an error helper found in the code read
+    again with the helpers as rules (errdex.extract.helpers), until no new helper turns
+    up (at most HELPER_ROUNDS readings; each reads only the files calling a helper new
+    to it, with every helper known). A file's budget cuts are counted again when it is
+    read again."""
+    languages = {f.path: f.language for f in snapshot.files}
+    listed = {lang: tuple(load_rules(lang, snapshot.root)) for lang in set(languages.values())}
+    found = discover(extractions, listed, languages)
+    done: frozenset[str] = frozenset()
+    for _ in range(HELPER_ROUNDS):
+        new = found.names() - done
+        if not new:
+            break
+        done |= new
+        again = calling(snapshot.files, found, new)
+        if not again:
+            break
+        redone, more = extract_snapshot(replace(snapshot, files=tuple(again)), workers,
+                                        progress, budgets, found.rules)  # fmt: skip
+        extractions, dropped = merged(extractions, redone), dropped + more
+        found = discover(extractions, listed, languages)
+    return extractions, dropped, found
 
 
 def _within(extraction: FileExtraction, room: int) -> tuple[FileExtraction, int]:
@@ -360,6 +394,8 @@ def build_snapshot(
     failed = len(snapshot.files) - len(extractions)
     extractions, dropped[NOT_BUILT] = drop_unbuilt(extractions)
     dropped = +dropped
+    extractions, dropped, helpers = read_helper_calls(snapshot, extractions, dropped, workers,
+                                                      progress, budgets)
     sites = [site for extraction in extractions for site in extraction.sites]
     sites.extend(resolve_constructions(extractions))
     sites = resolve_constants(sites, definitions_by_name(extractions))
@@ -381,6 +417,7 @@ def build_snapshot(
         records=len(records),
         dynamic_sites=sum(e.dynamic_sites for e in extractions),
         seconds=round(time.perf_counter() - started, 3),
+        helpers=shown(helpers.helpers),
     )
     if removed:
         summary.extra["removed"] = len(removed)

@@ -161,10 +161,37 @@ class Construction:
 
 
 @dataclass(frozen=True)
+class Helper:
+    """A function of the library found to raise the message its caller gives it
+    (`[[noreturn]] void fail(const std::string &why) { throw std::runtime_error(why); }`):
+    discovered by the extractor, not listed in a rule. Its calls, in any file of the
+    repository, are sites of the caller's message (errdex.extract.helpers turns it into a
+    `Rule` for a second reading of the files that call it)."""
+
+    language: Language
+    name: str  # as its calls write it: `pybind11_fail`, `set_error`
+    kind: SiteKind
+    message_arg: int  # the parameter whose argument is the message
+    path: str
+    line: int
+    arity: int | None = None  # how many parameters it takes (None: variadic)
+    exception: str | None = None  # what it raises, when fixed
+    guard_arg: int | None = None  # the parameter that must hold (`check(ok, msg)`)
+    format_args: bool = False  # the message is a format its next arguments fill
+    # Its calls are read in every file already (the language finds them by their name):
+    # no file is read again for it.
+    calls_read: bool = False
+    # What only the language's reader understands (C's `printed`, `exception_arg`), as
+    # its rules.toml writes it: handed back to it through the rule, unread elsewhere.
+    details: tuple[tuple[str, str | int | bool], ...] = ()
+
+
+@dataclass(frozen=True)
 class FileExtraction:
     sites: tuple[Site, ...] = ()
     definitions: tuple[MessageDefinition, ...] = ()
     constructions: tuple[Construction, ...] = ()
+    helpers: tuple[Helper, ...] = ()  # the error helpers this file defines
     dynamic_sites: int = 0  # error sites whose message has no literal text at all
     # Condition paths, outline, typed names, identifiers (errdex.extract.structure):
     structure: FileStructure | None = None
@@ -372,6 +399,8 @@ class IndexSummary:
     dynamic_sites: int
     seconds: float
     extra: dict[str, int] = field(default_factory=dict)
+    # The error helpers found in the code (errdex.extract.helpers): `name (path:line)`.
+    helpers: tuple[str, ...] = ()
 
 
 # -- facts read out of the code for a record (written by errdex.analyze.facts) -----------------

@@ -32,6 +32,7 @@ MAY_BE_EMPTY = {
     "rethrow", "handlers",  # Rust and Go hand errors back: nothing re-raises
     "cli_arguments",  # a command-line parser errdex knows the flags of
     "importer",  # where users name a library's class by a path other than the one written
+    "helpers_reach",  # a language whose files call the helpers of another (C and C++)
 }  # fmt: skip
 REGEX_FIELDS = ("compare", "negation", "char_literal", "case_arm", "not_operand",
                 "reference_prefix", "local_binding", "statement_end", "tuple_binding",

@@ -24,6 +24,7 @@ from errdex.languages import spec_for
 from errdex.models import (
     Construction,
     FileExtraction,
+    Helper,
     Language,
     MessageDefinition,
     Placeholder,
@@ -53,6 +54,10 @@ class Rule:
     exception: str | None = None  # the exception/error type it produces, if fixed
     format_args: bool = False  # the arguments after the message fill its format (logging's
     # `log.warning("retrying %s after %r", url, err)`), not a separate category
+    # A discovered helper's (errdex.extract.helpers): the argument counts of its calls
+    # (() any), and what only the language's reader knows of it, as its rules.toml writes it.
+    arities: tuple[int, ...] = ()
+    details: tuple[tuple[str, str | int | bool], ...] = ()
 
 
 class Extractor(Protocol):
@@ -412,8 +417,18 @@ def bounded(extraction: FileExtraction, max_items: int) -> tuple[FileExtraction,
             _bounded_construction(c) for c in extraction.constructions[:max_items]
         ),
         dynamic_sites=extraction.dynamic_sites,
+        helpers=tuple(h for h in extraction.helpers[:max_items] if _storable_helper(h)),
         structure=_bounded_structure(extraction.structure, 2 * max_items),
     ), dropped
+
+
+def _storable_helper(helper: Helper) -> bool:
+    """A helper is a rule of its name: one whose name or texts are over their limits (or
+    could not be stored) is left out, not cut into another name."""
+    texts = [helper.name, helper.path, helper.exception or "",
+             *(str(v) for _, v in helper.details)]
+    return len(helper.name) <= NAME_CHARS and len(helper.exception or "") <= NAME_CHARS and \
+        all(len(t) <= MESSAGE_CHARS and cut(t, MESSAGE_CHARS) == t for t in texts)
 
 
 def _bounded_structure(structure: FileStructure | None, max_paths: int) -> FileStructure | None:

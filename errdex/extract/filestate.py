@@ -26,6 +26,7 @@ from errdex.languages import spec_for
 from errdex.models import (
     Construction,
     FileExtraction,
+    Helper,
     Language,
     MessageDefinition,
     Site,
@@ -52,6 +53,7 @@ class FileState:
         self.definitions: list[MessageDefinition] = []
         self.constructions: list[Construction] = []
         self.paths: list[SitePath] = []
+        self.found_helpers: list[Helper] = []  # error helpers it defines (extract.helpers)
         self.dynamic = 0
         self._marker = spec.comment[:1].encode()
 
@@ -110,15 +112,18 @@ class FileState:
 
     def add_site(self, kind: SiteKind, exception: str | None, at: Node,
                  message: tuple[Sequence[Piece], str], own: str | None = None,
-                 guard: str | None = None) -> bool:  # fmt: skip
+                 guard: str | None = None, since: int | None = None) -> bool:  # fmt: skip
         """Keep a site at `at` of `message` (its pieces and as written): its guard that of
         the path there (`own`: a check's failing condition, its last step), or `guard`
-        when one is given. False, and nothing kept, when the message has no text."""
+        when one is given; `since`: the line the message's making starts on, when it is
+        made in a variable before `at` (the site spans from there). False, and nothing
+        kept, when the message has no text."""
         pieces, written = message
         template = build_template(written, pieces)
         if template.literal_chars == 0:
             return False
         line, end_line = at.start_point.row + 1, at.end_point.row + 1
+        line = min(line, since or line)
         found = self.record_path(at, own)
         self.sites.append(Site(
             language=self.language, kind=kind, exception=exception, template=template,
@@ -159,6 +164,7 @@ class FileState:
             definitions=tuple(self.definitions),
             constructions=tuple(sorted(self.constructions, key=lambda c: (c.line, c.type_path))),
             dynamic_sites=self.dynamic,
+            helpers=tuple(self.found_helpers),
             structure=file_structure(language, self.path, root, self.source, self.paths,
                                      outlined),
         )

@@ -180,6 +180,9 @@ class LanguageSpec:
     # (`errors.HeaderParseError` of `email/_header_value_parser.py` -> `email.errors...`).
     importer: Callable[[Mapping[str, FileStructure]], Callable[[str, str], str | None]] | None \
         = None
+    # The languages whose files call the error helpers this one's files define (C++ calls
+    # C's `die(..)`, C calls a C++ header's `extern "C"` one); itself when empty.
+    helpers_reach: frozenset[Language] = frozenset()
 
     def can(self, capability: str) -> bool:
         """Whether the language has `capability` (one of CAPABILITIES)."""

@@ -146,7 +146,7 @@ def summary_text(summary: IndexSummary, style: Style) -> str:
     skipped = ", ".join(f"{reason} {count}" for reason, count in summary.skipped) or "none"
     sites = sum(count for _, count in summary.sites_by_kind)
     at = f" @ {summary.commit[:10]}" if summary.commit else ""
-    return "\n".join([
+    lines = [
         style.bold(f"{repo}{safe(at)}"),
         f"  files read   {summary.files_read}",
         f"  skipped      {skipped}",
@@ -154,7 +154,21 @@ def summary_text(summary: IndexSummary, style: Style) -> str:
         f"  no literal   {summary.dynamic_sites} sites raise a message with no fixed text",
         f"  records      {summary.records}",
         f"  time         {summary.seconds:.1f}s",
-    ])
+    ]
+    if summary.helpers:
+        lines.insert(5, "  helpers      " + _helpers_text(summary.helpers))
+    return "\n".join(lines)
+
+
+_HELPERS_SHOWN = 12  # helpers named one by one in the summary; the rest are counted
+
+
+def _helpers_text(helpers: tuple[str, ...]) -> str:
+    """The error helpers the index found in the code (their calls are sites)."""
+    named = ", ".join(safe(h, one_line=True) for h in helpers[:_HELPERS_SHOWN])
+    more = len(helpers) - _HELPERS_SHOWN
+    return f"{len(helpers)} found in the code: {named}" + (f", and {more} more" if more > 0
+                                                            else "")
 
 
 def _indent(text: str, prefix: str = "    ") -> str:

@@ -136,6 +136,7 @@ SPEC = LanguageSpec(
         ("pytest.raises", r"\bpytest\.raises\("),
     ),
     capabilities=frozenset({"bare_type_names", "message_is_source_expression"}),
+    helpers_reach=frozenset({Language.C, Language.CPP}),
     **C_FAMILY_CONDITIONS,
     reference_prefix=r"^(?:&|\*)+",
     truth={"true": "be true (non-zero)", "false": "be false (zero)"},

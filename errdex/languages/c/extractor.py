@@ -25,6 +25,8 @@ from errdex.extract import PARSE_SECONDS, Rule, extractor_for, load_rules
 from errdex.extract.filestate import QueryExtractor
 from errdex.extract.queries import Found, handle
 from errdex.extract.templates import Hole, Piece, build_template
+from errdex.languages.c.built import made_before
+from errdex.languages.c.helpers import helpers_in
 from errdex.languages.c.macros import lifted
 from errdex.languages.c.messages import (
     MAX_PIECES,
@@ -92,6 +94,12 @@ class _File(Paths):
     def pieces(self, node: Node) -> tuple[list[Piece], str] | None:
         """The message of `node` as pieces and as written (the literal's text, or the
         expression's source), or None when it has no text of its own."""
+        if node.type == "identifier":  # a message made in a variable before
+            before = made_before(self, node)
+            if before is None:
+                return None
+            self.made_at.append((node.start_byte, node.end_byte, before[1]))
+            return before[0]
         if node.type in STRING_NODES:
             found = self.segments(node)
             if found is None:
@@ -165,6 +173,13 @@ class _File(Paths):
             flat.append(cur)
         return self._joined(flat)
 
+    def since(self, args: Sequence[Node]) -> int | None:
+        """The line where the making of a message `args` use starts, when one was made
+        in a variable before them (errdex.languages.c.built)."""
+        lines = [line for start, end, line in self.made_at for a in args
+                 if a.start_byte <= start and end <= a.end_byte]  # fmt: skip
+        return min(lines, default=None)
+
     def _stream(self, call: Node) -> list[Node]:
         """The operands streamed after a macro: `CHECK(x) << "a" << n` -> `"a"`, `n`."""
         out: list[Node] = []
@@ -189,6 +204,8 @@ class _File(Paths):
             return
         extra = self.extras.get(rule.name, {})
         args = self.arguments(call)
+        if rule.arities and len(args) not in rule.arities:
+            return  # another function of a helper's name
         if "to_stderr" in extra:
             at = int(extra["to_stderr"])
             if at >= len(args) or self.text(args[at]) not in ("stderr", "std::cerr"):
@@ -213,7 +230,7 @@ class _File(Paths):
             found = _PY_EXCEPTION.fullmatch(written_class.replace("->", ".").rsplit(".", 1)[-1])
             exception = found.group(1) if found else None
         own = self.check_condition(call)
-        if not self.add_site(kind, exception, call, message, own):
+        if not self.add_site(kind, exception, call, message, own, since=self.since(args)):
             self.dynamic += 1
 
     def _message(self, rule: Rule, extra: Any, call: Node,
@@ -324,7 +341,8 @@ class _File(Paths):
         first = messages[0][1] if messages and (messages[0][0] == "0" or std) else None
         if first is not None and (std or short not in self.defined) and (std or len(
                 first[0]) > 1 or any(isinstance(p, str) and " " in p.strip() for p in first[0])):
-            given = self.add_site(SiteKind.RAISE, exception, statement, first)
+            given = self.add_site(SiteKind.RAISE, exception, statement, first,
+                                  since=self.since(args))
         if std:
             if not messages:
                 self.dynamic += 1
@@ -472,6 +490,7 @@ class CExtractor(QueryExtractor[_File]):
         })
 
     def read_more(self, state: _File, root: Node, rules: Sequence[Rule], seconds: float) -> None:
+        state.found_helpers += helpers_in(state, root, _STD, _PYBIND)
         macros = lifted(root, state.source, _raises(rules))
         if macros is not None:  # the raises in macro bodies, at their lines in this file
             state.sites += self.sites_in(state, macros, rules, seconds)

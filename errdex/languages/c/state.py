@@ -47,6 +47,12 @@ class CFile(FileState):
         super().__init__(spec_for(language), path, source, rules)
         self.language = language
         self.extras = rule_extras(language)
+        given = {r.name: dict(r.details) for r in rules if r.details}
+        if given:  # a discovered helper's: what its own body prints, where its class is
+            self.extras = {**self.extras, **given}
+        # Where a message made in a variable before its use starts: (first byte of the
+        # variable's use, last byte, the line its making starts on).
+        self.made_at: list[tuple[int, int, int]] = []
         self.local_classes: set[str] = set()  # exception classes this file declares
         self.defined: set[str] = set()  # of those, the ones whose constructor builds text
 

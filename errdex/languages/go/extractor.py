@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from tree_sitter import Node
 
+from errdex.extract import Rule
 from errdex.extract.filestate import QueryExtractor
 from errdex.extract.queries import Found, handle
 from errdex.extract.templates import Hole, Piece, build_template
@@ -28,6 +29,7 @@ from errdex.languages.go.messages import (
 )
 from errdex.languages.go.paths import Paths
 from errdex.languages.go.state import receiver_type
+from errdex.languages.go.wrappers import HELPER, PRINTED, around, helpers_in
 from errdex.models import (
     Language,
     MessageDefinition,
@@ -84,6 +86,11 @@ class _File(Paths):
             return
         name = self.call_name(call)
         rule = self.rules.get(name)
+        if rule is None and "." in name:  # a helper of another package: `errs.Wrap(..)`
+            qualifier, _, last = name.rpartition(".")
+            rule = self.rules.get(last)
+            if rule is not None and dict(rule.details).get(HELPER) != qualifier:
+                rule = None
         if rule is None:
             if name == "fmt.Sprintf" and collected_into_errors(call, self.source):
                 found = self.pieces(call)
@@ -96,12 +103,15 @@ class _File(Paths):
                 self.add_construction(name, call)
             return
         args = self.arguments(call)
-        if rule.message_arg >= len(args):
+        if rule.message_arg >= len(args) or (rule.arities and len(args) not in rule.arities):
             return
         message = args[rule.message_arg]
         if message.type == "call_expression" and self.call_name(message) in self.rules:
             return  # `panic(errors.New(..))`: the inner call is the site
         found = self.pieces(message, name in FORMATTERS, args[rule.message_arg + 1 :])
+        printed = dict(rule.details).get(PRINTED)
+        if found is not None and isinstance(printed, str):  # a helper's own text around it
+            found = around(printed, found[0]), printed.replace("{message}", found[1])
         if found is None or not self.add_site(rule.kind, rule.exception, call, found):
             self.dynamic += 1
 
@@ -230,3 +240,6 @@ class GoExtractor(QueryExtractor[_File]):
             "composite": lambda node, _: state.on_composite(node),
             "returned": lambda node, _: state.on_returned(node),
         })
+
+    def read_more(self, state: _File, root: Node, rules: Sequence[Rule], seconds: float) -> None:
+        state.found_helpers += helpers_in(state, root)

@@ -169,12 +169,12 @@ class _File(Paths):
 
     def add_site(self, kind: SiteKind, exception: str | None, at: Node,
                  message: tuple[Sequence[Piece], str], own: str | None = None,
-                 guard: str | None = None) -> bool:  # fmt: skip
+                 guard: str | None = None, since: int | None = None) -> bool:  # fmt: skip
         # A string literal passed for a placeholder is text (`checkNotNull(x, "for %s",
         # "codec")` prints "for codec").
         pieces, written = message
         return super().add_site(kind, exception, at, ([_inlined(p) for p in pieces], written),
-                                own, guard)  # fmt: skip
+                                own, guard, since)  # fmt: skip
 
     # --- the handlers, one per query section ------------------------------------------
 

@@ -384,6 +384,7 @@ class PythonExtractor:
             definitions=tuple(state.definitions),
             constructions=tuple(constructions),
             dynamic_sites=state.dynamic,
+            helpers=tuple(state.found_helpers),
             structure=file_structure(SPEC.language, path, tree.root_node, source, state.paths,
                                      outlined),
         )

@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING
 from tree_sitter import Node
 
 from errdex.extract.templates import Hole, build_template
-from errdex.models import Construction, Language, MessageDefinition, Template
+from errdex.models import (
+    Construction,
+    Helper,
+    Language,
+    MessageDefinition,
+    SiteKind,
+    Template,
+)
 
 if TYPE_CHECKING:
     from errdex.languages.python.extractor import _File
@@ -42,9 +49,37 @@ def extend(state: _File, raises: Sequence[Node], calls: Sequence[Node]) -> None:
         if definition is not None and definition.name not in local:
             local.add(definition.name)
             state.definitions.append(definition)
+            if not _always_raises(node):
+                continue  # raises on a condition: its parameter may be input, not a message
+            state.found_helpers.append(Helper(
+                language=Language.PYTHON, name=definition.name, kind=SiteKind.RAISE,
+                message_arg=0, path=state.path, line=definition.line,
+                exception=definition.exception, details=(("composed", True),),
+                calls_read=bool(_RAISER_NAME.search(definition.name)),
+            ))  # fmt: skip
+    local |= state.repository_helpers
     for call in calls:
         if call.id not in state.handled:
             _helper_call(state, call, local)
+
+
+def _always_raises(raise_node: Node) -> bool:
+    """Whether a raise is a statement of its function's own body (under no `if`, loop,
+    `try` or `with`) and the function never returns: it exists to raise, and what it is
+    given is the message. Only those are helpers of the whole repository
+    (errdex.extract.helpers)."""
+    block = raise_node.parent
+    if block is None or block.type != "block" or block.parent is None or \
+            block.parent.type != "function_definition":  # fmt: skip
+        return False
+    stack = list(block.named_children)
+    while stack:  # a `return` anywhere (not in a nested def): it may not raise at all
+        node = stack.pop()
+        if node.type in ("return_statement", "yield"):
+            return False
+        if node.type not in ("function_definition", "class_definition", "lambda"):
+            stack.extend(node.named_children)
+    return True
 
 
 def _enclosing_function(node: Node) -> Node | None:

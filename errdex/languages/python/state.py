@@ -15,6 +15,7 @@ from errdex.languages.python import SPEC
 from errdex.languages.python.strings import module_name
 from errdex.models import (
     Construction,
+    Helper,
     MessageDefinition,
     Site,
 )
@@ -37,7 +38,11 @@ class PythonFile:
     def __init__(self, path: str, source: bytes, rules: Sequence[Rule]) -> None:
         self.path = path
         self.source = source
-        self.rules = [r for r in rules if r.form in ("call", "method")]
+        # A helper found in another file (errdex.extract.helpers) is no rule here: its
+        # calls are constructions of its definition, whose text they compose with.
+        self.rules = [r for r in rules if r.form in ("call", "method") and not r.details]
+        self.repository_helpers = frozenset(r.name for r in rules if r.details)
+        self.found_helpers: list[Helper] = []  # the helpers this file defines
         self.module = module_name(path)
         self.lines = SourceLines(source)
         self._assignments: dict[int, dict[str, list[Node]]] = {}

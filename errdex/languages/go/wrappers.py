@@ -1,0 +1,151 @@
+"""The error wrappers a Go file defines: functions that hand back (or panic with) an
+error made from the message their caller passes (errdex.extract.helpers makes them rules
+of the whole repository; errdex.languages.go.helpers finds those that record an error in
+an object's state, for their own file).
+
+    func wrap(err error, msg string) error {
+        return fmt.Errorf("%s: %w", msg, err)          // prints "{message}: {value}"
+    }
+    func invalid(what string) error { return errors.New("invalid " + what) }
+
+The error is made by a rule's call (`errors.New`, `fmt.Errorf`, `panic`) in a statement
+of the function's own body (a `return` or a call), from one of its `string` parameters:
+its message parameter. A call of such a helper (`wrap(err, "open config")`, or from
+another package `errs.Wrap(..)`) is a site of the caller's text inside the helper's.
+
+Works on the Go extractor's file state after its handlers ran; parses nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from tree_sitter import Node
+
+from errdex.extract.templates import Hole, Piece
+from errdex.languages.go.messages import FORMATTERS
+from errdex.models import Helper
+
+if TYPE_CHECKING:
+    from errdex.languages.go.extractor import _File
+
+# The detail that says a rule is a discovered helper, and its package: a call through
+# that package's name (`errs.Wrap(..)` of package errs) is one of it too.
+HELPER = "helper"
+PRINTED = "printed"  # the helper's text around the message: `{message}`, `{value}`
+
+
+def helpers_in(file: _File, root: Node) -> list[Helper]:
+    """The file's error helpers: its top-level functions that make an error of their
+    `string` parameter."""
+    out: list[Helper] = []
+    clause = next((c for c in root.named_children if c.type == "package_clause"), None)
+    package = file.text(clause.named_children[0]) if clause is not None and \
+        clause.named_child_count else ""  # fmt: skip
+    for function in root.named_children:
+        if function.type != "function_declaration":
+            continue
+        found = _helper(file, function, package)
+        if found is not None:
+            out.append(found)
+    return out
+
+
+def _parameters(file: _File, function: Node) -> tuple[list[str], list[bool], bool]:
+    """The parameters' names, whether each is a `string`, and whether it is variadic."""
+    names: list[str] = []
+    texts: list[bool] = []
+    variadic = False
+    params = function.child_by_field_name("parameters")
+    for param in params.named_children if params is not None else ():
+        kind = param.child_by_field_name("type")
+        variadic = variadic or param.type == "variadic_parameter_declaration"
+        for name in param.children_by_field_name("name"):
+            names.append(file.text(name))
+            texts.append(kind is not None and file.text(kind) == "string")
+    return names, texts, variadic
+
+
+def _helper(file: _File, function: Node, package: str) -> Helper | None:
+    name_node, body = function.child_by_field_name("name"), function.child_by_field_name("body")
+    if name_node is None or body is None:
+        return None
+    names, texts, variadic = _parameters(file, function)
+    if not any(texts):
+        return None
+    statements = [c for part in body.named_children
+                  for c in (part.named_children if part.type == "statement_list" else [part])]
+    for statement in statements:
+        call = _made(statement)
+        rule = file.rules.get(file.call_name(call)) if call is not None else None
+        if call is None or rule is None:
+            continue
+        args = file.arguments(call)
+        if rule.message_arg >= len(args):
+            continue
+        found = file.pieces(args[rule.message_arg], file.call_name(call) in FORMATTERS,
+                            args[rule.message_arg + 1 :])
+        if found is None and args[rule.message_arg].type == "identifier":
+            found = [Hole(expression=file.text(args[rule.message_arg]))], ""
+        if found is None:
+            continue
+        printed = _printed(found[0], names, texts)
+        if printed is None:
+            continue
+        text, at = printed
+        details: tuple[tuple[str, str | int | bool], ...] = ((HELPER, package),)
+        if text != "{message}":
+            details = (*details, (PRINTED, text))
+        return Helper(
+            language=file.language, name=file.text(name_node), kind=rule.kind,
+            message_arg=at, path=file.path, line=function.start_point.row + 1,
+            arity=None if variadic else len(names), exception=rule.exception,
+            details=details,
+        )  # fmt: skip
+    return None
+
+
+def _made(statement: Node) -> Node | None:
+    """The call a statement of the body makes its error with: `return f(..)`, `return
+    nil, f(..)`, `panic(..)`."""
+    if statement.type == "return_statement" and statement.named_child_count:
+        values = statement.named_children[-1]
+        last = values.named_children[-1] if values.type == "expression_list" and \
+            values.named_child_count else values  # fmt: skip
+        return last if last.type == "call_expression" else None
+    if statement.type == "expression_statement" and statement.named_child_count:
+        inner = statement.named_children[0]
+        return inner if inner.type == "call_expression" else None
+    return None
+
+
+def _printed(pieces: Sequence[Piece], names: list[str],
+             texts: list[bool]) -> tuple[str, int] | None:  # fmt: skip
+    out: list[str] = []
+    at: int | None = None
+    for piece in pieces:
+        if isinstance(piece, str):
+            if re.search(r"\{\w+\}", piece):
+                return None
+            out.append(piece)
+        elif at is None and piece.expression in names and texts[names.index(piece.expression)]:
+            at = names.index(piece.expression)
+            out.append("{message}")
+        else:
+            out.append("{value}")
+    return ("".join(out), at) if at is not None else None
+
+
+def around(printed: str, own: Sequence[Piece]) -> list[Piece]:
+    """The caller's message `own` inside the helper's text."""
+    pieces: list[Piece] = []
+    for token in re.split(r"(\{\w+\})", printed):
+        if token == "{message}":
+            pieces.extend(own)
+        elif token == "{value}":
+            pieces.append(Hole(expression="value"))
+        elif token:
+            pieces.append(token)
+    return pieces
