@@ -167,6 +167,8 @@ def test_state_the_users_own_call_builds_is_not_called_earlier_calls(tmp_path: A
     assert page["facts"]["sites"][0]["state"][0]["built_by"] == "checker.core.expect_failure"
     text = page["explanation"]["what_it_means"]
     assert "the arguments of `checker.core.expect_failure` decide" in text, text
+    assert page["explanation"]["trigger"].startswith(
+        "Calling `checker.core.expect_failure` with arguments from which it builds")
     whole = str(page["explanation"])
     assert "What was called on the object before decides" not in whole
     assert "no argument of this call changes it" not in whole
@@ -222,3 +224,35 @@ def test_a_local_of_the_function_above_is_not_the_origin(tmp_path: Any) -> None:
     origins = record_to_dict(record)["facts"]["sites"][0]["origins"]
     assert [(o["name"], o["how"]) for o in origins if o["name"] == "left"] == [
         ("left", "parameter")], origins
+
+
+LOCK = {
+    "locks/__init__.py": "",
+    "locks/lock.py": (
+        "class Lock:\n"
+        "    def __init__(self):\n"
+        "        self._locked = False\n"
+        "        self._waiters = []\n\n"
+        "    def acquire(self):\n"
+        "        self._locked = True\n\n"
+        "    def release(self):\n"
+        "        if self._waiters:\n"
+        "            self._locked = False\n"
+        "        if not self._locked:\n"
+        "            raise RuntimeError('lock: it is not acquired')\n"
+        "        self._locked = False\n"
+    ),
+}
+
+
+def test_a_field_set_only_in_a_branch_above_the_check_is_still_state(tmp_path: Any) -> None:
+    """`release` sets `_locked` above its check only when there are waiters: whether the
+    lock was acquired, by an earlier call, still decides (round 8 review: asyncio's
+    `Lock.release` lost its state)."""
+    from tests.builders import indexed_records
+
+    (record,) = indexed_records(tmp_path, LOCK, "acme/locks")
+    page = record_to_dict(record)
+    (state,) = page["facts"]["sites"][0]["state"]
+    assert state["field"] == "_locked"
+    assert "What was called on the object before decides" in str(page["explanation"])

@@ -259,11 +259,31 @@ def receiver_state(
     for name in sorted(read):
         set_in = tuple(Setter(file.defs[w.writer].name, w.line) for w in file.writes
                        if w.field == name and file.defs[w.writer].owner == own.owner)  # fmt: skip
-        if any(s.function == own.name and own.line <= s.line < site.line for s in set_in):
+        if any(s.function == own.name and _on_every_path(site, own, s.line) for s in set_in):
             continue  # the function sets it itself above the check: this call decides
         if set_in:
             out.append(StateFact(name, set_in, _built_by(site, own, set_in, entries, builds)))
     return tuple(out)
+
+
+_AUGMENTED = re.compile(r"[-+*/%&|^@]=|<<=|>>=|//=|\*\*=")
+
+
+def _on_every_path(site: Site, own: OutlineDef, line: int) -> bool:
+    """Whether the assignment at `line` runs on every way through the function to the
+    site: above it, a plain assignment (not `-=`) that is a statement of the function's
+    body itself, not of an `if` arm or a loop (by indentation, as the snippet shows)."""
+    if not own.line <= line < site.line:
+        return False
+    lines = site.snippet.code.splitlines()
+    at = line - site.snippet.start_line
+    first = own.line - site.snippet.start_line + 1  # the body's first line, after the header
+    if not 0 <= at < len(lines) or not 0 < first <= at:
+        return False
+    body = next((text for text in lines[first : at + 1] if text.strip()), "")
+    written = lines[at]
+    indent = len(written) - len(written.lstrip())
+    return indent == len(body) - len(body.lstrip()) and not _AUGMENTED.search(written)
 
 
 def _built_by(

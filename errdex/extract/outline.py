@@ -202,9 +202,10 @@ def _definition(spec: LanguageSpec, node: Node, name: Node, source: bytes) -> Ou
     elif outline.public_marker is not None:
         public = _marked(spec, node, source) or in_trait
     else:  # `_private`, but a dunder (`__init__`) is reached through its class; a
-        # module's own (`__getattr__`, PEP 562) runs when an attribute is read: not called
+        # module's attribute hook (`__getattr__`, PEP 562) runs when an attribute is read
         dunder = own_name.startswith("__") and own_name.endswith("__")
-        public = ((dunder and owner is not None) or not own_name.startswith("_")) \
+        hook = owner is None and own_name in outline.attribute_hooks
+        public = (dunder or not own_name.startswith("_")) and not hook \
             and not (owner or "").startswith("_")
     params, receiver_name = _parameters(spec, node, source)
     return OutlineDef(own_name, owner, node.start_point.row + 1, public, in_trait,

@@ -101,6 +101,8 @@ class Outline:
     package_entry: str | None = None  # the file of a folder that re-exports (`__init__.py`)
     modifiers: str | None = None  # a definition's child node that holds its modifier
     # words (Java's `modifiers`): `public_marker` is looked for among its children too
+    attribute_hooks: frozenset[str] = frozenset()  # a module's functions run by reading
+    # an attribute of it, never called (Python's `__getattr__`, `__dir__`: PEP 562)
     constructors: frozenset[str] = frozenset()  # the methods that build an object when its
     # class is called (`__init__`): fields they set come from that call's arguments
 

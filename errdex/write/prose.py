@@ -56,7 +56,8 @@ def _tail(f: PageFacts) -> str:
         return ""
     functions = len({(s.path, s.function) for s in sites})
     where = f" in {functions} functions" if functions > 1 else ""
-    return f" (one of {len(sites)} places{where} that raise it)"
+    does = {"logged": "log it", "emitted": "warn with it"}.get(raised_word(f), "raise it")
+    return f" (one of {len(sites)} places{where} that {does})"
 
 
 def _summary(f: PageFacts) -> str:
@@ -428,6 +429,9 @@ def _trigger(f: PageFacts) -> str:
         fields = ", ".join(f"`{fact.field}`" for fact in f.state[:3])
         text = (f"Calling {f.entry} when the check at {loc(f.site)} fails on the object's "
                 f"state ({fields}), which earlier calls set: not an argument of this call.")
+    elif f.guard and (built := [fact for fact in f.state if fact.built_by]):
+        text = (f"Calling `{built[0].built_by}` with arguments from which it builds an object "
+                f"that fails the check at {loc(f.site)} (`{f.guard}`).")
     elif f.guard and f.receiver_only:
         text = (f"Calling {f.entry} on an object whose own state fails the check at "
                 f"{loc(f.site)} (`{f.guard}`): how it was built and what was called on it "
