@@ -395,3 +395,26 @@ def test_another_type_s_function_of_the_same_name_is_not_a_call(tmp_path: Path) 
     assert record.facts is not None
     functions = [e.function for e in record.facts.sites[0].entry_points]
     assert "model::transcribe" not in functions and "transcribe" not in functions, functions
+
+
+def _mlp(model: str, message: str) -> str:
+    return (f"pub struct MLP {{\n    size: usize,\n}}\n\nimpl MLP {{\n"
+            f"    pub fn new(size: usize) -> Result<Self> {{\n"
+            f"        if size == 0 {{\n            bail!(\"{message}\")\n        }}\n"
+            f"        Ok(Self {{ size }})\n    }}\n}}\n\n"
+            f"pub fn {model}(size: usize) -> Result<MLP> {{\n    MLP::new(size)\n}}\n")
+
+
+def test_a_type_s_name_in_a_file_with_its_own_type_of_that_name_is_that_one(
+    tmp_path: Path,
+) -> None:
+    """Every model file has its own `MLP`: `MLP::new(..)` in `llama.rs` is llama's, not
+    another model's (round 8 review: six other models' constructors crowded out the
+    real caller)."""
+    files = {f"models/src/{m}.rs": _mlp(m, f"{m}: the size must not be zero")
+             for m in ("llama", "mistral", "phi")}
+    files["models/src/lib.rs"] = "pub mod llama;\npub mod mistral;\npub mod phi;\n"
+    record = _record(tmp_path, files, "llama: the size")
+    assert record.facts is not None
+    functions = [e.function for e in record.facts.sites[0].entry_points]
+    assert functions == ["models::llama::llama"], functions

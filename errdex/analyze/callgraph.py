@@ -158,7 +158,11 @@ class CallGraph:
             edges = {(c, q) for c, q in self.callers_in.get((target.name, target.path), ())
                      if not q[:1].isupper() or q in (named, "Self")}
             if named:
-                edges = edges | self.callers_through.get((target.name, named), set())
+                # `MLP::new(..)` in a file with a `MLP` of its own calls that one
+                others = {self.defs[i].path for i in self.methods.get((named, target.name), ())}
+                others.discard(target.path)
+                edges = edges | {(c, q) for c, q in self.callers_through.get(
+                    (target.name, named), ()) if self.defs[c].path not in others}
         else:
             edges = self.callers.get(target.name, set())
         out = []
@@ -282,9 +286,10 @@ class CallGraph:
                 break
             frontier = nxt[:50]  # a hub function would otherwise pull in the whole crate
         # What users call first: a function of a private module only when nothing else is;
-        # at one depth, the site's own package before others that also call it.
+        # at one depth, the site's own file, then its package, before others that call it.
         home = _top(site.path)
-        found.sort(key=lambda e: (self._private(e), e.depth, _top(e.path) != home))
+        found.sort(key=lambda e: (self._private(e), e.depth, e.path != site.path,
+                                  _top(e.path) != home))
         return tuple(found[:MAX_ENTRY_POINTS])
 
     def builds(self, entry: EntryPoint, owner: str) -> bool:
