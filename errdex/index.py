@@ -31,6 +31,13 @@ from errdex.extract import (
     nesting_problem,
     resolve_constructions,
 )
+from errdex.extract.cached import (
+    Reuse,
+    decode_extraction,
+    encode_extraction,
+    file_key,
+    plan_reuse,
+)
 from errdex.extract.compose import attach_definitions, definitions_by_name, resolve_constants
 from errdex.models import (
     FileExtraction,
@@ -216,16 +223,32 @@ class _Pool:
             self.running.remove(worker)
 
 
+def snapshot_rules(snapshot: Snapshot) -> dict[Language, tuple[Rule, ...]]:
+    """The rules in force for each language of the snapshot (built in, and the
+    repository's `errdex.toml`)."""
+    languages = {f.language for f in snapshot.files}
+    return {lang: tuple(load_rules(lang, snapshot.root)) for lang in languages}
+
+
+def _file_budget(budgets: Budgets) -> tuple[float, int]:
+    """The budgets one file's extraction depends on (part of its cache key)."""
+    return (budgets.file_seconds, budgets.max_file_sites)
+
+
 def extract_snapshot(
     snapshot: Snapshot, workers: int = 0, progress: Progress | None = None,
-    budgets: Budgets | None = None,
+    budgets: Budgets | None = None, reuse: Reuse | None = None,
 ) -> tuple[list[FileExtraction], Counter[str]]:  # fmt: skip
     """Every file's extraction in file order, and the reasons files were skipped or
     sites dropped, counted. Sites past the repository's budget are dropped in file order
-    as results arrive, so memory stays bounded and the cut is the same on every run."""
+    as results arrive, so memory stays bounded and the cut is the same on every run.
+
+    With `reuse` (`errdex.extract.cached.plan_reuse`), a file whose key the store had
+    (`reuse.found`) is read from those bytes, and only the others go to the workers;
+    each of those extracted whole is added to `reuse.new`, under its key, if its file
+    still holds the content the key was made of."""
     budgets = budgets or Budgets()
-    languages = {f.language for f in snapshot.files}
-    rules = {lang: tuple(load_rules(lang, snapshot.root)) for lang in languages}
+    rules = dict(reuse.rules) if reuse is not None else snapshot_rules(snapshot)
     total = len(snapshot.files)
     results: list[_Result | None] = [None] * total
     outcomes: list[_Outcome] = []
@@ -254,8 +277,44 @@ def extract_snapshot(
             progress("parsing files", len(outcomes), total, f"{kept} sites")
 
     workers = workers or min(os.cpu_count() or 1, 4)
-    _Pool(snapshot, rules, budgets, workers, take).run()
+    misses = _take_cached(reuse, take) if reuse is not None else list(range(total))
+    if misses:
+        pending = replace(snapshot, files=tuple(snapshot.files[i] for i in misses))
+        if reuse is None:
+            _Pool(pending, rules, budgets, workers, take).run()
+        else:
+            _Pool(pending, rules, budgets, workers,
+                  lambda at, result: _cache_result(reuse, snapshot, misses[at], result,
+                                                   budgets, take)).run()  # fmt: skip
     return [o for o in outcomes if not isinstance(o, str)], +skipped
+
+
+def _take_cached(reuse: Reuse, take: Callable[[int, _Result], None]) -> list[int]:
+    """Hand `take` every file the cache holds a sound entry for; the others' indexes."""
+    misses = []
+    for index, key in enumerate(reuse.keys):
+        found = reuse.found.get(key) if key is not None else None
+        cached = decode_extraction(found) if found is not None else None
+        if key is None or cached is None:
+            misses.append(index)
+            continue
+        reuse.reused.add(key)
+        take(index, cached)
+    return misses
+
+
+def _cache_result(
+    reuse: Reuse, snapshot: Snapshot, index: int, result: _Result, budgets: Budgets,
+    take: Callable[[int, _Result], None],
+) -> None:  # fmt: skip
+    """Keep a fresh extraction for the cache, then pass it on. A file that changed
+    while it was extracted is not cached: its key no longer names what was read."""
+    key = reuse.keys[index]
+    if key is not None and not isinstance(result, str):
+        file = snapshot.files[index]
+        if file_key(file, reuse.rules, _file_budget(budgets)) == key:
+            reuse.new[key] = encode_extraction(*result)
+    take(index, result)
 
 
 def _within(extraction: FileExtraction, room: int) -> tuple[FileExtraction, int]:
@@ -339,6 +398,7 @@ class Built:
     summary: IndexSummary
     records: list[Record]  # the snapshot's records, then the previous ones kept as removed
     vocabulary: frozenset[str]
+    reuse: Reuse | None = None  # what the extraction cache gave and gets (index_snapshot)
 
 
 def build_snapshot(
@@ -348,11 +408,13 @@ def build_snapshot(
     workers: int = 0,
     progress: Progress | None = None,
     budgets: Budgets | None = None,
+    reuse: Reuse | None = None,
 ) -> Built:
     """Extract, group and analyze one snapshot against the `previous` records of its
-    repository (`previous_records`); nothing is read from or written to a store."""
+    repository (`previous_records`) and, with `reuse`, the extractions the store cached
+    (`extract_snapshot`); nothing is read from or written to a store."""
     started = time.perf_counter()
-    extractions, dropped = extract_snapshot(snapshot, workers, progress, budgets)
+    extractions, dropped = extract_snapshot(snapshot, workers, progress, budgets, reuse)
     failed = len(snapshot.files) - len(extractions)
     sites = [site for extraction in extractions for site in extraction.sites]
     sites.extend(resolve_constructions(extractions))
@@ -378,13 +440,19 @@ def build_snapshot(
     )
     if removed:
         summary.extra["removed"] = len(removed)
-    return Built(snapshot, summary, [*records, *removed], names)
+    if reuse is not None:
+        summary.extra["files_reused"] = len(reuse.reused)
+    return Built(snapshot, summary, [*records, *removed], names, reuse)
 
 
 def store_built(store: Store, built: Built) -> IndexSummary:
-    """Write one built snapshot, replacing what was stored for its repository's version."""
+    """Write one built snapshot, replacing what was stored for its repository's version,
+    then the extraction cache: the files extracted now, and of the older entries those
+    this index reused."""
     store.replace_snapshot(built.snapshot, built.summary, built.records,
                            vocabulary=built.vocabulary)
+    if built.reuse is not None:
+        store.keep_extractions(built.snapshot.repo, built.reuse.new, keep=built.reuse.reused)
     return built.summary
 
 
@@ -395,8 +463,17 @@ def index_snapshot(
     workers: int = 0,
     progress: Progress | None = None,
     budgets: Budgets | None = None,
+    full: bool = False,
 ) -> IndexSummary:
+    """Index `snapshot` into `store`. A re-index reads every file but sends to the
+    workers only those whose extraction the store's cache lacks (its content, the rules
+    or the budgets changed); `full` extracts every file again (and refreshes the cache)."""
     previous = previous_records(store, snapshot)
+    budgets = budgets or Budgets()
+    reuse = plan_reuse(snapshot.files, snapshot_rules(snapshot), _file_budget(budgets))
+    if not full:
+        reuse.found = store.cached_extractions(snapshot.repo,
+                                               [k for k in reuse.keys if k is not None])
     built = build_snapshot(snapshot, previous, workers=workers, progress=progress,
-                           budgets=budgets)
+                           budgets=budgets, reuse=reuse)
     return store_built(store, built)

@@ -1,0 +1,322 @@
+"""A file's extraction as bytes and back, so a re-index can keep the extraction of every
+file whose content (and the rules and budgets it was read under) did not change.
+
+The bytes are data only: JSON of the frozen dataclasses' fields in declared order,
+compressed, and read back by decoders compiled from the dataclasses' own type hints, so
+a value of the wrong shape is refused rather than built. Nothing here runs code from
+the bytes (no pickle): a cache entry that is corrupted, truncated, of an older format or
+of another errdex is simply not a hit (`decode_extraction` returns None), and the file is
+extracted again. The store keeps the bytes without reading them (`errdex.store`).
+
+`extraction_key` names what an extraction depends on: the file's path and content, the
+language's rules in force (built in and the repository's `errdex.toml`), the per-file
+budgets, and the code that extracts (a digest of errdex's own source and grammars).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+import json
+import os
+import stat
+import types
+import typing
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from errdex.extract.structure import FileStructure
+from errdex.models import FileExtraction, Language, SourceFile
+
+if TYPE_CHECKING:
+    from errdex.extract import Rule
+
+FORMAT = "errdex-extraction-1"  # bumped whenever the encoding itself changes
+MAX_ENTRY_BYTES = 64 << 20  # a decompressed entry past this is refused, not read
+
+_Decode = Callable[[Any], Any]
+_Encode = Callable[[Any], Any]
+
+
+class _Refused(Exception):
+    """A cached value does not have the shape its type declares."""
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls, localns={"FileStructure": FileStructure})
+
+
+def _scalar(kind: type) -> _Decode:
+    def decode(value: Any) -> Any:
+        if type(value) is not kind:
+            raise _Refused(kind.__name__)
+        return value
+
+    return decode
+
+
+def _float(value: Any) -> float:
+    if type(value) not in (int, float):
+        raise _Refused("float")
+    return float(value)
+
+
+def _none(value: Any) -> None:
+    if value is not None:
+        raise _Refused("None")
+
+
+def _sequence(value: Any) -> list[Any]:
+    if type(value) is not list:
+        raise _Refused("list")
+    return value
+
+
+_DECODERS: dict[Any, _Decode] = {}
+_ENCODERS: dict[Any, _Encode] = {}
+
+
+def _decoder(hint: Any) -> _Decode:
+    """The decoder of values of type `hint`, built once (recursive types included)."""
+    if hint in _DECODERS:
+        return _DECODERS[hint]
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    decode: _Decode
+    if hint in (str, int, bool):
+        decode = _scalar(hint)
+    elif hint is float:
+        decode = _float
+    elif hint is type(None):
+        decode = _none
+    elif isinstance(hint, type) and issubclass(hint, enum.Enum):
+        members = {m.value: m for m in hint}
+
+        def decode(value: Any) -> Any:
+            if not isinstance(value, str | int) or value not in members:
+                raise _Refused(hint.__name__)
+            return members[value]
+    elif dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        cls = hint
+        parts: list[_Decode] = []
+        _DECODERS[hint] = lambda value: build(value)  # a recursive type's own fields
+        hints = _hints(cls)
+        parts = [_decoder(hints[f.name]) for f in dataclasses.fields(cls)]
+        count = len(parts)
+
+        def build(value: Any) -> Any:
+            items = _sequence(value)
+            if len(items) != count:
+                raise _Refused(cls.__name__)
+            return cls(*[part(item) for part, item in zip(parts, items, strict=True)])
+
+        decode = build
+    elif origin in (typing.Union, types.UnionType):
+        options = [_decoder(arg) for arg in args]
+
+        def decode(value: Any) -> Any:
+            if value is None and type(None) in args:
+                return None
+            for option in options:
+                try:
+                    return option(value)
+                except _Refused:
+                    continue
+            raise _Refused(str(hint))
+    elif origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        item = _decoder(args[0])
+
+        def decode(value: Any) -> Any:
+            return tuple(item(v) for v in _sequence(value))
+    elif origin is tuple:
+        fixed = [_decoder(arg) for arg in args]
+
+        def decode(value: Any) -> Any:
+            items = _sequence(value)
+            if len(items) != len(fixed):
+                raise _Refused(str(hint))
+            return tuple(part(v) for part, v in zip(fixed, items, strict=True))
+    elif origin is frozenset:
+        member = _decoder(args[0])
+
+        def decode(value: Any) -> Any:
+            return frozenset(member(v) for v in _sequence(value))
+    else:
+        raise TypeError(f"no cache decoding for {hint!r}")
+    _DECODERS[hint] = decode
+    return decode
+
+
+def _encoder(hint: Any) -> _Encode:
+    """The encoder of values of type `hint`: dataclasses as lists of their fields,
+    tuples as lists, sets as sorted lists (the same bytes for the same extraction)."""
+    if hint in _ENCODERS:
+        return _ENCODERS[hint]
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    encode: _Encode
+    if hint in (str, int, bool, float, type(None)):
+        encode = _same
+    elif isinstance(hint, type) and issubclass(hint, enum.Enum):
+        encode = _value
+    elif dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        _ENCODERS[hint] = lambda value: flatten(value)
+        hints = _hints(hint)
+        names = [f.name for f in dataclasses.fields(hint)]
+        parts = [(name, _encoder(hints[name])) for name in names]
+
+        def flatten(value: Any) -> Any:
+            return [part(getattr(value, name)) for name, part in parts]
+
+        encode = flatten
+    elif origin in (typing.Union, types.UnionType):
+        options = [(typing.get_origin(a) or a, _encoder(a)) for a in args if a is not type(None)]
+
+        def encode(value: Any) -> Any:
+            if value is None:
+                return None
+            for kind, option in options:
+                if isinstance(value, kind):
+                    return option(value)
+            raise TypeError(f"{type(value).__name__} is not {hint!r}")
+    elif origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        item = _encoder(args[0])
+
+        def encode(value: Any) -> Any:
+            return [item(v) for v in value]
+    elif origin is tuple:
+        fixed = [_encoder(arg) for arg in args]
+
+        def encode(value: Any) -> Any:
+            return [part(v) for part, v in zip(fixed, value, strict=True)]
+    elif origin is frozenset:
+        member = _encoder(args[0])
+
+        def encode(value: Any) -> Any:
+            return sorted(member(v) for v in value)
+    else:
+        raise TypeError(f"no cache encoding for {hint!r}")
+    _ENCODERS[hint] = encode
+    return encode
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _value(value: Any) -> Any:
+    return value.value
+
+
+def encode_extraction(extraction: FileExtraction, dropped: int) -> bytes:
+    """`extraction` (as bounded for its file, `dropped` items cut) as cache bytes."""
+    body = [FORMAT, dropped, _encoder(FileExtraction)(extraction)]
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    return zlib.compress(text.encode(), 6)
+
+
+def decode_extraction(data: object) -> tuple[FileExtraction, int] | None:
+    """(the extraction, the items its file's budget dropped) from `encode_extraction`'s
+    bytes, or None when they are not exactly such bytes of this format (then extract
+    again): never an exception, whatever `data` holds."""
+    try:
+        if not isinstance(data, bytes | bytearray | memoryview):
+            return None
+        inflate = zlib.decompressobj()
+        text = inflate.decompress(bytes(data), MAX_ENTRY_BYTES)
+        if inflate.unconsumed_tail or not inflate.eof:
+            return None
+        body = json.loads(text)
+        if type(body) is not list or len(body) != 3 or body[0] != FORMAT:
+            return None
+        dropped = body[1]
+        if type(dropped) is not int or dropped < 0:
+            return None
+        extraction = _decoder(FileExtraction)(body[2])
+    except (_Refused, zlib.error, ValueError, TypeError, RecursionError, MemoryError):
+        return None
+    return extraction, dropped
+
+
+_CODE_SUFFIXES = (".py", ".scm", ".toml", ".zdict")
+
+
+@cache
+def code_digest() -> str:
+    """A digest of what extraction runs: errdex's own source files (queries and rules
+    included) and the versions of the parser and grammars installed. Any change of
+    errdex (a release or an edit of a development checkout) changes every key."""
+    digest = hashlib.sha256(FORMAT.encode())
+    package = Path(__file__).resolve().parent.parent
+    for path in sorted(package.rglob("*")):
+        if path.suffix in _CODE_SUFFIXES and path.is_file():
+            digest.update(path.relative_to(package).as_posix().encode() + b"\x00")
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    for dist in sorted(metadata.distributions(), key=lambda d: d.metadata["Name"] or ""):
+        name = (dist.metadata["Name"] or "").lower()
+        if name.startswith("tree-sitter") or name.startswith("tree_sitter"):
+            digest.update(f"{name}=={dist.version}\x00".encode())
+    return digest.hexdigest()
+
+
+def extraction_key(path: str, content: bytes, language: str, rules: str,
+                   budget: Sequence[object]) -> str:  # fmt: skip
+    """The cache key of one file's extraction: what it depends on, hashed. `rules` is the
+    language's rules in force as text (`repr` of the loaded rules), `budget` the
+    per-file budgets."""
+    digest = hashlib.sha256()
+    for part in (code_digest(), path, language, rules, repr(tuple(budget))):
+        digest.update(part.encode("utf-8", "surrogatepass") + b"\x00")
+    digest.update(hashlib.sha256(content).digest())
+    return digest.hexdigest()
+
+
+def _read_regular(path: str) -> bytes | None:
+    """The bytes of `path` if it is a regular file (never blocks on a FIFO or a
+    device: the tree is untrusted), else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+@dataclass
+class Reuse:
+    """One index's use of the cache: each file's key (None: not a regular readable
+    file, never cached), the bytes the store holds for them, and what extraction fills
+    in: how many files were reused and the entries of the files extracted now."""
+
+    rules: Mapping[Language, tuple[Rule, ...]]
+    keys: list[str | None]
+    found: Mapping[str, bytes] = field(default_factory=dict)
+    reused: set[str] = field(default_factory=set)
+    new: dict[str, bytes] = field(default_factory=dict)
+
+
+def file_key(file: SourceFile, rules: Mapping[Language, tuple[Rule, ...]],
+             budget: Sequence[object]) -> str | None:  # fmt: skip
+    """The cache key of `file` as it is on disk now, or None when it can't be read."""
+    content = _read_regular(file.absolute)
+    if content is None:
+        return None
+    return extraction_key(file.path, content, file.language.value,
+                          repr(rules.get(file.language, ())), budget)
+
+
+def plan_reuse(files: Sequence[SourceFile], rules: Mapping[Language, tuple[Rule, ...]],
+               budget: Sequence[object]) -> Reuse:  # fmt: skip
+    """Every file's key (reading each file once, parsing none)."""
+    return Reuse(rules=rules, keys=[file_key(f, rules, budget) for f in files])

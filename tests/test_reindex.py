@@ -1,0 +1,156 @@
+"""A re-index reuses each unchanged file's extraction from the store's cache and gives
+exactly the records a full index gives; a cache entry it can't trust is extracted again."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import zlib
+from pathlib import Path
+
+import pytest
+
+from errdex.extract.cached import FORMAT, decode_extraction, encode_extraction
+from errdex.index import extract_snapshot, index_snapshot
+from errdex.models import IndexSummary, Snapshot
+from errdex.source.resolve import SourceOptions, resolve
+from errdex.store import MemoryStore, SQLiteStore, Store
+from tests.analysis_repos import commit, git, init
+
+FIXTURES = Path(__file__).parent / "fixtures"
+REPO = "o/mixed"
+
+
+def _tree(root: Path) -> Path:
+    """A git checkout holding the Rust and Python fixture repositories side by side,
+    the Python one's errdex.toml at the top."""
+    init(root)
+    shutil.copytree(FIXTURES / "rust_repo" / "src", root / "src")
+    shutil.copytree(FIXTURES / "python_repo" / "pkg", root / "pkg")
+    shutil.copy(FIXTURES / "python_repo" / "errdex.toml", root / "errdex.toml")
+    commit(root, "first", "2024-02-01T10:00:00+00:00")
+    return root
+
+
+def _snapshot(root: Path) -> Snapshot:
+    (snapshot,) = resolve(str(root), SourceOptions(repo=REPO))
+    return snapshot
+
+
+def _index(root: Path, store: Store, *, full: bool = False) -> IndexSummary:
+    return index_snapshot(_snapshot(root), store, workers=1, full=full)
+
+
+def _pages(store: Store) -> list[str]:
+    """Every stored record (removed ones too) as its contract JSON, in listing order."""
+    return [store.record_json(row.id) for row in store.records(REPO)]
+
+
+def _edit(root: Path) -> None:
+    """One file changed (a message reworded, lines shifted), one removed, one added."""
+    ops = root / "src" / "ops.rs"
+    text = ops.read_text().replace('"other must not be empty"', '"other is empty"')
+    ops.write_text("// a new first line shifts every site\n" + text)
+    (root / "src" / "broken.rs").unlink()
+    (root / "pkg" / "extra.py").write_text(
+        "from pkg.checks import run\n\n\ndef start(mode):\n"
+        "    if not mode:\n        raise ValueError('no mode to start')\n    return run(mode)\n")
+    git(root, "add", "-A")  # a checkout's files are those git tracks: staged, not committed
+
+
+def test_a_reindex_after_edits_gives_the_records_of_a_full_index(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "tree")
+    with SQLiteStore(tmp_path / "incremental.sqlite") as store, \
+            SQLiteStore(tmp_path / "full.sqlite") as full:
+        first = _index(root, store)
+        _index(root, full, full=True)
+        assert first.extra["files_reused"] == 0
+        again = _index(root, store)  # nothing changed: nothing is extracted
+        assert again.extra["files_reused"] == again.files_read == first.files_read
+        _edit(root)
+        after = _index(root, store)
+        _index(root, full, full=True)
+        assert after.extra["files_reused"] == after.files_read - 2  # ops.rs and extra.py
+        assert after.extra.get("removed")  # broken.rs's messages are kept as removed
+        pages = _pages(store)
+        assert pages == _pages(full)
+        assert after.records == len(pages) - after.extra["removed"]
+    with SQLiteStore(tmp_path / "fresh.sqlite") as fresh:  # the changed tree, never seen
+        _index(root, fresh)
+        current = [p for p in pages if '"status": "removed"' not in p]
+        assert current == _pages(fresh)
+    assert any("other is empty" in page for page in current)
+    assert not any("other must not be empty" in page for page in current)
+
+
+def test_changing_the_rules_extracts_that_language_again(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "tree")
+    with MemoryStore() as store, MemoryStore() as full:
+        _index(root, store)
+        _index(root, full, full=True)
+        before = {row.id for row in store.records(REPO)}
+        (root / "errdex.toml").write_text("")  # `self.fail(...)` no longer raises
+        after = _index(root, store)
+        _index(root, full, full=True)
+        rust_files = len(list((root / "src").rglob("*.rs")))
+        assert after.extra["files_reused"] == rust_files  # every Python file again
+        assert after.extra.get("removed")  # the messages of `self.fail(...)` are gone
+        assert {row.id for row in store.records(REPO)} == before  # (kept as removed)
+        assert _pages(store) == _pages(full)
+
+
+def _tamper(store: SQLiteStore, make: object) -> int:
+    """Overwrite every cached entry of the repository with `make(old bytes)`."""
+    conn = store._conn  # the test reaches into its own store: no other way to corrupt it
+    rows = conn.execute("SELECT key, data FROM extractions WHERE repo = ?", (REPO,)).fetchall()
+    assert rows
+    with conn:
+        conn.executemany("UPDATE extractions SET data = ? WHERE repo = ? AND key = ?",
+                         [(make(bytes(row["data"])), REPO, row["key"]) for row in rows])  # type: ignore[operator]
+    return len(rows)
+
+
+def _old_format(data: bytes) -> bytes:
+    body = json.loads(zlib.decompress(data))
+    return zlib.compress(json.dumps(["errdex-extraction-0", *body[1:]]).encode())
+
+
+def _wrong_shape(data: bytes) -> bytes:
+    body = json.loads(zlib.decompress(data))
+    body[2][0] = [["not", "a", "site"]]  # sites of the right format tag, wrong shape
+    return zlib.compress(json.dumps(body).encode())
+
+
+@pytest.mark.parametrize("make", [
+    lambda data: data[: len(data) // 2],  # truncated
+    lambda data: b"\x80\x04garbage that is no zlib",  # garbage (a pickle's opening, too)
+    lambda data: zlib.compress(b"[1, 2"),  # compressed, but not JSON
+    _old_format,
+    _wrong_shape,
+], ids=["truncated", "garbage", "not-json", "old-format", "wrong-shape"])
+def test_a_cache_entry_that_cannot_be_trusted_is_extracted_again(
+    tmp_path: Path, make: object
+) -> None:
+    root = _tree(tmp_path / "tree")
+    with SQLiteStore(tmp_path / "db.sqlite") as store:
+        _index(root, store)
+        pages = _pages(store)
+        _tamper(store, make)
+        again = _index(root, store)
+        assert again.extra["files_reused"] == 0
+        assert _pages(store) == pages
+        assert _index(root, store).extra["files_reused"] == again.files_read  # healed
+
+
+def test_extractions_survive_the_cache_encoding_exactly(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "tree")
+    extractions, _ = extract_snapshot(_snapshot(root), workers=1)
+    assert extractions and any(e.structure for e in extractions)
+    for extraction in extractions:
+        data = encode_extraction(extraction, 3)
+        assert decode_extraction(data) == (extraction, 3)
+        assert json.loads(zlib.decompress(data))[0] == FORMAT
+    for junk in (b"", None, "text", b"x" * 10, zlib.compress(b"null"),
+                 zlib.compress(json.dumps([FORMAT, -1, []]).encode()),
+                 zlib.compress(json.dumps([FORMAT, 0, [[], [], [], True, None]]).encode())):
+        assert decode_extraction(junk) is None
