@@ -8,6 +8,7 @@ grouping and analysis that need every site run once, in this process.
 from __future__ import annotations
 
 import faulthandler
+import json
 import multiprocessing
 import os
 import pickle
@@ -19,7 +20,10 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
 from errdex import settings
-from errdex.analyze.snapshot import analyze_snapshot, previous_records
+from errdex.analyze.history import history_stamp
+from errdex.analyze.reuse import Earlier
+from errdex.analyze.snapshot import analyze_snapshot
+from errdex.contract import record_from_dict, record_to_dict, status_of
 from errdex.errors import SourceError
 from errdex.extract import (
     OVER_TIME,
@@ -32,11 +36,16 @@ from errdex.extract import (
     resolve_constructions,
 )
 from errdex.extract.cached import (
+    Manifest,
     Reuse,
     decode_extraction,
+    decode_manifest,
     encode_extraction,
+    encode_manifest,
     file_key,
+    manifest_key,
     plan_reuse,
+    records_digest,
 )
 from errdex.extract.compose import attach_definitions, definitions_by_name, resolve_constants
 from errdex.models import (
@@ -51,6 +60,7 @@ from errdex.models import (
 )
 from errdex.source.resolve import SourceOptions, installed_distributions, resolve
 from errdex.store import Store
+from errdex.store.base import previous_ref, snapshot_ref
 
 Progress = Callable[[str, int, int, str], None]  # (stage, done, total, what was found)
 _CHUNK = 64
@@ -399,6 +409,7 @@ class Built:
     records: list[Record]  # the snapshot's records, then the previous ones kept as removed
     vocabulary: frozenset[str]
     reuse: Reuse | None = None  # what the extraction cache gave and gets (index_snapshot)
+    stamp: str | None = None  # the history stamp the analysis was made under
 
 
 def build_snapshot(
@@ -409,10 +420,12 @@ def build_snapshot(
     progress: Progress | None = None,
     budgets: Budgets | None = None,
     reuse: Reuse | None = None,
+    earlier: Earlier | None = None,
 ) -> Built:
     """Extract, group and analyze one snapshot against the `previous` records of its
     repository (`previous_records`) and, with `reuse`, the extractions the store cached
-    (`extract_snapshot`); nothing is read from or written to a store."""
+    (`extract_snapshot`) and with `earlier` the previous analysis where it provably
+    holds (`errdex.analyze.reuse`); nothing is read from or written to a store."""
     started = time.perf_counter()
     extractions, dropped = extract_snapshot(snapshot, workers, progress, budgets, reuse)
     failed = len(snapshot.files) - len(extractions)
@@ -423,7 +436,9 @@ def build_snapshot(
     if progress:
         progress("analyzing records", 0, len(records), f"{len(sites)} sites")
     structures = {e.structure.path: e.structure for e in extractions if e.structure}
-    records, removed, names = analyze_snapshot(snapshot, records, previous, structures)
+    stamp = history_stamp(snapshot.root) if reuse is not None and snapshot.commit else None
+    records, removed, names = analyze_snapshot(snapshot, records, previous, structures,
+                                               earlier, stamp)
     if progress:
         progress("analyzing records", len(records), len(records), f"{len(sites)} sites")
     kinds = Counter(site.kind.value for site in sites)
@@ -442,7 +457,9 @@ def build_snapshot(
         summary.extra["removed"] = len(removed)
     if reuse is not None:
         summary.extra["files_reused"] = len(reuse.reused)
-    return Built(snapshot, summary, [*records, *removed], names, reuse)
+    if earlier is not None:
+        summary.extra["analyses_reused"] = earlier.reused
+    return Built(snapshot, summary, [*records, *removed], names, reuse, stamp)
 
 
 def store_built(store: Store, built: Built) -> IndexSummary:
@@ -451,8 +468,15 @@ def store_built(store: Store, built: Built) -> IndexSummary:
     this index reused."""
     store.replace_snapshot(built.snapshot, built.summary, built.records,
                            vocabulary=built.vocabulary)
-    if built.reuse is not None:
-        store.keep_extractions(built.snapshot.repo, built.reuse.new, keep=built.reuse.reused)
+    reuse = built.reuse
+    if reuse is not None:
+        files = {f.path: key for f, key in zip(built.snapshot.files, reuse.keys, strict=True)
+                 if key is not None and (key in reuse.reused or key in reuse.new)}
+        digest = records_digest([record_to_dict(r) for r in built.records])
+        manifest = {manifest_key(snapshot_ref(built.snapshot)):
+                    encode_manifest(Manifest(files, digest, built.stamp))}
+        store.keep_extractions(built.snapshot.repo, {**reuse.new, **manifest},
+                               keep=reuse.reused)
     return built.summary
 
 
@@ -468,12 +492,36 @@ def index_snapshot(
     """Index `snapshot` into `store`. A re-index reads every file but sends to the
     workers only those whose extraction the store's cache lacks (its content, the rules
     or the budgets changed); `full` extracts every file again (and refreshes the cache)."""
-    previous = previous_records(store, snapshot)
+    before, previous, digest = _previous(store, snapshot)
     budgets = budgets or Budgets()
     reuse = plan_reuse(snapshot.files, snapshot_rules(snapshot), _file_budget(budgets))
+    earlier = None
     if not full:
-        reuse.found = store.cached_extractions(snapshot.repo,
-                                               [k for k in reuse.keys if k is not None])
+        wanted = [k for k in reuse.keys if k is not None]
+        found = store.cached_extractions(
+            snapshot.repo, wanted + ([manifest_key(before)] if before is not None else []))
+        manifest = decode_manifest(found.pop(manifest_key(before), None)) \
+            if before is not None else None  # fmt: skip
+        reuse.found = found
+        if manifest is not None and manifest.records == digest:
+            unchanged = {f.path for f, key in zip(snapshot.files, reuse.keys, strict=True)
+                         if key is not None and manifest.files.get(f.path) == key}
+            earlier = Earlier({r.id: r for r in previous if status_of(r.facts) != "removed"},
+                              unchanged, manifest.stamp)
     built = build_snapshot(snapshot, previous, workers=workers, progress=progress,
-                           budgets=budgets, reuse=reuse)
+                           budgets=budgets, reuse=reuse, earlier=earlier)
     return store_built(store, built)
+
+
+def _previous(store: Store, snapshot: Snapshot) -> tuple[str | None, list[Record], str]:
+    """(the ref of the snapshot the new one is compared with, its records, their
+    digest: `records_digest`), as `previous_records` finds them."""
+    if not store.has_repo(snapshot.repo):
+        return None, [], ""
+    before = previous_ref([row.ref for row in store.snapshots(snapshot.repo)],
+                          snapshot_ref(snapshot))
+    if before is None:
+        return None, [], ""
+    contracts = [json.loads(store.record_json(row.id, before))
+                 for row in store.records(snapshot.repo, before)]
+    return before, [record_from_dict(c) for c in contracts], records_digest(contracts)

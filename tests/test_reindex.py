@@ -54,7 +54,8 @@ def _edit(root: Path) -> None:
     (root / "src" / "broken.rs").unlink()
     (root / "pkg" / "extra.py").write_text(
         "from pkg.checks import run\n\n\ndef start(mode):\n"
-        "    if not mode:\n        raise ValueError('no mode to start')\n    return run(mode)\n")
+        "    if not mode:\n        raise ValueError('no mode to start')\n"
+        "    if mode == 'again':\n        raise RuntimeError('looping')\n    return run(mode)\n")
     git(root, "add", "-A")  # a checkout's files are those git tracks: staged, not committed
 
 
@@ -72,6 +73,7 @@ def test_a_reindex_after_edits_gives_the_records_of_a_full_index(tmp_path: Path)
         _index(root, full, full=True)
         assert after.extra["files_reused"] == after.files_read - 2  # ops.rs and extra.py
         assert after.extra.get("removed")  # broken.rs's messages are kept as removed
+        assert 0 < after.extra["analyses_reused"] < after.records
         pages = _pages(store)
         assert pages == _pages(full)
         assert after.records == len(pages) - after.extra["removed"]
@@ -99,10 +101,13 @@ def test_changing_the_rules_extracts_that_language_again(tmp_path: Path) -> None
         assert _pages(store) == _pages(full)
 
 
-def _tamper(store: SQLiteStore, make: object) -> int:
-    """Overwrite every cached entry of the repository with `make(old bytes)`."""
+def _tamper(store: SQLiteStore, make: object, manifests: bool = False) -> int:
+    """Overwrite every cached extraction of the repository (or its manifests: what the
+    last index read) with `make(old bytes)`."""
     conn = store._conn  # the test reaches into its own store: no other way to corrupt it
-    rows = conn.execute("SELECT key, data FROM extractions WHERE repo = ?", (REPO,)).fetchall()
+    rows = [row for row in conn.execute("SELECT key, data FROM extractions WHERE repo = ?",
+                                        (REPO,))
+            if row["key"].startswith("manifest") == manifests]
     assert rows
     with conn:
         conn.executemany("UPDATE extractions SET data = ? WHERE repo = ? AND key = ?",
@@ -140,6 +145,28 @@ def test_a_cache_entry_that_cannot_be_trusted_is_extracted_again(
         assert again.extra["files_reused"] == 0
         assert _pages(store) == pages
         assert _index(root, store).extra["files_reused"] == again.files_read  # healed
+
+
+@pytest.mark.parametrize("make", [
+    lambda data: data[:-3], lambda data: zlib.compress(b'["errdex-manifest-0"]')],
+    ids=["truncated", "old-format"])
+def test_a_manifest_that_cannot_be_trusted_means_analysing_again(
+    tmp_path: Path, make: object
+) -> None:
+    root = _tree(tmp_path / "tree")
+    with SQLiteStore(tmp_path / "db.sqlite") as store:
+        _index(root, store)
+        pages = _pages(store)
+        # Unchanged, nearly every record keeps its analysis (not one that mixes Python
+        # and Rust sites: its stored form does not say each site's language).
+        reused = _index(root, store).extra["analyses_reused"]
+        assert len(pages) > reused > len(pages) * 0.9
+        assert _tamper(store, make, manifests=True) == 1
+        again = _index(root, store)
+        assert again.extra["files_reused"] == again.files_read
+        assert "analyses_reused" not in again.extra
+        assert _pages(store) == pages
+        assert _index(root, store).extra["analyses_reused"] == reused  # healed
 
 
 def test_extractions_survive_the_cache_encoding_exactly(tmp_path: Path) -> None:

@@ -320,3 +320,63 @@ def plan_reuse(files: Sequence[SourceFile], rules: Mapping[Language, tuple[Rule,
                budget: Sequence[object]) -> Reuse:  # fmt: skip
     """Every file's key (reading each file once, parsing none)."""
     return Reuse(rules=rules, keys=[file_key(f, rules, budget) for f in files])
+
+
+# -- what the previous index read: a manifest per (repository, ref) --------------------
+
+MANIFEST_FORMAT = "errdex-manifest-1"
+
+
+def manifest_key(ref: str) -> str:
+    """The cache key of the manifest of a repository's snapshot at `ref`."""
+    return "manifest\x00" + ref
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What one index read and wrote: each file's key (path -> key), a digest of the
+    records it stored (`records_digest`) and the history stamp it was made under. Read
+    back only when errdex's code is the same (`code_digest`)."""
+
+    files: Mapping[str, str]
+    records: str
+    stamp: str | None
+
+
+def encode_manifest(manifest: Manifest) -> bytes:
+    body = [MANIFEST_FORMAT, code_digest(), manifest.records, manifest.stamp,
+            sorted(manifest.files.items())]
+    return zlib.compress(json.dumps(body, ensure_ascii=False).encode(), 1)
+
+
+def decode_manifest(data: object) -> Manifest | None:
+    """The manifest in `data`, or None when it is not one of this errdex's."""
+    try:
+        if not isinstance(data, bytes):
+            return None
+        inflate = zlib.decompressobj()
+        body = json.loads(inflate.decompress(data, MAX_ENTRY_BYTES))
+        if inflate.unconsumed_tail or not inflate.eof or type(body) is not list \
+                or len(body) != 5 or body[:2] != [MANIFEST_FORMAT, code_digest()]:
+            return None
+        records, stamp, files = body[2], body[3], body[4]
+        if type(records) is not str or not (stamp is None or type(stamp) is str):
+            return None
+        pairs = {}
+        for pair in files:
+            path, key = pair
+            if type(path) is not str or type(key) is not str:
+                return None
+            pairs[path] = key
+    except (zlib.error, ValueError, TypeError, RecursionError, MemoryError):
+        return None
+    return Manifest(pairs, records, stamp)
+
+
+def records_digest(contracts: Sequence[Mapping[str, Any]]) -> str:
+    """A digest of records as their contract dicts (`errdex.contract.record_to_dict`,
+    or the stored JSON parsed), in any order: the same records give the same digest."""
+    digest = hashlib.sha256()
+    for text in sorted(json.dumps(c, sort_keys=True, ensure_ascii=False) for c in contracts):
+        digest.update(text.encode("utf-8", "surrogatepass") + b"\n")
+    return digest.hexdigest()

@@ -1,0 +1,129 @@
+"""Re-index huggingface/candle after one file changes, against a full index of the same
+tree in the same run: the ratio re-index / full is what incremental indexing saves.
+
+    python bench/reindex_candle.py [--candle /path/to/candle] [--workers N] [--check]
+
+The checkout (with its .git: the history facts read it) is copied to a temporary
+directory; the copy is indexed in full into a new database, then one file
+(`candle-nn/src/ops.rs`: one message reworded, a line added at the top so every site below
+moves) is changed and the copy is indexed again into the same database. Prints each
+run's wall and CPU time (CPU counts the worker and git processes too), where the wall time
+went (extraction, analysis, the rest), how many files were reused, and the ratios. With
+`--check`, the changed tree is also indexed in full (`index --full`) into a second
+database that saw the same first index, and the two sets of records are compared: they
+must be identical. The candle checkout is fetched separately (never committed); the issue
+pins commit 2a13b0f3ff62f7e67013597f2996f764c5735e21.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from errdex.index import index_snapshot
+from errdex.models import IndexSummary
+from errdex.source.resolve import SourceOptions, resolve
+from errdex.store import SQLiteStore
+
+CHANGED = "candle-nn/src/ops.rs"
+OLD, NEW = "dropout probability has to be in [0, 1)", "dropout probability must be in [0, 1)"
+
+
+@dataclass(frozen=True)
+class Run:
+    wall: float
+    cpu: float
+    stages: dict[str, float]
+    summary: IndexSummary
+
+
+def _cpu() -> float:
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
+
+
+def index(root: str, db: Path, workers: int, full: bool = False) -> Run:
+    marks: dict[str, float] = {}
+
+    def progress(stage: str, done: int, total: int, what: str) -> None:
+        if stage == "analyzing records":
+            marks.setdefault("analysis starts", time.perf_counter() - started)
+            if done == total:
+                marks["analysis ends"] = time.perf_counter() - started
+
+    started, cpu = time.perf_counter(), _cpu()
+    (snapshot,) = resolve(root, SourceOptions(repo="huggingface/candle"))
+    with SQLiteStore(db) as store:
+        summary = index_snapshot(snapshot, store, workers=workers, progress=progress,
+                                 full=full)
+    wall = time.perf_counter() - started
+    begins = marks.get("analysis starts", wall)
+    ends = marks.get("analysis ends", wall)
+    stages = {"reading, hashing, extraction": round(begins, 2),
+              "analysis": round(ends - begins, 2),
+              "previous records, store": round(wall - ends, 2)}
+    return Run(wall, _cpu() - cpu, stages, summary)
+
+
+def change(root: Path) -> None:
+    path = root / CHANGED
+    text = path.read_text()
+    if OLD not in text:
+        sys.exit(f"{CHANGED} has no {OLD}: not the pinned candle commit?")
+    path.write_text("// changed for the benchmark\n" + text.replace(OLD, NEW, 1))
+
+
+def records(db: Path) -> list[str]:
+    with SQLiteStore(db) as store:
+        return [store.record_json(row.id) for row in store.records("huggingface/candle")]
+
+
+def _show(name: str, run: Run) -> None:
+    reused = run.summary.extra.get("files_reused", 0)
+    print(f"{name}: {run.wall:.2f}s wall, {run.cpu:.2f}s CPU; {run.summary.files_read} files "
+          f"read, {reused} reused; {run.summary.records} records")
+    print("  " + json.dumps(run.stages))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--candle", default=os.environ.get("ERRDEX_CANDLE", "/work/candle"))
+    parser.add_argument("--workers", type=int, default=0)
+    parser.add_argument("--check", action="store_true",
+                        help="also index the changed tree in full and compare the records")
+    args = parser.parse_args()
+    if not Path(args.candle).is_dir():
+        sys.exit(f"no candle checkout at {args.candle}")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "candle"
+        shutil.copytree(args.candle, root, symlinks=True)
+        db, other = Path(tmp) / "reindex.sqlite", Path(tmp) / "full.sqlite"
+        full = index(str(root), db, args.workers)
+        if args.check:
+            shutil.copy(db, other)
+        change(root)
+        again = index(str(root), db, args.workers)
+        _show("full index", full)
+        _show(f"re-index after {CHANGED} changed", again)
+        print(f"ratio re-index / full: wall {again.wall / full.wall:.3f}, "
+              f"CPU {again.cpu / full.cpu:.3f}")
+        if args.check:
+            check = index(str(root), other, args.workers, full=True)
+            _show("full index of the changed tree (--full)", check)
+            same = records(db) == records(other)
+            print(f"records identical to the full index's: {same}")
+            if not same:
+                sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
