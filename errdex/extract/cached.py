@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import gc
 import hashlib
 import json
 import os
@@ -82,6 +83,57 @@ _DECODERS: dict[Any, _Decode] = {}
 _ENCODERS: dict[Any, _Encode] = {}
 
 
+_PLAIN = (str, int, bool)
+
+
+def _plain_check(hint: Any, name: str) -> str | None:
+    """Python source that is true when `name` is not of `hint` (a plain scalar, or one
+    or None), or None for any other type."""
+    if hint in _PLAIN:
+        return f"type({name}) is not {hint.__name__}"
+    args = typing.get_args(hint)
+    if typing.get_origin(hint) in (typing.Union, types.UnionType) and len(args) == 2 \
+            and type(None) in args:
+        other = args[0] if args[1] is type(None) else args[1]
+        if other in _PLAIN:
+            return f"({name} is not None and type({name}) is not {other.__name__})"
+    return None
+
+
+def _builder(cls: type) -> _Decode:
+    """A decoder of `cls` made for it: the list of its fields in order, plain fields
+    checked in place, the others through their own decoders, and the object made
+    without calling `__init__` per field (its `__post_init__`, which checks, runs)."""
+    hints = _hints(cls)
+    names = [f.name for f in dataclasses.fields(cls)]
+    scope: dict[str, Any] = {"Refused": _Refused, "new": object.__new__, "cls": cls,
+                             "post": getattr(cls, "__post_init__", None)}
+    checks, values = [], []
+    for at, name in enumerate(names):
+        check = _plain_check(hints[name], f"v{at}")
+        if check is not None:
+            checks.append(f"    if {check}: raise Refused({cls.__name__!r})")
+            values.append(f"{name}=v{at}")
+        else:
+            scope[f"d{at}"] = _decoder(hints[name])
+            values.append(f"{name}=d{at}(v{at})")
+    unpack = ", ".join(f"v{at}" for at in range(len(names))) + ","
+    source = "\n".join([
+        "def build(value):",
+        f"    if type(value) is not list or len(value) != {len(names)}:",
+        f"        raise Refused({cls.__name__!r})",
+        f"    {unpack} = value",
+        *checks,
+        "    made = new(cls)",
+        f"    made.__dict__.update({', '.join(values)})",
+        "    if post is not None: post(made)",
+        "    return made",
+    ])
+    exec(source, scope)  # the source is made above, from errdex's own dataclasses only
+    built: _Decode = scope["build"]
+    return built
+
+
 def _decoder(hint: Any) -> _Decode:
     """The decoder of values of type `hint`, built once (recursive types included)."""
     if hint in _DECODERS:
@@ -102,20 +154,13 @@ def _decoder(hint: Any) -> _Decode:
                 raise _Refused(hint.__name__)
             return members[value]
     elif dataclasses.is_dataclass(hint) and isinstance(hint, type):
-        cls = hint
-        parts: list[_Decode] = []
-        _DECODERS[hint] = lambda value: build(value)  # a recursive type's own fields
-        hints = _hints(cls)
-        parts = [_decoder(hints[f.name]) for f in dataclasses.fields(cls)]
-        count = len(parts)
+        _DECODERS[hint] = lambda value: decode(value)  # a recursive type's own fields
+        decode = _builder(hint)
+    elif origin in (typing.Union, types.UnionType) and len(args) == 2 and type(None) in args:
+        inner = _decoder(args[0] if args[1] is type(None) else args[1])
 
-        def build(value: Any) -> Any:
-            items = _sequence(value)
-            if len(items) != count:
-                raise _Refused(cls.__name__)
-            return cls(*[part(item) for part, item in zip(parts, items, strict=True)])
-
-        decode = build
+        def decode(value: Any) -> Any:
+            return None if value is None else inner(value)
     elif origin in (typing.Union, types.UnionType):
         options = [_decoder(arg) for arg in args]
 
@@ -128,11 +173,19 @@ def _decoder(hint: Any) -> _Decode:
                 except _Refused:
                     continue
             raise _Refused(str(hint))
+    elif origin is tuple and len(args) == 2 and args[1] is Ellipsis and args[0] in _PLAIN:
+        plain = args[0]
+
+        def decode(value: Any) -> Any:
+            for v in _sequence(value):
+                if type(v) is not plain:
+                    raise _Refused(plain.__name__)
+            return tuple(value)
     elif origin is tuple and len(args) == 2 and args[1] is Ellipsis:
         item = _decoder(args[0])
 
         def decode(value: Any) -> Any:
-            return tuple(item(v) for v in _sequence(value))
+            return tuple(map(item, _sequence(value)))
     elif origin is tuple:
         fixed = [_decoder(arg) for arg in args]
 
@@ -223,6 +276,8 @@ def decode_extraction(data: object) -> tuple[FileExtraction, int] | None:
     """(the extraction, the items its file's budget dropped) from `encode_extraction`'s
     bytes, or None when they are not exactly such bytes of this format (then extract
     again): never an exception, whatever `data` holds."""
+    collecting = gc.isenabled()
+    gc.disable()  # ~200,000 new objects and no cycles: the collector would only slow it
     try:
         if not isinstance(data, bytes | bytearray | memoryview):
             return None
@@ -239,6 +294,9 @@ def decode_extraction(data: object) -> tuple[FileExtraction, int] | None:
         extraction = _decoder(FileExtraction)(body[2])
     except (_Refused, zlib.error, ValueError, TypeError, RecursionError, MemoryError):
         return None
+    finally:
+        if collecting:
+            gc.enable()
     return extraction, dropped
 
 
