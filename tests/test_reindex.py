@@ -28,8 +28,18 @@ def _tree(root: Path) -> Path:
     shutil.copytree(FIXTURES / "rust_repo" / "src", root / "src")
     shutil.copytree(FIXTURES / "python_repo" / "pkg", root / "pkg")
     shutil.copy(FIXTURES / "python_repo" / "errdex.toml", root / "errdex.toml")
+    (root / "pkg" / "long.py").write_text(_long_function("the second check failed"))
     commit(root, "first", "2024-02-01T10:00:00+00:00")
     return root
+
+
+def _long_function(last: str) -> str:
+    """Two checks of one function, far enough apart that neither's snippet shows the
+    other: a change of the second changes the first's page only through its siblings."""
+    filler = "".join(f"    total += {n}\n" for n in range(60))
+    return (f"def settle(total, limit):\n    if total < 0:\n"
+            f"        raise ValueError('the first check failed')\n{filler}"
+            f"    if total > limit:\n        raise ValueError('{last}')\n    return total\n")
 
 
 def _snapshot(root: Path) -> Snapshot:
@@ -52,6 +62,7 @@ def _edit(root: Path) -> None:
     text = ops.read_text().replace('"other must not be empty"', '"other is empty"')
     ops.write_text("// a new first line shifts every site\n" + text)
     (root / "src" / "broken.rs").unlink()
+    (root / "pkg" / "long.py").write_text(_long_function("the second check is over"))
     (root / "pkg" / "extra.py").write_text(
         "from pkg.checks import run\n\n\ndef start(mode):\n"
         "    if not mode:\n        raise ValueError('no mode to start')\n"
@@ -71,7 +82,7 @@ def test_a_reindex_after_edits_gives_the_records_of_a_full_index(tmp_path: Path)
         _edit(root)
         after = _index(root, store)
         _index(root, full, full=True)
-        assert after.extra["files_reused"] == after.files_read - 2  # ops.rs and extra.py
+        assert after.extra["files_reused"] == after.files_read - 3  # ops.rs, long.py, extra.py
         assert after.extra.get("removed")  # broken.rs's messages are kept as removed
         assert 0 < after.extra["analyses_reused"] < after.records
         pages = _pages(store)
@@ -83,6 +94,24 @@ def test_a_reindex_after_edits_gives_the_records_of_a_full_index(tmp_path: Path)
         assert current == _pages(fresh)
     assert any("other is empty" in page for page in current)
     assert not any("other must not be empty" in page for page in current)
+
+
+def test_a_new_tag_or_commit_gives_the_history_a_full_index_gives(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "tree")
+    _edit(root)
+    commit(root, "second", "2024-03-01T10:00:00+00:00")
+    with MemoryStore() as store, MemoryStore() as full:
+        for step in ("first", "tag", "commit"):
+            if step == "tag":  # HEAD, and so every record, unchanged; not their history
+                git(root, "tag", "v1.0", "HEAD~1")
+            if step == "commit":
+                (root / "pkg" / "extra.py").write_text("def nothing():\n    pass\n")
+                commit(root, "third", "2024-04-01T10:00:00+00:00")
+            _index(root, store)
+            _index(root, full, full=True)
+            assert _pages(store) == _pages(full), step
+            tagged = any('"introduced_tag": "v1.0"' in page for page in _pages(store))
+            assert tagged == (step != "first"), step
 
 
 def test_changing_the_rules_extracts_that_language_again(tmp_path: Path) -> None:
