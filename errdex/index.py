@@ -23,6 +23,7 @@ from errdex import settings
 from errdex.analyze.history import history_stamp
 from errdex.analyze.reuse import Earlier
 from errdex.analyze.snapshot import analyze_snapshot
+from errdex.analyze.testrefs import KindsMemo
 from errdex.contract import record_from_dict, record_to_dict, status_of
 from errdex.errors import SourceError
 from errdex.extract import (
@@ -39,10 +40,13 @@ from errdex.extract.cached import (
     Manifest,
     Reuse,
     decode_extraction,
+    decode_kinds,
     decode_manifest,
     encode_extraction,
+    encode_kinds,
     encode_manifest,
     file_key,
+    kinds_key,
     manifest_key,
     plan_reuse,
     records_digest,
@@ -410,6 +414,7 @@ class Built:
     vocabulary: frozenset[str]
     reuse: Reuse | None = None  # what the extraction cache gave and gets (index_snapshot)
     stamp: str | None = None  # the history stamp the analysis was made under
+    memo: KindsMemo | None = None  # the test files' expectations, read or kept
 
 
 def build_snapshot(
@@ -421,6 +426,7 @@ def build_snapshot(
     budgets: Budgets | None = None,
     reuse: Reuse | None = None,
     earlier: Earlier | None = None,
+    memo: KindsMemo | None = None,
 ) -> Built:
     """Extract, group and analyze one snapshot against the `previous` records of its
     repository (`previous_records`) and, with `reuse`, the extractions the store cached
@@ -438,7 +444,7 @@ def build_snapshot(
     structures = {e.structure.path: e.structure for e in extractions if e.structure}
     stamp = history_stamp(snapshot.root) if reuse is not None and snapshot.commit else None
     records, removed, names = analyze_snapshot(snapshot, records, previous, structures,
-                                               earlier, stamp)
+                                               earlier, stamp, memo)
     if progress:
         progress("analyzing records", len(records), len(records), f"{len(sites)} sites")
     kinds = Counter(site.kind.value for site in sites)
@@ -459,7 +465,7 @@ def build_snapshot(
         summary.extra["files_reused"] = len(reuse.reused)
     if earlier is not None:
         summary.extra["analyses_reused"] = earlier.reused
-    return Built(snapshot, summary, [*records, *removed], names, reuse, stamp)
+    return Built(snapshot, summary, [*records, *removed], names, reuse, stamp, memo)
 
 
 def store_built(store: Store, built: Built) -> IndexSummary:
@@ -473,8 +479,10 @@ def store_built(store: Store, built: Built) -> IndexSummary:
         files = {f.path: key for f, key in zip(built.snapshot.files, reuse.keys, strict=True)
                  if key is not None and (key in reuse.reused or key in reuse.new)}
         digest = records_digest([record_to_dict(r) for r in built.records])
-        manifest = {manifest_key(snapshot_ref(built.snapshot)):
-                    encode_manifest(Manifest(files, digest, built.stamp))}
+        ref = snapshot_ref(built.snapshot)
+        manifest = {manifest_key(ref): encode_manifest(Manifest(files, digest, built.stamp))}
+        if built.memo is not None:
+            manifest[kinds_key(ref)] = encode_kinds(built.memo.used)
         store.keep_extractions(built.snapshot.repo, {**reuse.new, **manifest},
                                keep=reuse.reused)
     return built.summary
@@ -495,13 +503,16 @@ def index_snapshot(
     before, previous, digest = _previous(store, snapshot)
     budgets = budgets or Budgets()
     reuse = plan_reuse(snapshot.files, snapshot_rules(snapshot), _file_budget(budgets))
-    earlier = None
+    earlier, memo = None, KindsMemo()
     if not full:
         wanted = [k for k in reuse.keys if k is not None]
-        found = store.cached_extractions(
-            snapshot.repo, wanted + ([manifest_key(before)] if before is not None else []))
+        if before is not None:
+            wanted += [manifest_key(before), kinds_key(before)]
+        found = store.cached_extractions(snapshot.repo, wanted)
         manifest = decode_manifest(found.pop(manifest_key(before), None)) \
             if before is not None else None  # fmt: skip
+        if before is not None:
+            memo.known = decode_kinds(found.pop(kinds_key(before), None))
         reuse.found = found
         if manifest is not None and manifest.records == digest:
             unchanged = {f.path for f, key in zip(snapshot.files, reuse.keys, strict=True)
@@ -509,7 +520,7 @@ def index_snapshot(
             earlier = Earlier({r.id: r for r in previous if status_of(r.facts) != "removed"},
                               unchanged, manifest.stamp)
     built = build_snapshot(snapshot, previous, workers=workers, progress=progress,
-                           budgets=budgets, reuse=reuse, earlier=earlier)
+                           budgets=budgets, reuse=reuse, earlier=earlier, memo=memo)
     return store_built(store, built)
 
 

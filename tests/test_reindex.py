@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from errdex.extract.cached import FORMAT, decode_extraction, encode_extraction
+from errdex.analyze.testrefs import KindsMemo
+from errdex.extract.cached import (
+    FORMAT,
+    decode_extraction,
+    decode_kinds,
+    encode_extraction,
+    encode_kinds,
+)
 from errdex.index import extract_snapshot, index_snapshot
 from errdex.models import IndexSummary, Snapshot
 from errdex.source.resolve import SourceOptions, resolve
@@ -29,6 +36,11 @@ def _tree(root: Path) -> Path:
     shutil.copytree(FIXTURES / "python_repo" / "pkg", root / "pkg")
     shutil.copy(FIXTURES / "python_repo" / "errdex.toml", root / "errdex.toml")
     (root / "pkg" / "long.py").write_text(_long_function("the second check failed"))
+    (root / "tests").mkdir()
+    (root / "tests" / "test_settle.py").write_text(
+        "import pytest\nfrom pkg.long import settle\n\n\ndef test_negative():\n"
+        "    with pytest.raises(ValueError, match='the first check failed'):\n"
+        "        settle(-1, 3)\n")
     commit(root, "first", "2024-02-01T10:00:00+00:00")
     return root
 
@@ -63,6 +75,9 @@ def _edit(root: Path) -> None:
     ops.write_text("// a new first line shifts every site\n" + text)
     (root / "src" / "broken.rs").unlink()
     (root / "pkg" / "long.py").write_text(_long_function("the second check is over"))
+    with (root / "tests" / "test_settle.py").open("a") as test:
+        test.write("\n\ndef test_over():\n    with pytest.raises(ValueError, "
+                   "match='the second check is over'):\n        settle(5, 3)\n")
     (root / "pkg" / "extra.py").write_text(
         "from pkg.checks import run\n\n\ndef start(mode):\n"
         "    if not mode:\n        raise ValueError('no mode to start')\n"
@@ -87,6 +102,7 @@ def test_a_reindex_after_edits_gives_the_records_of_a_full_index(tmp_path: Path)
         assert 0 < after.extra["analyses_reused"] < after.records
         pages = _pages(store)
         assert pages == _pages(full)
+        assert sum('"kind": "pytest.raises"' in page for page in pages) == 2
         assert after.records == len(pages) - after.extra["removed"]
     with SQLiteStore(tmp_path / "fresh.sqlite") as fresh:  # the changed tree, never seen
         _index(root, fresh)
@@ -196,6 +212,20 @@ def test_a_manifest_that_cannot_be_trusted_means_analysing_again(
         assert "analyses_reused" not in again.extra
         assert _pages(store) == pages
         assert _index(root, store).extra["analyses_reused"] == reused  # healed
+
+
+def test_remembered_test_expectations_are_checked_before_use() -> None:
+    text = "def test_x():\n    with pytest.raises(ValueError):\n        f()\n"
+    lines = text.splitlines()
+    memo = KindsMemo()
+    fresh = memo.kinds(text, lines)
+    assert fresh[1] == "pytest.raises"
+    (key,) = memo.used
+    kept = [None] * len(lines)  # what the store kept is what is used (a cache hit)
+    assert KindsMemo(known=decode_kinds(encode_kinds({key: kept}))).kinds(text, lines) == kept
+    for stored in (["pytest.raises"], ["made up", None, None], "text"):  # but checked first
+        assert KindsMemo(known={key: stored}).kinds(text, lines) == fresh
+    assert decode_kinds(b"garbage") == {} and decode_kinds(zlib.compress(b"[1]")) == {}
 
 
 def test_extractions_survive_the_cache_encoding_exactly(tmp_path: Path) -> None:

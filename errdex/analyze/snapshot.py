@@ -23,7 +23,7 @@ from errdex.analyze.facts import record_facts, stable_literal
 from errdex.analyze.history import RUNS, message_history, never_written
 from errdex.analyze.related import find_related
 from errdex.analyze.reuse import Earlier, kept_histories
-from errdex.analyze.testrefs import find_test_refs, test_files
+from errdex.analyze.testrefs import KindsMemo, find_test_refs, test_files
 from errdex.analyze.visibility import public_api
 from errdex.extract.structure import FileStructure, TypedBinding
 from errdex.languages import spec_for
@@ -98,7 +98,7 @@ def history_key(record: Record) -> str:
 
 def read_repository(
     snapshot: Snapshot, records: Sequence[Record],
-    structures: Mapping[str, FileStructure] | None = None,
+    structures: Mapping[str, FileStructure] | None = None, memo: KindsMemo | None = None,
 ) -> Repository:  # fmt: skip
     """The repository's facts from its files' `structures` (path -> the structure its
     extraction emitted; a file without one has no outline, typed names or identifiers),
@@ -111,7 +111,7 @@ def read_repository(
     )
     tests = test_files(snapshot)
     repo.test_texts = [text for _, _, text in tests]
-    repo.tests = find_test_refs(records, tests, repo.graph)
+    repo.tests = find_test_refs(records, tests, repo.graph, memo)
     return repo
 
 
@@ -316,7 +316,7 @@ def previous_records(store: Store, snapshot: Snapshot) -> list[Record]:
 def analyze_snapshot(
     snapshot: Snapshot, records: Sequence[Record], previous: Sequence[Record] = (),
     structures: Mapping[str, FileStructure] | None = None,
-    earlier: Earlier | None = None, stamp: str | None = None,
+    earlier: Earlier | None = None, stamp: str | None = None, memo: KindsMemo | None = None,
 ) -> tuple[list[Record], list[Record], frozenset[str]]:  # fmt: skip
     """(the snapshot's records analyzed, the previous records kept as removed, every
     identifier of the repository's code), from the files' extracted `structures`; with
@@ -326,6 +326,6 @@ def analyze_snapshot(
     # are gathered, and is joined before the first page is written.
     with ThreadPoolExecutor(max_workers=1) as pool:
         history = pool.submit(record_history, snapshot, records, previous, earlier, stamp)
-        repository = read_repository(snapshot, records, structures)
+        repository = read_repository(snapshot, records, structures, memo)
         analyzed = analyze_records(records, repository, history.result, earlier)
     return analyzed, kept_removed(previous, analyzed, repository), repository.names()

@@ -438,3 +438,46 @@ def records_digest(contracts: Sequence[Mapping[str, Any]]) -> str:
     for text in sorted(json.dumps(c, sort_keys=True, ensure_ascii=False) for c in contracts):
         digest.update(text.encode("utf-8", "surrogatepass") + b"\n")
     return digest.hexdigest()
+
+
+# -- the expectations read in test files (errdex.analyze.testrefs.KindsMemo) ------------
+
+KINDS_FORMAT = "errdex-test-kinds-1"
+
+
+def kinds_key(ref: str) -> str:
+    """The cache key of the test files' expectations of a repository's snapshot."""
+    return "tests\x00" + ref
+
+
+def encode_kinds(kinds: Mapping[str, Sequence[str | None]]) -> bytes:
+    """Per test file (by its text's digest), the expectation on each line: sparse."""
+    body = {digest: [len(lines), [[at, kind] for at, kind in enumerate(lines) if kind]]
+            for digest, lines in kinds.items()}
+    return zlib.compress(json.dumps([KINDS_FORMAT, code_digest(), body]).encode(), 1)
+
+
+def decode_kinds(data: object) -> dict[str, object]:
+    """`encode_kinds`'s mapping back (digest -> a list per line), or empty when `data` is
+    not this errdex's; each list is still checked where it is used."""
+    try:
+        if not isinstance(data, bytes):
+            return {}
+        inflate = zlib.decompressobj()
+        body = json.loads(inflate.decompress(data, MAX_ENTRY_BYTES))
+        if inflate.unconsumed_tail or not inflate.eof or type(body) is not list \
+                or len(body) != 3 or body[:2] != [KINDS_FORMAT, code_digest()] \
+                or type(body[2]) is not dict:
+            return {}
+        out: dict[str, object] = {}
+        for digest, (count, marks) in body[2].items():
+            if type(count) is not int or not 0 <= count <= MAX_ENTRY_BYTES:
+                continue
+            lines: list[object] = [None] * count
+            for at, kind in marks:
+                if type(at) is int and 0 <= at < count:
+                    lines[at] = kind
+            out[digest] = lines
+    except (zlib.error, ValueError, TypeError, RecursionError, MemoryError):
+        return {}
+    return out
