@@ -11,7 +11,8 @@ ones, its files are those the previous analysis read (`Earlier.unchanged`: same
 content, by the extraction cache's keys, and the same errdex), and those three answers,
 asked again of the new repository, equal what the previous facts hold; it keeps its
 page too when its history is also unchanged and the page is the facts writer's (an
-LLM's page is not what a full index writes). Anything else is analyzed again.
+LLM's page is not what a full index writes). Its failure class reads the record alone:
+the same record keeps it. Anything else is analyzed again.
 
 History is git's: for the same stamp (HEAD, tags, shallow boundary) a message's
 history along the same files is the same, so a record with the same key and files keeps
@@ -24,7 +25,16 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from errdex.models import EntryPoint, History, Language, Record, RecordFacts, Site, TestRef
+from errdex.models import (
+    EntryPoint,
+    FailureClass,
+    History,
+    Language,
+    Record,
+    RecordFacts,
+    Site,
+    TestRef,
+)
 
 MAX_FACT_SITES = 20  # the sites record_facts reads (errdex.analyze.facts)
 
@@ -87,6 +97,14 @@ class Earlier:
                 return None
         self.reused += 1
         return facts
+
+    def failure_class(self, record: Record,
+                      classify: Callable[[Record], FailureClass | None]) -> FailureClass | None:
+        """The previous record's class when the record is the same (`classify` reads the
+        record alone), else `classify`'s."""
+        before = self.records.get(record.id)
+        return before.failure_class if before is not None and self.same(record) \
+            else classify(record)
 
     def page_for(self, record: Record, facts: RecordFacts) -> Record | None:
         """The previous record's page, when its facts (history included) are `facts`

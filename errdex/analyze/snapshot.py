@@ -244,7 +244,8 @@ def analyze_records(
                 explanation=page.explanation if page is not None
                 else write_explanation(record, siblings, known),
                 related=related.get(record.id, ()),
-                failure_class=classify(record),
+                failure_class=earlier.failure_class(record, classify) if earlier is not None
+                else classify(record),
                 facts=known,
             )
         )

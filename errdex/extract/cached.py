@@ -269,7 +269,7 @@ def encode_extraction(extraction: FileExtraction, dropped: int) -> bytes:
     """`extraction` (as bounded for its file, `dropped` items cut) as cache bytes."""
     body = [FORMAT, dropped, _encoder(FileExtraction)(extraction)]
     text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
-    return zlib.compress(text.encode(), 6)
+    return zlib.compress(text.encode(), 1)  # fast: a full index encodes every file
 
 
 def decode_extraction(data: object) -> tuple[FileExtraction, int] | None:
