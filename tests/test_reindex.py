@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,11 +18,21 @@ from errdex.extract.cached import (
     decode_kinds,
     encode_extraction,
     encode_kinds,
+    kinds_key,
+    manifest_key,
+    plan_reuse,
 )
-from errdex.index import extract_snapshot, index_snapshot
+from errdex.index import (
+    FILE_SECONDS,
+    MAX_FILE_SITES,
+    extract_snapshot,
+    index_snapshot,
+    snapshot_rules,
+)
 from errdex.models import IndexSummary, Snapshot
 from errdex.source.resolve import SourceOptions, resolve
 from errdex.store import MemoryStore, SQLiteStore, Store
+from errdex.store.base import snapshot_ref
 from tests.analysis_repos import commit, git, init
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -146,18 +157,19 @@ def test_changing_the_rules_extracts_that_language_again(tmp_path: Path) -> None
         assert _pages(store) == _pages(full)
 
 
-def _tamper(store: SQLiteStore, make: object, manifests: bool = False) -> int:
-    """Overwrite every cached extraction of the repository (or its manifests: what the
-    last index read) with `make(old bytes)`."""
-    conn = store._conn  # the test reaches into its own store: no other way to corrupt it
-    rows = [row for row in conn.execute("SELECT key, data FROM extractions WHERE repo = ?",
-                                        (REPO,))
-            if row["key"].startswith("manifest") == manifests]
-    assert rows
-    with conn:
-        conn.executemany("UPDATE extractions SET data = ? WHERE repo = ? AND key = ?",
-                         [(make(bytes(row["data"])), REPO, row["key"]) for row in rows])  # type: ignore[operator]
-    return len(rows)
+def _tamper(store: Store, root: Path, make: Callable[[bytes], bytes],
+            manifests: bool = False) -> int:
+    """Overwrite, through the store's own methods, every cached extraction of the
+    tree's files (or the manifest of what the last index read) with `make(old bytes)`."""
+    snapshot = _snapshot(root)
+    plan = plan_reuse(snapshot.files, snapshot_rules(snapshot), (FILE_SECONDS, MAX_FILE_SITES))
+    files = [key for key in plan.keys if key is not None]
+    ref = snapshot_ref(snapshot)
+    held = store.cached_extractions(REPO, [manifest_key(ref)] if manifests else files)
+    assert held
+    store.keep_extractions(REPO, {key: make(data) for key, data in held.items()},
+                           keep=[*files, manifest_key(ref), kinds_key(ref)])
+    return len(held)
 
 
 def _old_format(data: bytes) -> bytes:
@@ -179,13 +191,13 @@ def _wrong_shape(data: bytes) -> bytes:
     _wrong_shape,
 ], ids=["truncated", "garbage", "not-json", "old-format", "wrong-shape"])
 def test_a_cache_entry_that_cannot_be_trusted_is_extracted_again(
-    tmp_path: Path, make: object
+    tmp_path: Path, make: Callable[[bytes], bytes]
 ) -> None:
     root = _tree(tmp_path / "tree")
     with SQLiteStore(tmp_path / "db.sqlite") as store:
         _index(root, store)
         pages = _pages(store)
-        _tamper(store, make)
+        _tamper(store, root, make)
         again = _index(root, store)
         assert again.extra["files_reused"] == 0
         assert _pages(store) == pages
@@ -196,7 +208,7 @@ def test_a_cache_entry_that_cannot_be_trusted_is_extracted_again(
     lambda data: data[:-3], lambda data: zlib.compress(b'["errdex-manifest-0"]')],
     ids=["truncated", "old-format"])
 def test_a_manifest_that_cannot_be_trusted_means_analysing_again(
-    tmp_path: Path, make: object
+    tmp_path: Path, make: Callable[[bytes], bytes]
 ) -> None:
     root = _tree(tmp_path / "tree")
     with SQLiteStore(tmp_path / "db.sqlite") as store:
@@ -206,7 +218,7 @@ def test_a_manifest_that_cannot_be_trusted_means_analysing_again(
         # and Rust sites: its stored form does not say each site's language).
         reused = _index(root, store).extra["analyses_reused"]
         assert len(pages) > reused > len(pages) * 0.9
-        assert _tamper(store, make, manifests=True) == 1
+        assert _tamper(store, root, make, manifests=True) == 1
         again = _index(root, store)
         assert again.extra["files_reused"] == again.files_read
         assert "analyses_reused" not in again.extra
