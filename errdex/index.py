@@ -478,7 +478,8 @@ def store_built(store: Store, built: Built) -> IndexSummary:
     if reuse is not None:
         files = {f.path: key for f, key in zip(built.snapshot.files, reuse.keys, strict=True)
                  if key is not None and (key in reuse.reused or key in reuse.new)}
-        digest = records_digest([record_to_dict(r) for r in built.records])
+        digest = records_digest([json.dumps(record_to_dict(r), ensure_ascii=False)
+                                 for r in built.records])
         ref = snapshot_ref(built.snapshot)
         manifest = {manifest_key(ref): encode_manifest(Manifest(files, digest, built.stamp))}
         if built.memo is not None:
@@ -533,6 +534,6 @@ def _previous(store: Store, snapshot: Snapshot) -> tuple[str | None, list[Record
                           snapshot_ref(snapshot))
     if before is None:
         return None, [], ""
-    contracts = [json.loads(store.record_json(row.id, before))
-                 for row in store.records(snapshot.repo, before)]
-    return before, [record_from_dict(c) for c in contracts], records_digest(contracts)
+    texts = [store.record_json(row.id, before) for row in store.records(snapshot.repo, before)]
+    records = [record_from_dict(json.loads(text)) for text in texts]
+    return before, records, records_digest(texts)

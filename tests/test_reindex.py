@@ -34,6 +34,7 @@ from errdex.source.resolve import SourceOptions, resolve
 from errdex.store import MemoryStore, SQLiteStore, Store
 from errdex.store.base import snapshot_ref
 from tests.analysis_repos import commit, git, init
+from tests.postgres_server import postgres_server_fixture, postgres_url_fixture  # noqa: F401
 
 FIXTURES = Path(__file__).parent / "fixtures"
 REPO = "o/mixed"
@@ -139,6 +140,24 @@ def test_a_new_tag_or_commit_gives_the_history_a_full_index_gives(tmp_path: Path
             assert _pages(store) == _pages(full), step
             tagged = any('"introduced_tag": "v1.0"' in page for page in _pages(store))
             assert tagged == (step != "first"), step
+
+
+def test_a_reindex_keeps_what_it_can_in_postgresql_too(tmp_path: Path, postgres_url: str) -> None:
+    from errdex.store.postgres import PostgresStore
+
+    root = _tree(tmp_path / "tree")
+    with PostgresStore(postgres_url) as store, MemoryStore() as full:
+        _index(root, store)
+        _index(root, full, full=True)
+        again = _index(root, store)
+        assert again.extra["files_reused"] == again.files_read
+        assert again.extra["analyses_reused"] > again.records * 0.9
+        _edit(root)
+        after = _index(root, store)
+        _index(root, full, full=True)
+        assert 0 < after.extra["analyses_reused"] < after.records
+        # (records at the same line may be listed in another order by PostgreSQL)
+        assert sorted(_pages(store)) == sorted(_pages(full))
 
 
 def test_changing_the_rules_extracts_that_language_again(tmp_path: Path) -> None:

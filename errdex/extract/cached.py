@@ -387,7 +387,7 @@ MANIFEST_FORMAT = "errdex-manifest-1"
 
 def manifest_key(ref: str) -> str:
     """The cache key of the manifest of a repository's snapshot at `ref`."""
-    return "manifest\x00" + ref
+    return "manifest:" + ref  # no NUL: PostgreSQL text cannot hold one
 
 
 @dataclass(frozen=True)
@@ -431,11 +431,13 @@ def decode_manifest(data: object) -> Manifest | None:
     return Manifest(pairs, records, stamp)
 
 
-def records_digest(contracts: Sequence[Mapping[str, Any]]) -> str:
-    """A digest of records as their contract dicts (`errdex.contract.record_to_dict`,
-    or the stored JSON parsed), in any order: the same records give the same digest."""
+def records_digest(texts: Sequence[str]) -> str:
+    """A digest of records as their stored contract texts (`Store.record_json`, which
+    every backend keeps as `json.dumps(record_to_dict(r), ensure_ascii=False)`), in any
+    order: the same records give the same digest (a backend that stored them otherwise
+    would only never match, and nothing would be reused)."""
     digest = hashlib.sha256()
-    for text in sorted(json.dumps(c, sort_keys=True, ensure_ascii=False) for c in contracts):
+    for text in sorted(texts):
         digest.update(text.encode("utf-8", "surrogatepass") + b"\n")
     return digest.hexdigest()
 
@@ -447,7 +449,7 @@ KINDS_FORMAT = "errdex-test-kinds-1"
 
 def kinds_key(ref: str) -> str:
     """The cache key of the test files' expectations of a repository's snapshot."""
-    return "tests\x00" + ref
+    return "tests:" + ref
 
 
 def encode_kinds(kinds: Mapping[str, Sequence[str | None]]) -> bytes:
