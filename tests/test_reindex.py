@@ -115,6 +115,10 @@ def test_a_reindex_after_edits_gives_the_records_of_a_full_index(tmp_path: Path)
         pages = _pages(store)
         assert pages == _pages(full)
         assert sum('"kind": "pytest.raises"' in page for page in pages) == 2
+        once_more = _index(root, store)  # with records removed before: still a full index's
+        _index(root, full, full=True)
+        assert _pages(store) == _pages(full) == pages
+        assert once_more.extra["analyses_reused"] > after.extra["analyses_reused"]
         assert after.records == len(pages) - after.extra["removed"]
     with SQLiteStore(tmp_path / "fresh.sqlite") as fresh:  # the changed tree, never seen
         _index(root, fresh)

@@ -25,6 +25,7 @@ from errdex.analyze.related import find_related
 from errdex.analyze.reuse import Earlier, kept_histories
 from errdex.analyze.testrefs import KindsMemo, find_test_refs, test_files
 from errdex.analyze.visibility import public_api
+from errdex.contract import status_of
 from errdex.extract.structure import FileStructure, TypedBinding
 from errdex.languages import spec_for
 from errdex.models import (
@@ -125,7 +126,10 @@ def record_history(
     only the others are looked for."""
     if not snapshot.commit:
         return {}
-    everyone = list({r.id: r for r in (*previous, *records)}.values())  # the current wins
+    # A record removed before and still gone keeps what was learned then (`kept_removed`):
+    # its history now is never read, so it is not looked for.
+    live = [r for r in previous if status_of(r.facts) != "removed"]
+    everyone = list({r.id: r for r in (*live, *records)}.values())  # the current wins
     kept, again = kept_histories(everyone, earlier, stamp, {r.id: r for r in previous},
                                  history_key)
     found = {rid: h for rid, h in kept.items() if h is not None}
