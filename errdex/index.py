@@ -35,6 +35,7 @@ from errdex.extract import (
     load_rules,
     nesting_problem,
     resolve_constructions,
+    warm_up,
 )
 from errdex.extract.cached import (
     Manifest,
@@ -52,6 +53,7 @@ from errdex.extract.cached import (
     records_digest,
 )
 from errdex.extract.compose import attach_definitions, definitions_by_name, resolve_constants
+from errdex.extract.unbuilt import NOT_BUILT, drop_unbuilt
 from errdex.models import (
     FileExtraction,
     IndexSummary,
@@ -294,6 +296,8 @@ def extract_snapshot(
     misses = _take_cached(reuse, take) if reuse is not None else list(range(total))
     if misses:
         pending = replace(snapshot, files=tuple(snapshot.files[i] for i in misses))
+        for language in {file.language for file in pending.files}:
+            warm_up(language, rules[language])
         if reuse is None:
             _Pool(pending, rules, budgets, workers, take).run()
         else:
@@ -435,6 +439,8 @@ def build_snapshot(
     started = time.perf_counter()
     extractions, dropped = extract_snapshot(snapshot, workers, progress, budgets, reuse)
     failed = len(snapshot.files) - len(extractions)
+    extractions, dropped[NOT_BUILT] = drop_unbuilt(extractions)
+    dropped = +dropped
     sites = [site for extraction in extractions for site in extraction.sites]
     sites.extend(resolve_constructions(extractions))
     sites = resolve_constants(sites, definitions_by_name(extractions))

@@ -422,6 +422,10 @@ class StateFact:
 
     field: str  # as the guard reads it: "_eof"
     set_in: tuple[Setter, ...]  # each assignment in its class, in source order
+    # The caller that builds the object in the same call, when only its constructor sets
+    # the field (`TestCase.assertRaises` makes an `_AssertRaisesContext` of its argument):
+    # that call's arguments decide, not earlier calls.
+    built_by: str | None = None
 
 
 @dataclass(frozen=True)

@@ -310,3 +310,88 @@ def test_a_package_s_own_function_is_not_a_re_export_of_a_submodule_s(tmp_path: 
     entries = [(e.function, e.path) for e in record.facts.sites[0].entry_points]
     assert ("rx.compile", "rx/__init__.py") in entries, entries
     assert ("rx.compile", "rx/_engine.py") not in entries, entries
+
+
+STORED_LAYER = """\
+pub trait Module {
+    fn forward(&self, xs: usize) -> Result<usize>;
+}
+
+struct PatchEmbed {
+    patch: usize,
+}
+
+impl PatchEmbed {
+    fn new(patch: usize) -> Result<Self> {
+        Ok(Self { patch })
+    }
+}
+
+impl Module for PatchEmbed {
+    fn forward(&self, xs: usize) -> Result<usize> {
+        if xs % self.patch != 0 {
+            bail!("patch: the image size is not a multiple of the patch size")
+        }
+        Ok(xs / self.patch)
+    }
+}
+
+pub struct Vision {
+    patch_embed: PatchEmbed,
+}
+
+impl Vision {
+    pub fn new(patch: usize) -> Result<Self> {
+        let patch_embed = PatchEmbed::new(patch)?;
+        Ok(Self { patch_embed })
+    }
+
+    pub fn embed(&self, xs: usize) -> Result<usize> {
+        self.patch_embed.forward(xs)
+    }
+}
+"""
+
+
+def test_a_hidden_layer_a_constructor_stores_runs_from_its_owners_methods(
+    tmp_path: Path,
+) -> None:
+    """`Vision::new` builds the private `PatchEmbed` and keeps it: nothing runs its
+    `forward` there; `Vision::embed`, which calls it through the field, does (round 7
+    candle: `BeitVisionTransformer::new` was said to fail a `PatchEmbed::forward` check)."""
+    record = _record(tmp_path, {"vision/src/lib.rs": STORED_LAYER}, "patch: the image")
+    assert record.facts is not None
+    functions = [e.function for e in record.facts.sites[0].entry_points]
+    assert functions == ["Vision::embed"], functions
+
+
+ANOTHER_TYPE_S_NEW = """\
+pub struct Model {
+    size: usize,
+}
+
+impl Model {
+    pub fn new(size: usize) -> Result<Self> {
+        if size == 0 {
+            bail!("model: the size must not be zero")
+        }
+        Ok(Self { size })
+    }
+}
+
+pub fn transcribe(bytes: Vec<u8>) -> Result<usize> {
+    let reader = Cursor::new(bytes);
+    Ok(reader.len())
+}
+"""
+
+
+def test_another_type_s_function_of_the_same_name_is_not_a_call(tmp_path: Path) -> None:
+    """`Cursor::new(..)` in the same file calls `Cursor`'s `new`, not `Model::new`
+    (round 7 candle: `transcribe_audio` listed as a way into `VoxtralModel::new`)."""
+    files = {"model/src/lib.rs": ANOTHER_TYPE_S_NEW,
+             "other/src/lib.rs": "pub struct Cursor;\nimpl Cursor {\n    pub fn new() {}\n}\n"}
+    record = _record(tmp_path, files, "model: the size")
+    assert record.facts is not None
+    functions = [e.function for e in record.facts.sites[0].entry_points]
+    assert "model::transcribe" not in functions and "transcribe" not in functions, functions

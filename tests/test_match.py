@@ -699,3 +699,20 @@ def test_load_matcher_builds_from_any_store_that_lists_its_entries() -> None:
     loaded = load_matcher(Entries()).match(text)
     assert [m.record_id for m in loaded][:1] == ["shape"]
     assert loaded == Matcher([SHAPE, KV, BINARY]).match(text)
+
+
+def test_holes_side_by_side_at_the_end_bind_the_first_and_leave_the_suffix_empty() -> None:
+    """`unknown command %q for %q%s` with no suggestion (`%s` empty): the first of the two
+    holes takes the value, the optional suffix is empty, and the record is found beside
+    the shorter template of the same words that the text cannot tell it from."""
+    with_suffix = entry("suffix", 'unknown command {cmd|%q} for {path|%q}{hint|%s}')
+    plain = entry("plain", 'unknown command {cmd|%q} for {path|%q}')
+    matcher = Matcher([with_suffix, plain])
+    found = by_id(matcher.match('Error: unknown command "serve" for "halcyon"'))
+    assert set(found) == {"suffix", "plain"}
+    assert found["suffix"].exact
+    assert found["suffix"].values == (("cmd", '"serve"'), ("path", '"halcyon"'), ("hint", ""))
+    # A typed hole beside a suffix: the suffix takes what the number can't hold.
+    count = Matcher([entry("count", "got {n|%d}{unit|%s} of data")])
+    [best] = count.match("got 12MB of data")
+    assert best.exact and best.values == (("n", "12"), ("unit", "MB"))

@@ -110,3 +110,89 @@ def test_a_special_method_is_called_the_way_users_run_it(tmp_path: Path) -> None
     assert setting.startswith("registry[...] = ...  # fails"), setting
     assert "__setitem__(" not in pages["registry"]["defensive"]["try_catch"]
     assert pages["counting"]["example_fix"]["before"].startswith("len(registry)  # fails")
+
+
+SPECIAL = {
+    "kit/__init__.py": "",
+    "kit/lazy.py": (
+        "def __getattr__(name):\n"
+        "    if name == 'OldName':\n"
+        "        raise AttributeError('lazy: OldName is gone, use NewName')\n"
+        "    raise AttributeError(name)\n"
+    ),
+    "kit/session.py": (
+        "class Session:\n"
+        "    def __enter__(self):\n"
+        "        if self.closed:\n"
+        "            raise RuntimeError('session: it is closed')\n"
+        "        return self\n\n"
+        "    def __class_getitem__(cls, item):\n"
+        "        raise TypeError('session: it takes no type parameters')\n"
+    ),
+    "kit/opener.py": (
+        "class URLopener:\n"
+        "    def open_data(self, url):\n"
+        "        if ',' not in url:\n"
+        "            raise ValueError('opener: a data URL needs a comma')\n\n\n"
+        "class _Loader:\n"
+        "    def load_bytes(self, size):\n"
+        "        if size < 0:\n"
+        "            raise ValueError('loader: a negative size')\n"
+    ),
+    "kit/group.py": (
+        "class Group:\n"
+        "    async def __aenter__(self):\n"
+        "        if self.entered:\n"
+        "            raise RuntimeError('group: it was entered already')\n"
+        "        return self\n"
+    ),
+    "kit/_impl.py": (
+        "def _decode(blob):\n"
+        "    if not blob:\n"
+        "        raise ValueError('decode: the blob is empty')\n"
+        "    return blob\n"
+    ),
+}
+
+
+def test_special_functions_are_run_the_way_users_reach_them(tmp_path: Path) -> None:
+    pages = {r.template.message.split(":")[0]: record_to_dict(r)["explanation"]
+             for r in indexed_records(tmp_path, SPECIAL, "acme/kit")}
+    # A module's __getattr__ (PEP 562) runs when the attribute its check names is read.
+    lazy = pages["lazy"]["defensive"]["try_catch"]
+    assert "    kit.lazy.OldName\n" in lazy, lazy
+    assert "__getattr__(" not in lazy
+    session = pages["session"]["defensive"]["try_catch"]
+    assert "with session: ..." in session or "Session[...]" in session, session
+    assert "__enter__(" not in session and "__class_getitem__(" not in session
+
+
+def test_a_private_function_no_public_call_reaches_is_not_written_as_a_call(
+    tmp_path: Path,
+) -> None:
+    pages = {r.template.message.split(":")[0]: record_to_dict(r)["explanation"]
+             for r in indexed_records(tmp_path, SPECIAL, "acme/kit")}
+    code = pages["decode"]["defensive"]["try_catch"]
+    assert "_decode(" not in code, code
+    assert "...  # your call that reaches kit._impl._decode" in code
+    compile(code, "<snippet>", "exec")  # what the page shows is Python that parses
+
+
+def test_a_value_is_named_only_where_the_class_name_says_how(tmp_path: Path) -> None:
+    """`URLopener` may be URL + opener or UR + Lopener: the class keeps its name; a value
+    of a private class would pass for the public class users know by that name."""
+    pages = {r.template.message.split(":")[0]: record_to_dict(r)["explanation"]
+             for r in indexed_records(tmp_path, SPECIAL, "acme/kit")}
+    assert "URLopener(...).open_data(" in pages["opener"]["defensive"]["try_catch"]
+    loader = pages["loader"]["defensive"]["try_catch"]
+    assert "...  # your call that reaches kit.opener._Loader.load_bytes" in loader, loader
+    assert "loader.load_bytes(" not in loader
+
+
+def test_an_awaited_call_is_written_inside_an_async_function(tmp_path: Path) -> None:
+    pages = {r.template.message.split(":")[0]: record_to_dict(r)["explanation"]
+             for r in indexed_records(tmp_path, SPECIAL, "acme/kit")}
+    code = pages["group"]["defensive"]["try_catch"]
+    opening = "async def main() -> None:\n    try:\n        async with group: ..."
+    assert code.startswith(opening), code
+    compile(code, "<snippet>", "exec")  # `async with` at module level would not compile

@@ -102,7 +102,8 @@ def test_a_check_on_state_names_the_method_that_set_it(pages: dict[str, Any]) ->
     page = pages["Cannot call write() after write_eof()"]
     (site,) = page["facts"]["sites"]
     assert site["state"] == [{"field": "_eof", "set_in": [{"function": "__init__", "line": 4},
-                                                          {"function": "write_eof", "line": 7}]}]
+                                                          {"function": "write_eof", "line": 7}],
+                             "built_by": None}]
     text = _text(page)
     assert "`_eof` is set by `__init__` (line 4), `write_eof` (line 7)" in text
     assert "Change the inputs" not in text and "Change the arguments" not in text
@@ -136,3 +137,88 @@ def test_a_public_method_is_public_when_its_header_is_out_of_view(pages: dict[st
     assert page["facts"]["sites"][0]["public"] is True
     assert "(internal" not in page["explanation"]["what_it_means"]
     assert page["explanation"]["summary"].startswith("`op` must")
+
+
+CHECKER = {
+    "checker/__init__.py": "from .core import expect_failure\n\n__all__ = ['expect_failure']\n",
+    "checker/core.py": (
+        "class _Context:\n"
+        "    def __init__(self, expected):\n"
+        "        self.expected = expected\n\n"
+        "    def handle(self):\n"
+        "        if not isinstance(self.expected, type):\n"
+        "            raise TypeError('expected must be an exception class')\n"
+        "        return self\n\n\n"
+        "def expect_failure(expected):\n"
+        "    context = _Context(expected)\n"
+        "    return context.handle()\n"
+    ),
+}
+
+
+def test_state_the_users_own_call_builds_is_not_called_earlier_calls(tmp_path: Any) -> None:
+    """`expect_failure(x)` builds the `_Context` from `x` and checks it in the same call
+    (unittest's assertRaises): its argument decides, not calls made on the object before."""
+    from tests.builders import indexed_records
+
+    (record,) = [r for r in indexed_records(tmp_path, CHECKER, "acme/checker")
+                 if r.template.message.startswith("expected must")]
+    page = record_to_dict(record)
+    assert page["facts"]["sites"][0]["state"][0]["built_by"] == "checker.core.expect_failure"
+    text = page["explanation"]["what_it_means"]
+    assert "the arguments of `checker.core.expect_failure` decide" in text, text
+    whole = str(page["explanation"])
+    assert "What was called on the object before decides" not in whole
+    assert "no argument of this call changes it" not in whole
+
+
+READER = {
+    "reader/__init__.py": "",
+    "reader/wave.py": (
+        "class Reader:\n"
+        "    def __init__(self, f):\n"
+        "        self._width = 0\n"
+        "        self.read_header(f)\n\n"
+        "    def read_header(self, f):\n"
+        "        self._width = f.read(1)[0]\n"
+        "        if self._width not in (1, 2, 4):\n"
+        "            raise ValueError('header: bad sample width')\n"
+    ),
+}
+
+
+def test_a_field_the_function_sets_above_its_check_is_not_earlier_state(tmp_path: Any) -> None:
+    """`read_header` sets `self._width` from the file two lines above its check: the file
+    it reads decides, not what was called on the object before (round 7, wave.py)."""
+    from tests.builders import indexed_records
+
+    (record,) = indexed_records(tmp_path, READER, "acme/reader")
+    page = record_to_dict(record)
+    assert page["facts"]["sites"][0]["state"] == []
+    assert "What was called on the object before decides" not in str(page["explanation"])
+
+
+PADDING = '''\
+pub fn pad_with_zeros(xs: &[f32], left: usize) -> Vec<f32> {
+    let left = vec![0.0; left];
+    [left, xs.to_vec()].concat()
+}
+
+pub fn pad_with_same(xs: &[f32], left: usize) -> Result<Vec<f32>> {
+    if xs.is_empty() && left > 0 {
+        bail!("cannot pad an empty slice with its own values")
+    }
+    Ok(xs.to_vec())
+}
+'''
+
+
+def test_a_local_of_the_function_above_is_not_the_origin(tmp_path: Any) -> None:
+    """`left` is `pad_with_same`'s parameter; the `let left = ..` of the function above it
+    in the snippet is another value (round 7 candle #4)."""
+    from tests.builders import indexed_records
+
+    (record,) = indexed_records(tmp_path, {"src/lib.rs": PADDING}, "acme/pad")
+    origins = record_to_dict(record)["facts"]["sites"][0]["origins"]
+    assert [(o["name"], o["how"]) for o in origins if o["name"] == "left"] == [
+        ("left", "parameter")], origins

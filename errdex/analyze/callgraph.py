@@ -19,6 +19,8 @@ from errdex.extract.structure import FileStructure
 from errdex.languages import spec_for
 from errdex.models import EntryPoint, Language, Site
 
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_KEYWORD = re.compile(r"^\s*[A-Za-z_]\w*\s*[=:](?![=:])\s*")  # `key=` (`key:` in Rust fields)
 MAX_DEPTH = 3
 # Past MAX_DEPTH the search goes on, to this depth, while every public caller it found
 # lives in a private module (`re._parser.parse`): users call `re.compile`, seven calls up.
@@ -41,6 +43,7 @@ class _Def:
     receiver: str | None = None  # the name its own receiver goes by (`self`, Go's `c`)
     end_line: int = 0
     shown: str = ""  # the module users name it by, when a package re-exports it (`tomllib`)
+    constructs: bool = False  # a constructor of its owner (spec.outline.constructors)
 
     @property
     def qualified(self) -> str:
@@ -76,6 +79,7 @@ class CallGraph:
         # (path, line) of the definitions in private modules that no package re-exports
         self.private_defs: set[tuple[str, int]] = set()
         self._found: dict[int, list[int]] = {}  # def index -> its callers, once asked
+        self._at: dict[tuple[str, int], int] = {}  # (path, line) -> def index, once asked
 
     @classmethod
     def build(cls, files: Iterable[tuple[str, Language, FileStructure]]) -> CallGraph:
@@ -88,12 +92,14 @@ class CallGraph:
             prefix = spec.outline.private_prefix
             private = bool(prefix) and is_private_module(path, prefix or "")
             graph._add_file(path, spec.outline.separator, spec.module_path(path), structure,
-                            private=private, entries=entries if private else {})
+                            private=private, entries=entries if private else {},
+                            constructors=spec.outline.constructors)
         return graph
 
     def _add_file(
         self, path: str, separator: str, module: str, structure: FileStructure,
         private: bool = False, entries: Mapping[str, frozenset[str]] | None = None,
+        constructors: frozenset[str] = frozenset(),
     ) -> None:  # fmt: skip
         """`entries`: the names each package entry of a private module's packages holds
         (module -> names): a free function one of them names is called by that package."""
@@ -109,7 +115,7 @@ class CallGraph:
             shown = module if d.owner else shown
             self.defs.append(_Def(d.name, d.owner, path, d.line, d.public, separator,
                                   d.in_trait, module, d.params, d.receiver,
-                                  d.end_line, shown))  # fmt: skip
+                                  d.end_line, shown, d.name in constructors))  # fmt: skip
             index = len(self.defs) - 1
             self.by_name[d.name].append(index)
             self.files_of[d.name].add(path)
@@ -140,13 +146,17 @@ class CallGraph:
             # A trait's method name is shared by every impl (`fwd`, `load`, `convert`):
             # callers by that name call some impl, not this one. Only the free functions
             # that build this type are known to reach it; else none is.
-            return self._builders_of(target.owner, hidden_in=None if target.public
-                                     else target.path)
+            if target.public:
+                return self._builders_of(target.owner)
+            return self._hidden_callers(target)
         if len(self.files_of[target.name]) > 1:
             # A name several files define: the calls in the target's own file, and those
             # through its owner or module (`Owner::new(`, `_parser.parse(`).
             named = target.owner or _last_part(target)
-            edges = self.callers_in.get((target.name, target.path), set())
+            # In its own file too, a call through another type is that type's function
+            # (`Cursor::new(..)` beside `VoxtralModel::new`).
+            edges = {(c, q) for c, q in self.callers_in.get((target.name, target.path), ())
+                     if not q[:1].isupper() or q in (named, "Self")}
             if named:
                 edges = edges | self.callers_through.get((target.name, named), set())
         else:
@@ -180,6 +190,22 @@ class CallGraph:
         own = [self.defs[i] for i in self.methods.get((caller.owner, target.name), ())]
         same_file = [d for d in own if d.path == caller.path]
         return bool(own) and target not in (same_file or own)
+
+    def _hidden_callers(self, target: _Def) -> list[int]:
+        """What runs a trait method of a type its file hides: the functions of the file
+        that build a value and apply it (`sdpa` builds an `Sdpa` for `apply_op3`); but a
+        constructor that builds one keeps it in its own object (`BeitVisionTransformer::new`
+        stores a `PatchEmbed`), and the methods calling it through a field of that object
+        run it (`self.patch_embed.forward(xs)`)."""
+        found = set(self._builders_of(target.owner or "", hidden_in=target.path))
+        stored = {c for c in found if self.defs[c].constructs and self.defs[c].owner}
+        if stored:
+            owners = {self.defs[c].owner for c in stored}
+            found -= stored
+            found |= {c for c, qualifier in self.callers_in.get((target.name, target.path), ())
+                      if self.defs[c].owner in owners and qualifier.startswith(
+                          tuple(f"{r}." for r in ("self", self.defs[c].receiver) if r))}
+        return sorted(found, key=lambda i: (self.defs[i].path, self.defs[i].line))
 
     def _builders_of(self, owner: str, hidden_in: str | None = None) -> list[int]:
         """The free functions that build a value of `owner` (a literal `Owner { .. }`, a
@@ -261,8 +287,28 @@ class CallGraph:
         found.sort(key=lambda e: (self._private(e), e.depth, _top(e.path) != home))
         return tuple(found[:MAX_ENTRY_POINTS])
 
+    def builds(self, entry: EntryPoint, owner: str) -> bool:
+        """Whether the entry point's own body builds a value of `owner` from one of its
+        own parameters (`_Context(expected)` in `expect_failure(expected)`): a call of the
+        class whose arguments name a parameter of the entry point."""
+        if not self._at:
+            self._at = {(d.path, d.line): i for i, d in enumerate(self.defs)}
+        index = self._at.get((entry.path, entry.line))
+        found = self.arguments.get((owner, index)) if index is not None else None
+        if index is None or found is None:
+            return False
+        params = set(self.defs[index].params or ()) - {"self", "cls"}
+        return any(_root(argument) in params for argument in found[1])
+
     def _private(self, entry: EntryPoint) -> bool:
         return (entry.path, entry.line) in self.private_defs
+
+
+def _root(argument: str) -> str:
+    """The name an argument's value starts with (`spec` of `spec.name`, of `key=spec`)."""
+    value = _KEYWORD.sub("", argument, count=1).lstrip("*&")
+    found = _IDENT.match(value)
+    return found.group(0) if found else ""
 
 
 def _top(path: str) -> str:

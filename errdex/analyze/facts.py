@@ -127,6 +127,7 @@ def known_names(record: Record, siblings: Sequence[Record] = ()) -> frozenset[st
 TypedBindings = Callable[[str], "Sequence[TypedBinding] | None"]  # path -> its typed names
 Structures = Callable[[str], "FileStructure | None"]  # path -> its extracted structure
 EntryPoints = Callable[[Site], tuple[EntryPoint, ...]]
+Builds = Callable[[EntryPoint, str], bool]  # whether an entry point builds a value of a type
 # (a class as a site writes it, the site's path, its language) -> as users import it
 Importable = Callable[[str, str, Language], "str | None"]
 
@@ -155,7 +156,7 @@ def through_locals(
     k_l.shape().dims4()?`) replaced by what it holds, so the requirement names the inputs:
     "`k_l` and `v_l` must have the same shape" rather than "`expected_v` must equal ..."."""
     for origin in origins:
-        if not guard or origin.how != "local":
+        if not guard or origin.how != "local" or origin.name not in guard:
             continue
         pattern = re.compile(rf"(?<![\w.]){re.escape(origin.name)}\b")
         if aspect(origin.expression) or _PART.fullmatch(origin.expression):
@@ -175,6 +176,8 @@ _PART = re.compile(r"[A-Za-z_]\w*(?:\.\w+|\[\d+\])*")
 
 def _is_flag(guard: str, name: str, language: Language) -> bool:
     """Whether the guard is `name` or its negation alone."""
+    if name not in guard:
+        return False
     negation = spec_for(language).negation
     flag = rf"\s*(?:{negation})?\s*\(?\s*{re.escape(name)}\s*\)?\s*"
     return re.fullmatch(flag, guard) is not None
@@ -240,10 +243,13 @@ def sibling_checks(
 
 
 def receiver_state(
-    site: Site, file: FileStructure | None, own: OutlineDef | None
+    site: Site, file: FileStructure | None, own: OutlineDef | None,
+    entries: Sequence[EntryPoint] = (), builds: Builds | None = None,
 ) -> tuple[StateFact, ...]:
     """The receiver's fields the guard reads (`self._eof`) that methods of the same
-    class set, each with those methods: state left by an earlier call."""
+    class set, each with those methods: state left by an earlier call; unless only its
+    constructor sets it and one of the `entries` builds the object (`builds`), in the
+    same call as the user's."""
     if not site.guard or file is None or own is None or own.receiver is None:
         return ()
     receiver = own.receiver
@@ -253,9 +259,24 @@ def receiver_state(
     for name in sorted(read):
         set_in = tuple(Setter(file.defs[w.writer].name, w.line) for w in file.writes
                        if w.field == name and file.defs[w.writer].owner == own.owner)  # fmt: skip
+        if any(s.function == own.name and own.line <= s.line < site.line for s in set_in):
+            continue  # the function sets it itself above the check: this call decides
         if set_in:
-            out.append(StateFact(name, set_in))
+            out.append(StateFact(name, set_in, _built_by(site, own, set_in, entries, builds)))
     return tuple(out)
+
+
+def _built_by(
+    site: Site, own: OutlineDef, set_in: Sequence[Setter], entries: Sequence[EntryPoint],
+    builds: Builds | None,
+) -> str | None:  # fmt: skip
+    """The first entry point that builds the site's object itself, when only the class's
+    constructor sets the field: the object is made from that call's own arguments."""
+    constructors = spec_for(site.language).outline.constructors
+    if builds is None or own.owner is None or not all(s.function in constructors
+                                                     for s in set_in):
+        return None
+    return next((e.function for e in entries if builds(e, own.owner)), None)
 
 
 def record_facts(
@@ -268,11 +289,13 @@ def record_facts(
     tests: tuple[TestRef, ...] = (),
     history: History | None = None,
     importable: Importable | None = None,
+    builds: Builds | None = None,
 ) -> RecordFacts:
     """Every fact of `record`: per site (at most 20 sites, the first ones in source order)
     and for the record as a whole."""
     sites = []
     for site in record.sites[:20]:
+        entries = entry_points(site) if entry_points else ()
         file = structure(site.path) if structure else None
         own = file.def_at(site.line) if file is not None else None
         origins = origin_facts(site, typed(site.path) if typed else None)
@@ -285,7 +308,7 @@ def record_facts(
             requirement=requirement(guard, site.language) if guard else None,
             origins=origins,
             siblings=sibling_checks(site, record.id, siblings),
-            entry_points=entry_points(site) if entry_points else (),
+            entry_points=entries,
             reached=site_path(site, file) if file is not None else (),
             parameters=own.params if own is not None else None,
             # A trait impl's method is public by the trait, yet reached through what
@@ -294,7 +317,7 @@ def record_facts(
             public=own.public if own is not None and not (own.in_trait and own.public)
             else None,
             results=own.results if own is not None else None,
-            state=receiver_state(site, file, own),
+            state=receiver_state(site, file, own, entries, builds),
             exception=importable(site.exception, site.path, site.language)
             if importable and site.exception else None,
         ))

@@ -50,12 +50,13 @@ def find_origins(site: Site, names: Sequence[str]) -> tuple[Origin, ...]:
     lines = site.snippet.code.splitlines()
     stop = max(0, min(len(lines), site.line - site.snippet.start_line))
     found: list[Origin] = []
-    spec = spec_for(site.language)
     own = _own_function_start(site, lines[:stop])
     for name in names:
         last = name.split(".")[-1]
-        field_read = f"self.{name}" in (site.guard or "") or spec.can("fields_read_through_self")
-        start = 0 if field_read else own
+        # A field (`self.patch`) is set in another function (`new`): look from the top of
+        # the snippet; a local only in its own function (a `left` of the function above
+        # is another value).
+        start = 0 if f"self.{name}" in (site.guard or "") else own
         floor = _indent(lines[stop]) if stop < len(lines) else 0
         origin = _nearest_assignment(site, lines[start:stop], name, last, start, floor,
                                      own - start)  # fmt: skip

@@ -78,9 +78,9 @@ class _TextIndex:
     def nearest(
         self, i: int, skip: set[int], want: int, work: Counter[str] | None = None
     ) -> list[int]:
-        rare = sorted((w for w in self.words[i] if w in self.postings), key=lambda w: -self.idf[w])[
-            :_RARE_WORDS
-        ]
+        # Ties in rarity broken by the word, not by the set's order (the hash seed's).
+        rare = sorted((w for w in self.words[i] if w in self.postings),
+                      key=lambda w: (-self.idf[w], w))[:_RARE_WORDS]  # fmt: skip
         candidates: set[int] = set()
         for w in rare:
             candidates.update(self.postings[w])

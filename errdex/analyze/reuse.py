@@ -2,13 +2,14 @@
 the analysis would compute again.
 
 A record's facts are a function of the record itself (its sites, snippets and lines),
-its sibling records, the structure of its sites' files, and three answers about the
-rest of the repository: the entry points that reach each site (the call graph), the
-tests that expect it, and the class its exception is imported as. Its page is a
+its sibling records, the structure of its sites' files, and four answers about the
+rest of the repository: the entry points that reach each site (the call graph), which of
+them build the object whose fields a check reads (the receiver's state), the tests that
+expect it, and the class its exception is imported as. Its page is a
 function of the record, its siblings and its facts (history included). So a record
 keeps its previous facts when the record and its siblings are equal to the previous
 ones, its files are those the previous analysis read (`Earlier.unchanged`: same
-content, by the extraction cache's keys, and the same errdex), and those three answers,
+content, by the extraction cache's keys, and the same errdex), and those answers,
 asked again of the new repository, equal what the previous facts hold; it keeps its
 page too when its history is also unchanged and the page is the facts writer's (an
 LLM's page is not what a full index writes). Its failure class reads the record alone:
@@ -25,6 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from errdex.analyze.facts import Builds, receiver_state
+from errdex.extract.structure import FileStructure
 from errdex.models import (
     EntryPoint,
     FailureClass,
@@ -71,6 +74,8 @@ class Earlier:
         entry_points: Callable[[Site], tuple[EntryPoint, ...]] | None,
         tests: tuple[TestRef, ...],
         importable: Callable[[str, str, Language], str | None] | None,
+        structure: Callable[[str], FileStructure | None] | None = None,
+        builds: Builds | None = None,
     ) -> RecordFacts | None:  # fmt: skip
         """The previous facts of `record` (its history aside) when they are provably
         what `record_facts` computes now, else None."""
@@ -94,6 +99,12 @@ class Earlier:
             exception = importable(site.exception, site.path, site.language) \
                 if importable and site.exception else None
             if exception != known.exception:
+                return None
+            # What the receiver's fields say asks the call graph too (who builds the
+            # object): asked again, it must be what the stored facts say.
+            file = structure(site.path) if structure else None
+            own = file.def_at(site.line) if file is not None else None
+            if receiver_state(site, file, own, points, builds) != known.state:
                 return None
         self.reused += 1
         return facts

@@ -223,7 +223,7 @@ def analyze_records(
         tests = repository.tests.get(record.id, ()) if repository else ()
         known = earlier.facts_for(
             record, siblings, lambda old: _siblings(old, before_by_function), entry_points,
-            tests, repository.importable if repository else None,
+            tests, repository.importable, repository.structures.get, repository.graph.builds,
         ) if earlier is not None and repository is not None else None  # fmt: skip
         kept = known is not None
         if known is None:
@@ -233,6 +233,7 @@ def analyze_records(
                 structure=repository.structures.get if repository else None,
                 entry_points=entry_points, tests=tests,
                 importable=repository.importable if repository else None,
+                builds=repository.graph.builds if repository else None,
             )  # fmt: skip
         gathered.append((record, siblings, known, kept))
     if repository is not None and history is not None:

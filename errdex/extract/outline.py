@@ -201,9 +201,11 @@ def _definition(spec: LanguageSpec, node: Node, name: Node, source: bytes) -> Ou
         public = own_name[:1].isupper() and (owner is None or owner[:1].isupper())
     elif outline.public_marker is not None:
         public = _marked(spec, node, source) or in_trait
-    else:  # `_private`, but a dunder (`__init__`) is reached through its class
+    else:  # `_private`, but a dunder (`__init__`) is reached through its class; a
+        # module's own (`__getattr__`, PEP 562) runs when an attribute is read: not called
         dunder = own_name.startswith("__") and own_name.endswith("__")
-        public = (dunder or not own_name.startswith("_")) and not (owner or "").startswith("_")
+        public = ((dunder and owner is not None) or not own_name.startswith("_")) \
+            and not (owner or "").startswith("_")
     params, receiver_name = _parameters(spec, node, source)
     return OutlineDef(own_name, owner, node.start_point.row + 1, public, in_trait,
                       node.end_point.row + 1, params, receiver_name, _results(spec, node))

@@ -130,6 +130,9 @@ class FileStructure:
     # The names it imports or exports (`from ._parser import loads`, `__all__`): what a
     # package entry re-exports
     imported: frozenset[str] = frozenset()
+    # Files of the tree this file keeps out of every build, relative to the root (Rust's
+    # `#[cfg(test)] mod tests;` names `src/tests.rs`): errdex.extract.unbuilt drops them
+    test_only: tuple[str, ...] = ()
 
     def def_at(self, line: int) -> OutlineDef | None:
         """The innermost definition spanning `line`, when the outline knows its end."""

@@ -101,6 +101,8 @@ class Outline:
     package_entry: str | None = None  # the file of a folder that re-exports (`__init__.py`)
     modifiers: str | None = None  # a definition's child node that holds its modifier
     # words (Java's `modifiers`): `public_marker` is looked for among its children too
+    constructors: frozenset[str] = frozenset()  # the methods that build an object when its
+    # class is called (`__init__`): fields they set come from that call's arguments
 
 
 @dataclass(frozen=True)

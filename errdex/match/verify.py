@@ -167,7 +167,7 @@ def verify(
         if found < 0:
             return None
         starts[k] = right = found
-    item = bind(c, entry, starts, doc, stats)
+    item = _bind(c, entry, starts, doc, stats)
     if item is None and last_window is not None:
         # The last literal may occur inside the value before it too (`.` after
         # 'model.safetensors'): one more try at its last occurrence in the window.
@@ -175,8 +175,51 @@ def verify(
         if later > starts[-1]:
             stats.scanned += last_window[1] - last_window[0]
             starts[-1] = later
-            return bind(c, entry, starts, doc, stats)
+            return _bind(c, entry, starts, doc, stats)
     return item
+
+
+def _bind(
+    c: Compiled, entry: int, starts: list[int], doc: Doc, stats: MatchStats
+) -> Found | None:
+    """`bind`, with holes written side by side (`%q%s`, `%d%s`) read each way the text
+    between their literals splits: the first hole taking it all and the next empty (an
+    optional suffix, the usual case), the first taking the longest start its kind can
+    hold (`12` of `12MB`), the first empty."""
+    lits, n = c.literals, len(c.literals)
+    side = [k for k in range(1, n - 1) if not lits[k]]
+    if not side or not lits[0]:  # a leading hole beside another: as it is found
+        return bind(c, entry, starts, doc, stats)
+    spans: dict[int, tuple[int, int]] = {}
+    for k in side:
+        before = max(j for j in range(k) if lits[j] or j == 0)
+        after = min(j for j in range(k + 1, n) if lits[j] or j == n - 1)
+        lo = starts[before] + len(lits[before])
+        if lits[after]:
+            hi = starts[after]
+        else:  # a trailing hole: to the end of the line's content
+            line = doc.line_at(lo)
+            hi = line.content_end if lo <= line.content_end else lo
+        spans[k] = (lo, hi)
+    text = doc.text
+    readings: list[dict[int, int]] = [{k: hi for k, (lo, hi) in spans.items()}]
+    typed: dict[int, int] = {}
+    for k, (lo, hi) in spans.items():
+        check = TYPE_CHECKS.get(c.types[k - 1])
+        held = check.match(text, lo, hi) if check is not None and hi > lo else None
+        typed[k] = held.end() if held is not None else lo
+    readings += [typed, {k: lo for k, (lo, hi) in spans.items()}]
+    tried: list[dict[int, int]] = []
+    for reading in readings:
+        if reading in tried:
+            continue
+        tried.append(reading)
+        for k, at in reading.items():
+            starts[k] = at
+        item = bind(c, entry, starts, doc, stats)
+        if item is not None:
+            return item
+    return None
 
 
 def bind(

@@ -105,6 +105,12 @@ class PageFacts:
         return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
     @property
+    def reported(self) -> bool:
+        """The message is logged or emitted as a warning, not raised: nothing reaches the
+        caller as an error, and nothing chains a cause."""
+        return self.site.kind in (SiteKind.LOG, SiteKind.WARN)
+
+    @property
     def state(self) -> tuple[StateFact, ...]:
         """The receiver's fields the check reads that other methods set."""
         return self.site_facts.state if self.site_facts else ()
@@ -113,8 +119,8 @@ class PageFacts:
     def state_only(self) -> bool:
         """The check reads the receiver's state and none of the function's parameters:
         no argument of this call changes the outcome; an earlier call's effect does."""
-        if not self.state:
-            return False
+        if not self.state or all(fact.built_by for fact in self.state):
+            return False  # an object the user's call builds is made of that call's arguments
         params = set(self.params or ()) - {"self"}
         if self.params:
             params -= {self.params[0]}  # the receiver (`self`, Go's `p`)

@@ -15,7 +15,16 @@ from collections.abc import Sequence
 from errdex.analyze import facts
 from errdex.analyze.facts import Origin
 from errdex.languages import spec_for
-from errdex.models import Defensive, Explanation, History, Record, RecordFacts, Site, SiteKind
+from errdex.models import (
+    Defensive,
+    Explanation,
+    History,
+    Record,
+    RecordFacts,
+    Site,
+    SiteKind,
+    StateFact,
+)
 from errdex.write.impossible import RuledOut
 from errdex.write.pagefacts import (
     MAX_SETTERS,
@@ -100,7 +109,7 @@ def _summary(f: PageFacts) -> str:
         else f"A value {f.entry} expects to be present was missing{tail}",
         "context": f"An operation inside {f.entry} failed and was wrapped with this "
         f"message{tail}",
-        "handler": f"{f.entry} raises this after catching "
+        "handler": f"{f.entry} {verb(f, this=True)} after catching "
         + (f"`{f.receiver}`" if f.receiver else "an exception")
         + (f" in {f.where}" if f.internal and f.users else "")
         + tail,
@@ -207,8 +216,10 @@ def _what_it_means(f: PageFacts) -> str:
         caught = f"`{f.receiver}`" if f.receiver else "an exception"
         out.append(
             f"{f.where} catches {caught} from the code in its try block and {action(f)}; "
-            "the caught exception is the real cause (the error chains it as its cause or "
-            "context)."
+            + ("the caught exception is the real cause: this message is "
+               f"{raised_word(f)} about it, not raised to your call." if f.reported else
+               "the caught exception is the real cause (the error chains it as its cause or "
+               "context).")
         )
         if f.selects:
             out.append(f"Inside the handler, it raises this message only when `{f.selects}` "
@@ -240,6 +251,8 @@ def _what_it_means(f: PageFacts) -> str:
         out.append(f"To pass, {f.req}" + (f"; it fails when {violation}." if violation else "."))
     elif f.state_only:
         out.append(_state_sentence(f))
+    elif built := [fact for fact in f.state if fact.built_by]:
+        out.append(_built_sentence(built))
     elif f.req and (said := _arguments_sentence(f)):
         out.append(said)
     out += [_ruled_out_sentence(f, site, why) for site, why in f.ruled_out]
@@ -300,6 +313,16 @@ def _state_sentence(f: PageFacts) -> str:
         parts.append(f"`{fact.field}` is set by {places}")
     return (f"It reads the state of the object, not an argument of `{fn_name(f)}`: "
             + "; ".join(parts) + ". What was called on the object before decides.")
+
+
+def _built_sentence(built: list[StateFact]) -> str:
+    """Fields that only the constructor sets, of an object the entry point builds."""
+    fact = built[0]
+    fields = ", ".join(f"`{b.field}`" for b in built[:3])
+    setter = fact.set_in[0]
+    return (f"It reads {fields} of the object, which `{setter.function}` (line {setter.line}) "
+            f"sets when `{fact.built_by}` builds the object in the same call: the arguments "
+            f"of `{fact.built_by}` decide.")
 
 
 def _arguments_sentence(f: PageFacts) -> str:

@@ -24,6 +24,7 @@ from errdex.write.pagefacts import (
     loc,
     message_text,
     quote,
+    raised_word,
     single_leaf,
     unsupported,
 )
@@ -184,7 +185,10 @@ def example_fix(f: PageFacts) -> ExampleFix:
     if f.nature == "handler" and f.receiver:
         return ExampleFix(
             before=f"{stmt}{inline} {f.receiver} raised inside, reported as: {message}",
-            after=f"{note} what raised {f.receiver} inside it is the cause (chained to this\n"
+            after=f"{note} what raised {f.receiver} inside it is the cause: fix that input\n"
+            f"{note} (this message is {raised_word(f)} about it, nothing is raised)\n{stmt}"
+            if f.reported else
+            f"{note} what raised {f.receiver} inside it is the cause (chained to this\n"
             f"{note} error): fix that input, or catch this error and look at its cause\n{stmt}",
         )
     if f.nature in ("expect", "context") and f.receiver:

@@ -92,7 +92,8 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
                    "on.")
         first = f.site.snippet.start_line
         raised = f.site.snippet.code.splitlines()[f.site.line - first : f.site.end_line - first + 1]
-        if f.nature in ("context", "handler") and "from None" not in " ".join(raised):
+        if f.nature in ("context", "handler") and "from None" not in " ".join(raised) \
+                and not f.reported:  # a log line or a warning chains nothing
             out.append(
                 "Print the whole error chain (the cause follows this message) to see "
                 "what actually failed."

@@ -54,6 +54,14 @@ def _writer() -> CodeWriter:
     return writer.WRITER
 
 
+# What Go prints before a message, for reading pastes (errdex.match): an error printed
+# with `%#v` is Go syntax, its type qualified by its package (`viper.ConfigError{name:"x"}`,
+# `&fs.PathError{Op:"open", ..}`); the qualifier goes, so the value reads as the type's.
+OUTPUT_PREFIXES = (
+    ("go_syntax_package", r"&?[a-z_][a-z0-9_]{0,60}\.(?=[A-Z]\w{0,120}\{)",
+     "&abcdefghijklmnopqrstuvwxyz_"),
+)
+
 SPEC = LanguageSpec(
     language=Language.GO,
     package=__name__,
@@ -108,4 +116,5 @@ SPEC = LanguageSpec(
     },
     variant_noun="an error whose `Error()` text is this message",
     unnamed_action="returns an error with this message",
+    output_prefixes=OUTPUT_PREFIXES,
 )

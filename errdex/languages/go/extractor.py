@@ -18,6 +18,7 @@ from tree_sitter import Node
 from errdex.extract.filestate import QueryExtractor
 from errdex.extract.queries import Found, handle
 from errdex.extract.templates import Hole, Piece, build_template
+from errdex.languages.go.helpers import collected_into_errors, discovered_rules
 from errdex.languages.go.messages import (
     FORMATTERS,
     MAX_PIECES,
@@ -30,12 +31,14 @@ from errdex.languages.go.state import receiver_type
 from errdex.models import (
     Language,
     MessageDefinition,
+    SiteKind,
     Template,
 )
 
 __all__ = ["GoExtractor"]
 
 _SENTINEL_NAME = re.compile(r"(?:[A-Za-z_]\w*\.)?[Ee]rr[A-Z0-9_]\w*")
+_ERROR_TYPE = re.compile(r"(?:[A-Za-z_]\w*\.)?[A-Za-z_]\w*Error")  # Go names them so
 _MAX_LIFT = 4  # parents between a composite literal and the `return` that hands it out
 
 
@@ -82,6 +85,15 @@ class _File(Paths):
         name = self.call_name(call)
         rule = self.rules.get(name)
         if rule is None:
+            if name == "fmt.Sprintf" and collected_into_errors(call, self.source):
+                found = self.pieces(call)
+                if found is None or not self.add_site(SiteKind.BAIL, None, call, found):
+                    self.dynamic += 1
+            elif _ERROR_TYPE.fullmatch(name) and len(self.arguments(call)) == 1 and (
+                    _in_return(call)):
+                # `return UnsupportedError(kind)`: a conversion to an error type of
+                # another type (`type UnsupportedError string`) builds it.
+                self.add_construction(name, call)
             return
         args = self.arguments(call)
         if rule.message_arg >= len(args):
@@ -208,6 +220,8 @@ class GoExtractor(QueryExtractor[_File]):
 
     def read(self, state: _File, found: Found, root: Node) -> None:
         state.returned = {state.text(node) for node, _ in found["returned"]}
+        for rule in discovered_rules(root, state.source, set(state.rules)):
+            state.rules[rule.name] = rule
         handle(found, {
             "sentinel": lambda node, _: state.on_sentinel(node),
             "error_method": lambda node, name: state.on_error_method(node, name)

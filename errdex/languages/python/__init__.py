@@ -103,6 +103,7 @@ SPEC = LanguageSpec(
         separator=".",
         private_prefix="_",
         package_entry="__init__.py",
+        constructors=frozenset({"__init__", "__new__"}),
     ),
     module_path=_module_path,
     function_keyword="def",

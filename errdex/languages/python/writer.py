@@ -34,7 +34,32 @@ _SYNTAX = {
     "__mul__": "{} * ...", "__truediv__": "{} / ...", "__floordiv__": "{} // ...",
     "__mod__": "{} % ...", "__pow__": "{} ** ...", "__and__": "{} & ...", "__or__": "{} | ...",
     "__xor__": "{} ^ ...", "__neg__": "-{}", "__abs__": "abs({})",
+    "__matmul__": "{} @ ...", "__lshift__": "{} << ...", "__rshift__": "{} >> ...",
+    "__invert__": "~{}", "__pos__": "+{}", "__iadd__": "{} += ...", "__isub__": "{} -= ...",
+    "__enter__": "with {}: ...", "__exit__": "with {}: ...",
+    "__aenter__": "async with {}: ...", "__aexit__": "async with {}: ...",
+    "__aiter__": "async for item in {}: ...", "__anext__": "await anext({})",
+    "__await__": "await {}", "__round__": "round({}, ...)", "__reversed__": "reversed({})",
+    "__ceil__": "math.ceil({})", "__floor__": "math.floor({})", "__trunc__": "math.trunc({})",
+    "__bytes__": "bytes({})", "__complex__": "complex({})", "__dir__": "dir({})",
+    "__length_hint__": "operator.length_hint({})", "__missing__": "{}[...]",
+    "__getattribute__": "{}.attribute", "__setstate__": "pickle.loads(pickle.dumps({}))",
+    "__del__": "del {}",
 }
+# Special methods run on the class itself, `{}` the class: `Generic[...]`, `class X(Base)`.
+_CLASS_SYNTAX = {
+    "__init__": "{}(...)", "__new__": "{}(...)", "__class_getitem__": "{}[...]",
+    "__init_subclass__": "class Subclass({}): ...",
+    "__prepare__": "class Example(metaclass={}): ...",
+    "__set_name__": "class Example: attribute = {}(...)",
+    "__instancecheck__": "isinstance(..., {})", "__subclasscheck__": "issubclass(..., {})",
+}
+# Capitals then lower case: `HTTPResponse` is HTTP + Response, `URLopener` URL + opener;
+# which, the name alone cannot tell, so such a class keeps its name (`URLopener(...)`).
+_ACRONYM_THEN_WORD = re.compile(r"[A-Z]{3,}[a-z]")
+_NAMED = re.compile(r"name=(['\"])(\w+)\1")  # `name='Quoter'`: the attribute it is asked for
+# A module's own special functions (PEP 562), `{}` the module: `urllib.parse.Quoter`.
+_MODULE_SYNTAX = {"__getattr__": "{}.attribute", "__dir__": "dir({})"}
 
 
 def _private(part: str) -> bool:
@@ -111,19 +136,55 @@ class _Reading:
     def user_call(self, function: str, args: list[str] | None, is_method: bool | None) -> str:
         parts = function.split(".")
         if is_method is None:  # an entry point: a method when its owner is a class
-            is_method = len(parts) > 1 and parts[-2][:1].isupper()
+            special = parts[-1] in _SYNTAX or parts[-1] in _CLASS_SYNTAX  # `date.__hash__`
+            is_method = len(parts) > 1 and (parts[-2][:1].isupper() or special)
         listed = "..." if args is None else ", ".join(args)
+        if _private(parts[-1]) or (not is_method and parts[-1].startswith("__")
+                                   and parts[-1] not in _MODULE_SYNTAX):
+            return _users_own(function)
         if is_method and len(parts) > 1:
-            owner = parts[-2]
             if parts[-1] == "__init__":
-                return f"{owner}({listed})"
-            value = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", owner).lower()
-            if "".join(p.capitalize() for p in value.split("_")) != owner:
-                value = f"{owner}(...)"  # `FTP_TLS`: no plain name for it
-            if parts[-1] in _SYNTAX:  # `m.__setitem__(..)` is what `m[key] = value` runs
-                return _SYNTAX[parts[-1]].format(value)
-            return f"{value}.{parts[-1]}({listed})"
+                return f"{parts[-2]}({listed})"
+            return _method_call(parts[-2], parts[-1], listed, function)
+        if parts[-1] in _MODULE_SYNTAX and len(parts) > 1:
+            return _module_call(".".join(parts[:-1]), parts[-1], args)
         return f"{parts[-1]}({listed})"
+
+
+def _method_call(owner: str, name: str, listed: str, function: str) -> str:
+    """A method called on a value of its class, named after the class (`bucket.write(..)`,
+    `http_response.read(..)`), or a special method run the way users run it. A private
+    class is no value users hold by that name: `unpickler.load(..)` would send them to
+    the public `pickle.Unpickler`, another class."""
+    if _private(owner):
+        return _users_own(function)
+    if name in _CLASS_SYNTAX:
+        return _CLASS_SYNTAX[name].format(owner)
+    value = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", owner).lower()
+    if not owner[:1].isupper() or "_" in owner or _ACRONYM_THEN_WORD.search(owner):
+        value = f"{owner}(...)"  # `FTP_TLS`, `date`, `URLopener`: no plain name for a value
+    if name == "__del__" and value.endswith(")"):
+        return value  # a temporary, collected as soon as it is made
+    if name in _SYNTAX:  # `m.__setitem__(..)` is what `m[key] = value` runs
+        return _SYNTAX[name].format(value)
+    return f"{value}.{name}({listed})"
+
+
+def _users_own(function: str) -> str:
+    """No public function is known to reach `function`: the call is the user's own, into
+    its module; `_parse(...)` or `__enter__(...)` is nothing a user writes."""
+    return f"...  # your call that reaches {function}"
+
+
+def _module_call(module: str, name: str, args: list[str] | None) -> str:
+    """A module's special function as users reach it: its `__getattr__(name)` by reading
+    the attribute (`urllib.parse.Quoter` when the check names it)."""
+    if name == "__getattr__":
+        named = (_NAMED.fullmatch(a) for a in args or ())
+        literal = next((m for m in named if m is not None), None)
+        if literal is not None:
+            return f"{module}.{literal.group(2)}"
+    return _MODULE_SYNTAX[name].format(module)
 
 
 class PythonWriter(_Reading):
@@ -146,11 +207,22 @@ class PythonWriter(_Reading):
         parts = fn.split(".")
         params = {o.name for o in f.origins if o.how == "parameter"}
         args = ", ".join(f"{p}=..." for p in sorted(params)) or "..."
-        if re.search(rf"def\s+{re.escape(parts[-1])}\s*\(\s*(self|cls)\b", f.site.snippet.code):
-            owner = parts[-2] if len(parts) > 1 else "..."
-            return (f"{owner}({args})" if parts[-1] == "__init__"
-                    else f"{owner}(...).{parts[-1]}({args})")  # fmt: skip
-        return f"{parts[-1]}({args})"
+        module = re.sub(r"(/__init__)?\.py$", "", f.site.path).replace("/", ".")
+        name = parts[-1]
+        if re.search(rf"def\s+{re.escape(name)}\s*\(\s*(self|cls)\b", f.site.snippet.code):
+            owner = parts[-2] if len(parts) > 1 else None
+            if owner is not None and name in _CLASS_SYNTAX and not _private(owner):
+                return _CLASS_SYNTAX[name].format(owner)
+            if owner is not None and not _private(name) and name not in _CLASS_SYNTAX:
+                return _method_call(owner, name, args, fn)
+        elif name in _MODULE_SYNTAX:  # the attribute its check names (`name == 'Quoter'`)
+            asked = re.search(rf"\b{re.escape((f.params or ('name',))[0])}\s*==\s*(['\"]\w+['\"])",
+                              f.site.guard or "")
+            return _module_call(".".join(parts[:-1]) or module, name,
+                                [f"name={asked.group(1)}"] if asked else None)
+        if _private(name) or name.startswith("__"):
+            return _users_own(fn)
+        return f"{name}({args})"
 
     def statement(self, f: PageFacts, call: str) -> str:
         return call
@@ -189,6 +261,9 @@ class PythonWriter(_Reading):
                 f"    return isinstance(e, {exc}) and {literal} in str(e)")  # fmt: skip
 
     def try_catch(self, f: PageFacts, call: str, literal: str, advice: str) -> str:
+        return _awaited(self._try_catch(f, call, literal, advice), call)
+
+    def _try_catch(self, f: PageFacts, call: str, literal: str, advice: str) -> str:
         imports, caught = self._caught(f)
         exc = caught or ("AssertionError" if f.site.kind is SiteKind.ASSERT else "Exception")
         if f.site.kind in (SiteKind.WARN, SiteKind.LOG) and not f.site.exception:
@@ -203,6 +278,17 @@ class PythonWriter(_Reading):
         check = "" if f.site.variant else f"    if {literal} not in str(e):\n        raise\n"
         return (f"{imports}try:\n    {call}\nexcept {exc} as e:\n{check}"
                 f"    raise RuntimeError({quote(advice)}) from e")  # fmt: skip
+
+
+def _awaited(code: str, call: str) -> str:
+    """`code` inside an `async def`, when its call is awaited (`async with`, `await`): at
+    module level that is a SyntaxError."""
+    if not call.startswith(("async ", "await ")):
+        return code
+    lines = code.split("\n")
+    at = next(i for i, line in enumerate(lines) if not line.startswith(("from ", "import ")))
+    body = "\n".join(f"    {line}" if line else line for line in lines[at:])
+    return "\n".join([*lines[:at], "async def main() -> None:", body])
 
 
 def _imported(f: PageFacts, written: list[str]) -> tuple[str, list[str]]:

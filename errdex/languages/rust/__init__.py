@@ -100,6 +100,7 @@ SPEC = LanguageSpec(
         public_text="pub",
         not_calls=frozenset({"macro_invocation"}),
         separator="::",
+        constructors=frozenset({"new", "load"}),  # by convention: `Model::new(vb, cfg)`
     ),
     module_path=_module_path,
     function_keyword="fn",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from tree_sitter import Node, Parser, QueryCursor
 
@@ -25,7 +26,7 @@ from errdex.extract.outline import file_structure
 from errdex.extract.queries import OUTLINE, Captures
 from errdex.extract.shared import find_call_rule, is_literal, rule_guard
 from errdex.extract.templates import build_template
-from errdex.languages.rust import SPEC, composed
+from errdex.languages.rust import SPEC, build, composed
 from errdex.languages.rust.errortypes import _CAMEL, ErrorTypes
 from errdex.languages.rust.literals import literal_value, parse_format, unescape
 from errdex.languages.rust.messages import _FORMAT_MACROS
@@ -250,8 +251,11 @@ class RustExtractor:
                 sorted(state.constructions, key=lambda c: (c.line, c.end_line, c.type_path))
             ),
             dynamic_sites=state.dynamic,
-            structure=file_structure(SPEC.language, path, tree.root_node, source, state.paths,
-                                     outlined),
+            structure=replace(
+                file_structure(SPEC.language, path, tree.root_node, source, state.paths,
+                               outlined),
+                test_only=tuple(state.test_only),
+            ),
         )
 
 
@@ -268,6 +272,10 @@ def _exclude(state: _File, attr: Node) -> None:
         item = item.next_named_sibling
     if item is not None:
         state.excluded.append((attr.start_byte, item.end_byte))
+        name = item.child_by_field_name("name")
+        declared = item.type == "mod_item" and item.child_by_field_name("body") is None
+        if declared and name is not None:  # `mod tests;`: its whole file is test code
+            state.test_only.extend(build.module_files(state.path, state.text(name)))
 
 
 def _call(state: _File, call: Node, name: Node) -> None:

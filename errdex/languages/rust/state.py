@@ -50,6 +50,7 @@ class RustFile:
     constructions: list[Construction] = field(default_factory=list)
     dynamic: int = 0
     excluded: list[tuple[int, int]] = field(default_factory=list)
+    test_only: list[str] = field(default_factory=list)  # files of `#[cfg(test)] mod x;`
     paths: list[SitePath] = field(default_factory=list)  # of sites and constructions
     lines: SourceLines = field(init=False)
 
