@@ -8,6 +8,7 @@ grouping and analysis that need every site run once, in this process.
 from __future__ import annotations
 
 import faulthandler
+import json
 import multiprocessing
 import os
 import pickle
@@ -19,7 +20,11 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
 from errdex import settings
-from errdex.analyze.snapshot import analyze_snapshot, previous_records
+from errdex.analyze.history import history_stamp
+from errdex.analyze.reuse import Earlier
+from errdex.analyze.snapshot import analyze_snapshot
+from errdex.analyze.testrefs import KindsMemo
+from errdex.contract import record_from_dict, record_to_dict, status_of
 from errdex.errors import SourceError
 from errdex.extract import (
     OVER_TIME,
@@ -31,6 +36,21 @@ from errdex.extract import (
     nesting_problem,
     resolve_constructions,
     warm_up,
+)
+from errdex.extract.cached import (
+    Manifest,
+    Reuse,
+    decode_extraction,
+    decode_kinds,
+    decode_manifest,
+    encode_extraction,
+    encode_kinds,
+    encode_manifest,
+    file_key,
+    kinds_key,
+    manifest_key,
+    plan_reuse,
+    records_digest,
 )
 from errdex.extract.compose import attach_definitions, definitions_by_name, resolve_constants
 from errdex.extract.helpers import Discovered, calling, discover, merged, shown
@@ -47,6 +67,7 @@ from errdex.models import (
 )
 from errdex.source.resolve import SourceOptions, installed_distributions, resolve
 from errdex.store import Store
+from errdex.store.base import previous_ref, snapshot_ref
 
 Progress = Callable[[str, int, int, str], None]  # (stage, done, total, what was found)
 _CHUNK = 64
@@ -219,18 +240,38 @@ class _Pool:
             self.running.remove(worker)
 
 
+def snapshot_rules(snapshot: Snapshot) -> dict[Language, tuple[Rule, ...]]:
+    """The rules in force for each language of the snapshot (built in, and the
+    repository's `errdex.toml`)."""
+    languages = {f.language for f in snapshot.files}
+    return {lang: tuple(load_rules(lang, snapshot.root)) for lang in languages}
+
+
+def _file_budget(budgets: Budgets) -> tuple[float, int]:
+    """The budgets one file's extraction depends on (part of its cache key)."""
+    return (budgets.file_seconds, budgets.max_file_sites)
+
+
 def extract_snapshot(
     snapshot: Snapshot, workers: int = 0, progress: Progress | None = None,
     budgets: Budgets | None = None, more_rules: Mapping[Language, Sequence[Rule]] | None = None,
+    reuse: Reuse | None = None,
 ) -> tuple[list[FileExtraction], Counter[str]]:  # fmt: skip
     """Every file's extraction in file order, and the reasons files were skipped or
     sites dropped, counted. Sites past the repository's budget are dropped in file order
     as results arrive, so memory stays bounded and the cut is the same on every run.
-    `more_rules`: read after each language's own (the helpers discovered in the code)."""
+    `more_rules`: read after each language's own (the helpers discovered in the code).
+
+    With `reuse` (`errdex.extract.cached.plan_reuse`), a file whose key the store had
+    (`reuse.found`) is read from those bytes, and only the others go to the workers;
+    each of those extracted whole is added to `reuse.new`, under its key, if its file
+    still holds the content the key was made of. (A reading with `more_rules` has no
+    `reuse`: the cache keys are made of the rules in force without them.)"""
     budgets = budgets or Budgets()
-    languages = {f.language for f in snapshot.files}
-    rules = {lang: (*load_rules(lang, snapshot.root), *(more_rules or {}).get(lang, ()))
-             for lang in languages}  # fmt: skip
+    rules = dict(reuse.rules) if reuse is not None else snapshot_rules(snapshot)
+    for language, extra in (more_rules or {}).items():
+        if language in rules:
+            rules[language] = (*rules[language], *extra)
     total = len(snapshot.files)
     results: list[_Result | None] = [None] * total
     outcomes: list[_Outcome] = []
@@ -259,9 +300,17 @@ def extract_snapshot(
             progress("parsing files", len(outcomes), total, f"{kept} sites")
 
     workers = workers or min(os.cpu_count() or 1, 4)
-    for language in languages:
-        warm_up(language, rules[language])
-    _Pool(snapshot, rules, budgets, workers, take).run()
+    misses = _take_cached(reuse, take) if reuse is not None else list(range(total))
+    if misses:
+        pending = replace(snapshot, files=tuple(snapshot.files[i] for i in misses))
+        for language in {file.language for file in pending.files}:
+            warm_up(language, rules[language])
+        if reuse is None:
+            _Pool(pending, rules, budgets, workers, take).run()
+        else:
+            _Pool(pending, rules, budgets, workers,
+                  lambda at, result: _cache_result(reuse, snapshot, misses[at], result,
+                                                   budgets, take)).run()  # fmt: skip
     return [o for o in outcomes if not isinstance(o, str)], +skipped
 
 
@@ -294,6 +343,34 @@ def read_helper_calls(
         extractions, dropped = merged(extractions, redone), dropped + more
         found = discover(extractions, listed, languages)
     return extractions, dropped, found
+
+
+def _take_cached(reuse: Reuse, take: Callable[[int, _Result], None]) -> list[int]:
+    """Hand `take` every file the cache holds a sound entry for; the others' indexes."""
+    misses = []
+    for index, key in enumerate(reuse.keys):
+        found = reuse.found.get(key) if key is not None else None
+        cached = decode_extraction(found) if found is not None else None
+        if key is None or cached is None:
+            misses.append(index)
+            continue
+        reuse.reused.add(key)
+        take(index, cached)
+    return misses
+
+
+def _cache_result(
+    reuse: Reuse, snapshot: Snapshot, index: int, result: _Result, budgets: Budgets,
+    take: Callable[[int, _Result], None],
+) -> None:  # fmt: skip
+    """Keep a fresh extraction for the cache, then pass it on. A file that changed
+    while it was extracted is not cached: its key no longer names what was read."""
+    key = reuse.keys[index]
+    if key is not None and not isinstance(result, str):
+        file = snapshot.files[index]
+        if file_key(file, reuse.rules, _file_budget(budgets)) == key:
+            reuse.new[key] = encode_extraction(*result)
+    take(index, result)
 
 
 def _within(extraction: FileExtraction, room: int) -> tuple[FileExtraction, int]:
@@ -377,6 +454,9 @@ class Built:
     summary: IndexSummary
     records: list[Record]  # the snapshot's records, then the previous ones kept as removed
     vocabulary: frozenset[str]
+    reuse: Reuse | None = None  # what the extraction cache gave and gets (index_snapshot)
+    stamp: str | None = None  # the history stamp the analysis was made under
+    memo: KindsMemo | None = None  # the test files' expectations, read or kept
 
 
 def build_snapshot(
@@ -386,11 +466,16 @@ def build_snapshot(
     workers: int = 0,
     progress: Progress | None = None,
     budgets: Budgets | None = None,
+    reuse: Reuse | None = None,
+    earlier: Earlier | None = None,
+    memo: KindsMemo | None = None,
 ) -> Built:
     """Extract, group and analyze one snapshot against the `previous` records of its
-    repository (`previous_records`); nothing is read from or written to a store."""
+    repository (`previous_records`) and, with `reuse`, the extractions the store cached
+    (`extract_snapshot`) and with `earlier` the previous analysis where it provably
+    holds (`errdex.analyze.reuse`); nothing is read from or written to a store."""
     started = time.perf_counter()
-    extractions, dropped = extract_snapshot(snapshot, workers, progress, budgets)
+    extractions, dropped = extract_snapshot(snapshot, workers, progress, budgets, reuse=reuse)
     failed = len(snapshot.files) - len(extractions)
     extractions, dropped[NOT_BUILT] = drop_unbuilt(extractions)
     dropped = +dropped
@@ -403,7 +488,9 @@ def build_snapshot(
     if progress:
         progress("analyzing records", 0, len(records), f"{len(sites)} sites")
     structures = {e.structure.path: e.structure for e in extractions if e.structure}
-    records, removed, names = analyze_snapshot(snapshot, records, previous, structures)
+    stamp = history_stamp(snapshot.root) if reuse is not None and snapshot.commit else None
+    records, removed, names = analyze_snapshot(snapshot, records, previous, structures,
+                                               earlier, stamp, memo)
     if progress:
         progress("analyzing records", len(records), len(records), f"{len(sites)} sites")
     kinds = Counter(site.kind.value for site in sites)
@@ -421,13 +508,31 @@ def build_snapshot(
     )
     if removed:
         summary.extra["removed"] = len(removed)
-    return Built(snapshot, summary, [*records, *removed], names)
+    if reuse is not None:
+        summary.extra["files_reused"] = len(reuse.reused)
+    if earlier is not None:
+        summary.extra["analyses_reused"] = earlier.reused
+    return Built(snapshot, summary, [*records, *removed], names, reuse, stamp, memo)
 
 
 def store_built(store: Store, built: Built) -> IndexSummary:
-    """Write one built snapshot, replacing what was stored for its repository's version."""
+    """Write one built snapshot, replacing what was stored for its repository's version,
+    then the extraction cache: the files extracted now, and of the older entries those
+    this index reused."""
     store.replace_snapshot(built.snapshot, built.summary, built.records,
                            vocabulary=built.vocabulary)
+    reuse = built.reuse
+    if reuse is not None:
+        files = {f.path: key for f, key in zip(built.snapshot.files, reuse.keys, strict=True)
+                 if key is not None and (key in reuse.reused or key in reuse.new)}
+        digest = records_digest([json.dumps(record_to_dict(r), ensure_ascii=False)
+                                 for r in built.records])
+        ref = snapshot_ref(built.snapshot)
+        manifest = {manifest_key(ref): encode_manifest(Manifest(files, digest, built.stamp))}
+        if built.memo is not None:
+            manifest[kinds_key(ref)] = encode_kinds(built.memo.used)
+        store.keep_extractions(built.snapshot.repo, {**reuse.new, **manifest},
+                               keep=reuse.reused)
     return built.summary
 
 
@@ -438,8 +543,44 @@ def index_snapshot(
     workers: int = 0,
     progress: Progress | None = None,
     budgets: Budgets | None = None,
+    full: bool = False,
 ) -> IndexSummary:
-    previous = previous_records(store, snapshot)
+    """Index `snapshot` into `store`. A re-index reads every file but sends to the
+    workers only those whose extraction the store's cache lacks (its content, the rules
+    or the budgets changed); `full` extracts every file again (and refreshes the cache)."""
+    before, previous, digest = _previous(store, snapshot)
+    budgets = budgets or Budgets()
+    reuse = plan_reuse(snapshot.files, snapshot_rules(snapshot), _file_budget(budgets))
+    earlier, memo = None, KindsMemo()
+    if not full:
+        wanted = [k for k in reuse.keys if k is not None]
+        if before is not None:
+            wanted += [manifest_key(before), kinds_key(before)]
+        found = store.cached_extractions(snapshot.repo, wanted)
+        manifest = decode_manifest(found.pop(manifest_key(before), None)) \
+            if before is not None else None  # fmt: skip
+        if before is not None:
+            memo.known = decode_kinds(found.pop(kinds_key(before), None))
+        reuse.found = found
+        if manifest is not None and manifest.records == digest:
+            unchanged = {f.path for f, key in zip(snapshot.files, reuse.keys, strict=True)
+                         if key is not None and manifest.files.get(f.path) == key}
+            earlier = Earlier({r.id: r for r in previous if status_of(r.facts) != "removed"},
+                              unchanged, manifest.stamp)
     built = build_snapshot(snapshot, previous, workers=workers, progress=progress,
-                           budgets=budgets)
+                           budgets=budgets, reuse=reuse, earlier=earlier, memo=memo)
     return store_built(store, built)
+
+
+def _previous(store: Store, snapshot: Snapshot) -> tuple[str | None, list[Record], str]:
+    """(the ref of the snapshot the new one is compared with, its records, their
+    digest: `records_digest`), as `previous_records` finds them."""
+    if not store.has_repo(snapshot.repo):
+        return None, [], ""
+    before = previous_ref([row.ref for row in store.snapshots(snapshot.repo)],
+                          snapshot_ref(snapshot))
+    if before is None:
+        return None, [], ""
+    texts = [store.record_json(row.id, before) for row in store.records(snapshot.repo, before)]
+    records = [record_from_dict(json.loads(text)) for text in texts]
+    return before, records, records_digest(texts)

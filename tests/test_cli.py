@@ -83,6 +83,14 @@ def test_index_prints_a_summary_with_counts(tmp_path: Path, repo: Path) -> None:
     assert "files read   1" in out
 
 
+def test_index_again_parses_only_changed_files_unless_full(db: str, repo: Path) -> None:
+    code, out = run("--db", db, "index", str(repo))
+    assert code == 0 and "files read   1 (1 unchanged, not parsed again)" in out
+    code, out = run("--db", db, "index", "--full", str(repo))
+    assert code == 0 and "files read   1\n" in out
+    assert "records      3" in out
+
+
 def test_explain_binds_values_and_links_the_pinned_line(db: str, repo: Path) -> None:
     code, out = run(
         "--db", db, "explain", "--json", "ValueError: cache size must be positive, got -3"

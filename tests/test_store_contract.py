@@ -343,6 +343,20 @@ def test_the_cache_and_the_data_version(store: Store) -> None:
     assert store.data_version() == version  # reading changes nothing
 
 
+def test_the_extraction_cache_keeps_the_last_index_of_each_repository(store: Store) -> None:
+    assert store.cached_extractions("o/r", ["a", "b"]) == {}
+    store.keep_extractions("o/r", {"a": b"\x00one", "b": b"two"})
+    store.keep_extractions("o/other", {"a": b"elsewhere"})
+    assert store.cached_extractions("o/r", ["a", "b", "c"]) == {"a": b"\x00one", "b": b"two"}
+    # The next index of o/r still uses "a", replaces "c"'s bytes and no longer has "b".
+    store.keep_extractions("o/r", {"c": b"three"}, keep=["a"])
+    store.keep_extractions("o/r", {"c": b"three again"}, keep=["a", "c"])
+    assert store.cached_extractions("o/r", ["a", "b", "c"]) == {"a": b"\x00one",
+                                                                "c": b"three again"}
+    assert store.cached_extractions("o/other", ["a"]) == {"a": b"elsewhere"}
+    assert store.records() == [] and store.repos() == []  # a cache, not a snapshot
+
+
 def test_an_empty_store_reads_as_empty(store: Store) -> None:
     assert store.repos() == [] and store.records() == [] and store.match_entries() == []
     assert store.search_text("anything") == []

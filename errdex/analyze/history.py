@@ -19,6 +19,7 @@ used (the tree is untrusted).
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -260,3 +261,46 @@ def message_history(
         )
         out[record_id] = history
     return out
+
+
+def history_stamp(root: str) -> str | None:
+    """What the history of every message at `root` is a function of: HEAD's commit, the
+    tags (they name first releases) and a shallow clone's boundary. Equal stamps give
+    equal histories for the same (key, paths); None when `root` is no git checkout."""
+    checkout = git.find_checkout(Path(root)) if Path(root).is_dir() else None
+    if checkout is None or checkout.head is None:
+        return None
+    shallow = git.read_file(checkout.common_dir / "shallow") or b""
+    tags = "".join(f"{name} {sha}\n" for name, sha in sorted(checkout.tags().items()))
+    digest = hashlib.sha256(f"{checkout.head}\n{tags}".encode() + b"\x00" + shallow)
+    return digest.hexdigest()
+
+
+MAX_PICKAXE = 8  # keys looked for one by one before one scan of the whole history is cheaper
+
+
+def never_written(root: str, keys: Sequence[str]) -> set[str]:
+    """Those `keys` whose longest run no commit of HEAD's history ever added to or
+    removed from a source file (git's pickaxe, `log -S`, one call per key): `_scan`
+    would find nothing for them, so their history is empty. A line that carries a run
+    was added by some commit, since every file starts empty; a key `_scan` could match
+    is therefore found by the pickaxe. Only for a few keys (MAX_PICKAXE): past that, or
+    when git fails, none are said absent."""
+    checkout = git.find_checkout(Path(root)) if Path(root).is_dir() else None
+    if checkout is None or checkout.head is None or len(keys) > MAX_PICKAXE:
+        return set()
+    absent = set()
+    try:
+        with checkout.session() as session:
+            for key in keys:
+                anchor = max(key.split(RUNS), key=len)
+                if not anchor or "\ufffd" in anchor or "\n" in anchor or "\x00" in anchor:
+                    continue
+                out = session.run("log", "--no-renames", "--no-textconv", "--no-ext-diff",
+                                  "--no-show-signature", "--format=%H", "--max-count=1",
+                                  f"-S{anchor}", "HEAD", "--", *_globs())
+                if not out.strip():
+                    absent.add(key)
+    except (OSError, SourceError):
+        return set()
+    return absent

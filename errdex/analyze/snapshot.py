@@ -20,10 +20,12 @@ from dataclasses import dataclass, field, replace
 from errdex.analyze.callgraph import CallGraph
 from errdex.analyze.classes import classify
 from errdex.analyze.facts import record_facts, stable_literal
-from errdex.analyze.history import RUNS, message_history
+from errdex.analyze.history import RUNS, message_history, never_written
 from errdex.analyze.related import find_related
-from errdex.analyze.testrefs import find_test_refs, test_files
+from errdex.analyze.reuse import Earlier, kept_histories
+from errdex.analyze.testrefs import KindsMemo, find_test_refs, test_files
 from errdex.analyze.visibility import public_api
+from errdex.contract import status_of
 from errdex.extract.structure import FileStructure, TypedBinding
 from errdex.languages import spec_for
 from errdex.models import (
@@ -97,7 +99,7 @@ def history_key(record: Record) -> str:
 
 def read_repository(
     snapshot: Snapshot, records: Sequence[Record],
-    structures: Mapping[str, FileStructure] | None = None,
+    structures: Mapping[str, FileStructure] | None = None, memo: KindsMemo | None = None,
 ) -> Repository:  # fmt: skip
     """The repository's facts from its files' `structures` (path -> the structure its
     extraction emitted; a file without one has no outline, typed names or identifiers),
@@ -110,20 +112,40 @@ def read_repository(
     )
     tests = test_files(snapshot)
     repo.test_texts = [text for _, _, text in tests]
-    repo.tests = find_test_refs(records, tests, repo.graph)
+    repo.tests = find_test_refs(records, tests, repo.graph, memo)
     return repo
 
 
 def record_history(
-    snapshot: Snapshot, records: Sequence[Record], previous: Sequence[Record] = ()
+    snapshot: Snapshot, records: Sequence[Record], previous: Sequence[Record] = (),
+    earlier: Earlier | None = None, stamp: str | None = None,
 ) -> dict[str, History]:
     """Each record's message history in git (id -> history; the previous records' too,
-    to date their removal); empty for a snapshot that is not a commit."""
+    to date their removal); empty for a snapshot that is not a commit. With `earlier`
+    made under the same history `stamp`, what it knew is kept (`kept_histories`) and
+    only the others are looked for."""
     if not snapshot.commit:
         return {}
+    # A record removed before and still gone keeps what was learned then (`kept_removed`):
+    # its history now is never read, so it is not looked for.
+    live = [r for r in previous if status_of(r.facts) != "removed"]
+    everyone = list({r.id: r for r in (*live, *records)}.values())  # the current wins
+    kept, again = kept_histories(everyone, earlier, stamp, {r.id: r for r in previous},
+                                 history_key)
+    found = {rid: h for rid, h in kept.items() if h is not None}
+    if not again:
+        return found
+    if len(again) < len(everyone):  # a few: those no commit ever wrote have none
+        absent = never_written(snapshot.root, list({history_key(r) for r in again} - {""}))
+        again = [r for r in again if history_key(r) not in absent]
+    return found | _scanned_history(snapshot, again)
+
+
+def _scanned_history(snapshot: Snapshot, records: Sequence[Record]) -> dict[str, History]:
+    """The history of `records` from one scan of git's log."""
     keys: dict[str, list[str]] = defaultdict(list)
     paths: dict[str, list[str]] = {}  # a record's history is that of its own files
-    for record in (*records, *previous):
+    for record in records:
         key = history_key(record)
         if key and record.id not in keys[key]:
             keys[key].append(record.id)
@@ -182,40 +204,53 @@ def _siblings(record: Record, grouped: _Grouped) -> list[Record]:
 def analyze_records(
     records: Sequence[Record], repository: Repository | None = None,
     history: Callable[[], dict[str, History]] | None = None,
+    earlier: Earlier | None = None,
 ) -> list[Record]:  # fmt: skip
     """The records with their facts, related records, failure class and prose. The
     facts come first and the prose last: `history` (git's, running meanwhile) is
-    asked for in between, into `repository.history`, when the prose needs it."""
+    asked for in between, into `repository.history`, when the prose needs it. With
+    `earlier`, a record keeps its previous facts and page where they are provably what
+    would be computed again (`errdex.analyze.reuse`)."""
     related = find_related(records)
     by_function = _by_function(records)
     entry_points: Callable[[Site], tuple[EntryPoint, ...]] | None = None
     if repository is not None:
         entry_points = repository.graph.entry_points
+    before_by_function = _by_function(list(earlier.records.values())) if earlier else {}
     gathered = []
     for record in records:
         siblings = _siblings(record, by_function)
-        known = record_facts(
-            record, siblings,
-            typed=repository.typed if repository else None,
-            structure=repository.structures.get if repository else None,
-            entry_points=entry_points,
-            tests=repository.tests.get(record.id, ()) if repository else (),
-            importable=repository.importable if repository else None,
-            builds=repository.graph.builds if repository else None,
-        )  # fmt: skip
-        gathered.append((record, siblings, known))
+        tests = repository.tests.get(record.id, ()) if repository else ()
+        known = earlier.facts_for(
+            record, siblings, lambda old: _siblings(old, before_by_function), entry_points,
+            tests, repository.importable, repository.structures.get, repository.graph.builds,
+        ) if earlier is not None and repository is not None else None  # fmt: skip
+        kept = known is not None
+        if known is None:
+            known = record_facts(
+                record, siblings,
+                typed=repository.typed if repository else None,
+                structure=repository.structures.get if repository else None,
+                entry_points=entry_points, tests=tests,
+                importable=repository.importable if repository else None,
+                builds=repository.graph.builds if repository else None,
+            )  # fmt: skip
+        gathered.append((record, siblings, known, kept))
     if repository is not None and history is not None:
         repository.history = history()
     analyzed = []
-    for record, siblings, known in gathered:
+    for record, siblings, known, kept in gathered:
         if repository is not None:
             known = replace(known, history=repository.history.get(record.id))
+        page = earlier.page_for(record, known) if kept and earlier is not None else None
         analyzed.append(
             replace(
                 record,
-                explanation=write_explanation(record, siblings, known),
+                explanation=page.explanation if page is not None
+                else write_explanation(record, siblings, known),
                 related=related.get(record.id, ()),
-                failure_class=classify(record),
+                failure_class=earlier.failure_class(record, classify) if earlier is not None
+                else classify(record),
                 facts=known,
             )
         )
@@ -287,13 +322,16 @@ def previous_records(store: Store, snapshot: Snapshot) -> list[Record]:
 def analyze_snapshot(
     snapshot: Snapshot, records: Sequence[Record], previous: Sequence[Record] = (),
     structures: Mapping[str, FileStructure] | None = None,
+    earlier: Earlier | None = None, stamp: str | None = None, memo: KindsMemo | None = None,
 ) -> tuple[list[Record], list[Record], frozenset[str]]:  # fmt: skip
     """(the snapshot's records analyzed, the previous records kept as removed, every
-    identifier of the repository's code), from the files' extracted `structures`."""
+    identifier of the repository's code), from the files' extracted `structures`; with
+    `earlier` (the previous analysis) and the history `stamp` (`history_stamp`), what
+    provably did not change is kept rather than computed again."""
     # git does most of the history's work in its own process: it runs while the facts
     # are gathered, and is joined before the first page is written.
     with ThreadPoolExecutor(max_workers=1) as pool:
-        history = pool.submit(record_history, snapshot, records, previous)
-        repository = read_repository(snapshot, records, structures)
-        analyzed = analyze_records(records, repository, history.result)
+        history = pool.submit(record_history, snapshot, records, previous, earlier, stamp)
+        repository = read_repository(snapshot, records, structures, memo)
+        analyzed = analyze_records(records, repository, history.result, earlier)
     return analyzed, kept_removed(previous, analyzed, repository), repository.names()

@@ -9,11 +9,13 @@ text. Each reference is a path and a line: a working example of the trigger.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import stat
 from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 import ahocorasick_rs
@@ -118,6 +120,29 @@ def _kinds_here(text: str, lines: list[str]) -> list[str | None]:
     return out
 
 
+_IDIOMS = frozenset(idiom for idiom, _ in _KINDS)
+
+
+@dataclass
+class KindsMemo:
+    """`_kinds_here` of test files by their text's digest, from a previous index
+    (`known`, as stored: each entry is checked before use) and as used now (`used`:
+    what the next index may keep). A pure function of the text and of errdex's idioms,
+    which the store's entry is keyed by."""
+
+    known: Mapping[str, object] = field(default_factory=dict)
+    used: dict[str, list[str | None]] = field(default_factory=dict)
+
+    def kinds(self, text: str, lines: list[str]) -> list[str | None]:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        found = self.known.get(digest)
+        if not (isinstance(found, list) and len(found) == len(lines)
+                and all(kind is None or kind in _IDIOMS for kind in found)):
+            found = _kinds_here(text, lines)
+        self.used[digest] = found
+        return found
+
+
 def _kind(here: list[str | None], index: int) -> str:
     """What the test does at a line: expects an error there (or just above), or mentions."""
     for back in range(0, 3):
@@ -127,9 +152,11 @@ def _kind(here: list[str | None], index: int) -> str:
 
 
 def find_test_refs(
-    records: Sequence[Record], files: Sequence[tuple[str, Language, str]], graph: CallGraph
+    records: Sequence[Record], files: Sequence[tuple[str, Language, str]], graph: CallGraph,
+    memo: KindsMemo | None = None,
 ) -> dict[str, tuple[TestRef, ...]]:
-    """For each record id, the test lines that exercise it (expectations first)."""
+    """For each record id, the test lines that exercise it (expectations first); each
+    file's expectations are read from `memo` where it holds them."""
     index_of_literals = _automaton(records)
     by_id = {r.id: r for r in records}
     shapes: dict[str, re.Pattern[str]] = {}
@@ -150,7 +177,7 @@ def find_test_refs(
     found: dict[str, list[TestRef]] = defaultdict(list)
     for path, _language, text in files:
         lines = text.splitlines()
-        here_kinds = _kinds_here(text, lines)
+        here_kinds = memo.kinds(text, lines) if memo is not None else _kinds_here(text, lines)
         for index, line in enumerate(lines):
             quoted = '"' in line or "'" in line
             if not quoted and not here_kinds[index]:

@@ -96,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
         _add_setting(index, name)
     index.add_argument("--llm", action="store_true",
                        help="then rewrite the pages with the model at ERRDEX_LLM_URL")
+    index.add_argument("--full", action="store_true",
+                       help="parse every file again, even those unchanged since the last "
+                       "index (which are otherwise read from the database's cache)")
 
     analyze = commands.add_parser("analyze", help="write the stored pages again")
     analyze.add_argument("--repo", help="only this repository")

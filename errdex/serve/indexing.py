@@ -93,7 +93,7 @@ def _index_here(args: argparse.Namespace, out: TextIO, specs: list[str], options
     with _open_store(args, create=True) as store:
         for snapshot in snapshots:
             summary = index_snapshot(snapshot, store, workers=workers, progress=progress,
-                                     budgets=budgets)
+                                     budgets=budgets, full=args.full)
             progress.clear()
             terminal.write(terminal.summary_text(summary, style), out)
             if args.llm:

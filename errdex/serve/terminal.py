@@ -148,7 +148,9 @@ def summary_text(summary: IndexSummary, style: Style) -> str:
     at = f" @ {summary.commit[:10]}" if summary.commit else ""
     lines = [
         style.bold(f"{repo}{safe(at)}"),
-        f"  files read   {summary.files_read}",
+        f"  files read   {summary.files_read}" + (
+            f" ({summary.extra['files_reused']} unchanged, not parsed again)"
+            if summary.extra.get("files_reused") else ""),
         f"  skipped      {skipped}",
         f"  sites        {sites} ({kinds})",
         f"  no literal   {summary.dynamic_sites} sites raise a message with no fixed text",

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Concatenate, ParamSpec, Protocol, Self, TypeVar
 
@@ -226,6 +226,13 @@ class Store(Protocol):
                            version: str | None = None) -> None: ...
 
     def cache_put(self, key: str, data: str) -> None: ...
+
+    # the extraction cache (errdex.extract.cached): bytes by (repository, key), opaque to
+    # the store; writing keeps of the repository's older entries only those in `keep`
+    def keep_extractions(self, repo: str, entries: Mapping[str, bytes],
+                         keep: Collection[str] = ()) -> None: ...
+
+    def cached_extractions(self, repo: str, keys: Sequence[str]) -> dict[str, bytes]: ...
 
     # reading: typed rows and records (the JSON contract is `errdex.contract`'s business;
     # `record_json` is the stored contract text as it is)

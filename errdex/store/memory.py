@@ -10,7 +10,7 @@ tuned for size or speed; it must not grow features the SQLite store lacks.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -61,6 +61,7 @@ class MemoryStore(Backend):
         self._snapshot_writes = 0  # and the matcher saved at a state (errdex.match.load)
         self._saved_matcher: tuple[str, bytes] | None = None
         self._cache: dict[str, str] = {}
+        self._extractions: dict[str, dict[str, bytes]] = {}  # repo -> key -> bytes
         self._version = 0
         self._next = 1
 
@@ -162,6 +163,17 @@ class MemoryStore(Backend):
     def cache_put(self, key: str, data: str) -> None:
         self._cache[key] = data
         self._version += 1
+
+    @mapped("write")
+    def keep_extractions(self, repo: str, entries: Mapping[str, bytes],
+                         keep: Collection[str] = ()) -> None:
+        held = self._extractions.get(repo, {})
+        kept = {key: data for key, data in held.items() if key in set(keep)}
+        self._extractions[repo] = kept | {key: bytes(data) for key, data in entries.items()}
+
+    def cached_extractions(self, repo: str, keys: Sequence[str]) -> dict[str, bytes]:
+        held = self._extractions.get(repo, {})
+        return {key: held[key] for key in keys if key in held}
 
     # -- reading ------------------------------------------------------------------------
 

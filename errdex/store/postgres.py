@@ -35,7 +35,7 @@ import json
 import os
 import re
 import urllib.parse
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
 from datetime import UTC, datetime
@@ -55,7 +55,7 @@ from errdex.models import (
     Repository,
     Snapshot,
 )
-from errdex.store import keys
+from errdex.store import extractions, keys
 from errdex.store.base import (
     LISTING_COLUMNS,
     SEARCH_STEP_BUDGET,
@@ -109,7 +109,7 @@ CREATE TABLE IF NOT EXISTS llm_cache (key TEXT PRIMARY KEY, data TEXT NOT NULL);
 # The matcher saved at a state (errdex.match.saved): snapshots' generations tell the state.
 SAVED_MATCHER_TABLE = ("CREATE TABLE IF NOT EXISTS saved_matcher (id INTEGER PRIMARY KEY, "
                        "state TEXT NOT NULL, data BYTEA NOT NULL)")
-SCHEMA += SAVED_MATCHER_TABLE + ";\n"
+SCHEMA += SAVED_MATCHER_TABLE + ";\n" + extractions.POSTGRES_TABLE + ";\n"
 SCHEMA_LOCK = 0x65727264  # advisory lock: two processes creating the schema take turns
 CONNECT_TIMEOUT = 10  # seconds to reach the server
 STEPS_PER_ROW = 15  # what a matching row costs SQLite's text search, in its VM steps
@@ -410,6 +410,16 @@ class PostgresStore(Backend):
     def cache_put(self, key: str, data: str) -> None:
         self._conn.execute("INSERT INTO llm_cache VALUES (%s, %s) ON CONFLICT (key) "
                            "DO UPDATE SET data = excluded.data", (_plain(key), _plain(data)))
+
+    @writing
+    def keep_extractions(self, repo: str, entries: Mapping[str, bytes],
+                         keep: Collection[str] = ()) -> None:
+        self._conn.execute(extractions.POSTGRES_TABLE)  # in a database from before it
+        extractions.postgres_keep(self._conn, _plain(repo) or "", entries, keep)
+
+    @reading
+    def cached_extractions(self, repo: str, keys: Sequence[str]) -> dict[str, bytes]:
+        return extractions.postgres_get(self._conn, _plain(repo) or "", keys)
 
     # -- reading ------------------------------------------------------------------------
 

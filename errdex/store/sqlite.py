@@ -20,7 +20,7 @@ import json
 import os
 import sqlite3
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,7 +37,7 @@ from errdex.models import (
     Repository,
     Snapshot,
 )
-from errdex.store import keys
+from errdex.store import extractions, keys
 from errdex.store.base import (
     SEARCH_STEP_BUDGET,
     Backend,
@@ -97,7 +97,7 @@ CREATE TABLE IF NOT EXISTS llm_cache (key TEXT PRIMARY KEY, data TEXT NOT NULL);
 # snapshot writes: each one counts itself and drops what was saved.
 SAVED_MATCHER_TABLE = """CREATE TABLE IF NOT EXISTS saved_matcher (
     id INTEGER PRIMARY KEY CHECK (id = 0), writes INTEGER NOT NULL, state TEXT, data BLOB)"""
-SCHEMA += SAVED_MATCHER_TABLE + ";\n"
+SCHEMA += SAVED_MATCHER_TABLE + ";\n" + extractions.SQLITE_TABLE + ";\n"
 _SNAPSHOT_WRITTEN = ("INSERT INTO saved_matcher (id, writes) VALUES (0, 1) ON CONFLICT (id) "
                      "DO UPDATE SET writes = writes + 1, state = NULL, data = NULL")
 
@@ -417,6 +417,17 @@ class SQLiteStore(Backend):
     def cache_put(self, key: str, data: str) -> None:
         with self._conn:
             self._conn.execute("INSERT OR REPLACE INTO llm_cache VALUES (?, ?)", (key, data))
+
+    @mapped("read")
+    def cached_extractions(self, repo: str, keys: Sequence[str]) -> dict[str, bytes]:
+        """The extraction cache's bytes for those `keys` it holds (`errdex.store.extractions`)."""
+        return extractions.sqlite_get(self._conn, repo, keys)
+
+    @mapped("write")
+    def keep_extractions(self, repo: str, entries: Mapping[str, bytes],
+                         keep: Collection[str] = ()) -> None:
+        """Cache `entries`; of the repository's older ones keep only those in `keep`."""
+        extractions.sqlite_keep(self._conn, repo, entries, keep)
 
     @mapped("read")
     def has_repo(self, repo: str) -> bool:
