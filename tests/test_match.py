@@ -716,3 +716,15 @@ def test_holes_side_by_side_at_the_end_bind_the_first_and_leave_the_suffix_empty
     count = Matcher([entry("count", "got {n|%d}{unit|%s} of data")])
     [best] = count.match("got 12MB of data")
     assert best.exact and best.values == (("n", "12"), ("unit", "MB"))
+
+
+def test_a_constructor_in_a_quoted_source_line_is_not_a_printed_value() -> None:
+    """Node prints the throwing line above its caret: `throw new TypeError('..')` is code,
+    not a Debug value `TypeError(..)` that a type of another library could claim."""
+    from errdex.match.paste import parse_paste
+
+    text = ("/app/node_modules/kit/lib/app.js:210\n"
+            "    throw new TypeError('app.use() requires middleware functions');\n"
+            "    ^\n\nTypeError: app.use() requires middleware functions\n")
+    paste = parse_paste(text)
+    assert [hit.value.name for hit in paste.debug] == [], paste.debug
