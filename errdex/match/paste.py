@@ -83,9 +83,7 @@ STRUCTURE_LINE = re.compile(
 DEBUG_START = re.compile(r"[A-Z]\w*[ \t]*[({\[]|\"")
 # A Debug value further inside a message: `Name {` or `Name(` after a space, a colon,
 # an opener or a quote (`err="Variant { .. }"`).
-# A constructor in a quoted source line (Node's `throw new TypeError('..')` above its
-# caret): code, not a value the program printed.
-_CODE_BEFORE = re.compile(r"(?:\bnew|\bthrow|\braise)\s+$")
+_CODE_BEFORE = re.compile(r"(?:\bnew|\bthrow|\braise)\s+$")  # `throw new E(..)`: source
 LATE_DEBUG = re.compile(r"(?<=[\s:(,=\"])[A-Z]\w*(?:::[A-Z]\w*)*(?: \{|\()")
 # Debug wrappers whose string is the message, and struct fields holding one.
 # `Error("msg", line: 1, column: 4)`: serde_json's, and any newtype error around a String.
@@ -280,7 +278,7 @@ class _Builder:
                 if self.debug_budget <= 0 or len(values) >= _MAX_DEBUG_HITS:
                     return
                 if _CODE_BEFORE.search(text, max(cs, m.start() - 16), m.start()):
-                    continue  # `throw new TypeError('..')`: a source line, no printed value
+                    continue  # a quoted source line (Node's, above its caret): not printed
                 parser = DebugParser(text, ce, cut_ok=True)
                 value = parser.parse(m.start())
                 self.debug_budget -= max(1, parser.pos - m.start())
