@@ -11,7 +11,6 @@ import faulthandler
 import json
 import multiprocessing
 import os
-import pickle
 import time
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Mapping, Sequence
@@ -43,9 +42,11 @@ from errdex.extract.cached import (
     decode_extraction,
     decode_kinds,
     decode_manifest,
+    decode_result,
     encode_extraction,
     encode_kinds,
     encode_manifest,
+    encode_result,
     file_key,
     kinds_key,
     manifest_key,
@@ -139,9 +140,9 @@ def _worker(
     for file in files:
         result = _extract_file(file, rules, budgets)
         try:
-            conn.send(result)
-        except (pickle.PicklingError, RecursionError, TypeError, ValueError):
-            conn.send(FAILED)  # an extraction that cannot cross to the parent
+            conn.send_bytes(encode_result(result))
+        except (RecursionError, TypeError, ValueError):
+            conn.send_bytes(encode_result(FAILED))  # an extraction that cannot be encoded
     conn.close()
 
 
@@ -165,7 +166,7 @@ class _Pool:
 
     def __init__(
         self, snapshot: Snapshot, rules: dict[Language, tuple[Rule, ...]], budgets: Budgets,
-        workers: int, on_result: Callable[[int, _Result], None],
+        workers: int, on_result: Callable[[int, _Result, bytes | None], None],
     ) -> None:  # fmt: skip
         self.files = snapshot.files
         self.rules, self.budgets, self.workers = rules, budgets, max(workers, 1)
@@ -206,8 +207,8 @@ class _Pool:
         dead = False
         try:
             while worker.done < len(worker.files) and worker.conn.poll():
-                result: _Result = worker.conn.recv()
-                self.on_result(worker.files[worker.done], result)
+                data = worker.conn.recv_bytes()
+                self.on_result(worker.files[worker.done], decode_result(data, FAILED), data)
                 worker.done += 1
                 worker.since = time.monotonic()
         except (EOFError, OSError):
@@ -229,7 +230,7 @@ class _Pool:
             self.retried.add(culprit)  # maybe it was the worker, not the file: once more
             self.queue.appendleft([culprit])
         else:
-            self.on_result(culprit, reason)
+            self.on_result(culprit, reason, None)
 
     def _stop(self, worker: _Running) -> None:
         if worker.process.is_alive():
@@ -306,11 +307,12 @@ def extract_snapshot(
         for language in {file.language for file in pending.files}:
             warm_up(language, rules[language])
         if reuse is None:
-            _Pool(pending, rules, budgets, workers, take).run()
+            _Pool(pending, rules, budgets, workers,
+                  lambda at, result, _data: take(at, result)).run()
         else:
             _Pool(pending, rules, budgets, workers,
-                  lambda at, result: _cache_result(reuse, snapshot, misses[at], result,
-                                                   budgets, take)).run()  # fmt: skip
+                  lambda at, result, data: _cache_result(reuse, snapshot, misses[at], result,
+                                                         data, budgets, take)).run()  # fmt: skip
     return [o for o in outcomes if not isinstance(o, str)], +skipped
 
 
@@ -360,16 +362,17 @@ def _take_cached(reuse: Reuse, take: Callable[[int, _Result], None]) -> list[int
 
 
 def _cache_result(
-    reuse: Reuse, snapshot: Snapshot, index: int, result: _Result, budgets: Budgets,
-    take: Callable[[int, _Result], None],
+    reuse: Reuse, snapshot: Snapshot, index: int, result: _Result, data: bytes | None,
+    budgets: Budgets, take: Callable[[int, _Result], None],
 ) -> None:  # fmt: skip
-    """Keep a fresh extraction for the cache, then pass it on. A file that changed
-    while it was extracted is not cached: its key no longer names what was read."""
+    """Keep a fresh extraction for the cache (`data`: the bytes it came in, which are
+    the entry), then pass it on. A file that changed while it was extracted is not
+    cached: its key no longer names what was read."""
     key = reuse.keys[index]
     if key is not None and not isinstance(result, str):
         file = snapshot.files[index]
         if file_key(file, reuse.rules, _file_budget(budgets)) == key:
-            reuse.new[key] = encode_extraction(*result)
+            reuse.new[key] = data if data is not None else encode_extraction(*result)
     take(index, result)
 
 

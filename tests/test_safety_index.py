@@ -407,3 +407,31 @@ def test_an_exception_thrown_thousands_of_times_is_cut_and_counted(ran: dict[str
     result = ran["java-throws"]
     assert result.skipped().get("sites over the per-file budget", 0) > 0
     assert "java: the same error" in result.messages()
+
+
+class _Runs:
+    """A pickle that runs a command when unpickled: what a worker a parsed file took
+    over could send if the parent unpickled what workers send."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        import os
+
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_what_a_worker_sends_is_decoded_strictly_never_unpickled(tmp_path: Path) -> None:
+    import pickle
+
+    from errdex.extract.cached import decode_result, encode_result
+    from errdex.models import FileExtraction
+
+    marker = tmp_path / "ran"
+    assert decode_result(pickle.dumps(_Runs(str(marker))), "failed") == "failed"
+    assert not marker.exists()
+    assert decode_result(b"\x00\x01\x02 not text", "failed") == "failed"
+    assert decode_result(encode_result("over the time budget"), "failed") == "over the time budget"
+    extraction = FileExtraction(sites=(), definitions=(), constructions=())
+    assert decode_result(encode_result((extraction, 2)), "failed") == (extraction, 2)

@@ -272,6 +272,29 @@ def encode_extraction(extraction: FileExtraction, dropped: int) -> bytes:
     return zlib.compress(text.encode(), 1)  # fast: a full index encodes every file
 
 
+_REASON = b"\0"  # a result that is why a file has no extraction, as text after it
+MAX_REASON = 200
+
+
+def encode_result(result: tuple[FileExtraction, int] | str) -> bytes:
+    """A worker's result as it crosses to errdex's own process: an extraction as the
+    cache's bytes, a reason as text. Decoded strictly there (`decode_result`), so that
+    nothing a parsed file made a worker do can run in errdex's process, as unpickling
+    its objects could; and the bytes are the cache entry, never encoded twice."""
+    if isinstance(result, str):
+        return _REASON + result.encode()[:MAX_REASON]
+    return encode_extraction(*result)
+
+
+def decode_result(data: bytes, failed: str) -> tuple[FileExtraction, int] | str:
+    """`encode_result`'s result from a worker's bytes; `failed` for bytes that are not
+    exactly such a result."""
+    if data[:1] == _REASON:
+        reason = data[1 : MAX_REASON + 1].decode("utf-8", "replace")
+        return reason if reason.isprintable() and reason else failed
+    return decode_extraction(data) or failed
+
+
 def decode_extraction(data: object) -> tuple[FileExtraction, int] | None:
     """(the extraction, the items its file's budget dropped) from `encode_extraction`'s
     bytes, or None when they are not exactly such bytes of this format (then extract
