@@ -418,3 +418,29 @@ def test_a_type_s_name_in_a_file_with_its_own_type_of_that_name_is_that_one(
     assert record.facts is not None
     functions = [e.function for e in record.facts.sites[0].entry_points]
     assert functions == ["models::llama::llama"], functions
+
+
+EXPANDER = {
+    "kit/__init__.py": "",
+    "kit/_expand.py": (
+        "class Expander:\n"
+        "    def __init__(self, depth):\n"
+        "        if depth < 0:\n"
+        "            raise ValueError('expander: the depth is negative')\n"
+        "        self.depth = depth\n"
+    ),
+    "kit/api.py": (
+        "from kit import _expand\n\n\n"
+        "def expand(text, depth=1):\n"
+        "    return _expand.Expander(depth), text\n"
+    ),
+}
+
+
+def test_a_class_call_runs_its_init(tmp_path: Path) -> None:
+    """`_expand.Expander(depth)` runs `Expander.__init__`: `kit.api.expand` is a way in
+    (round 8 review: a class call was no edge, so such checks had no caller)."""
+    record = _record(tmp_path, EXPANDER, "expander: the depth")
+    assert record.facts is not None
+    functions = [e.function for e in record.facts.sites[0].entry_points]
+    assert functions == ["kit.api.expand"], functions

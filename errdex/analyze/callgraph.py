@@ -44,6 +44,7 @@ class _Def:
     end_line: int = 0
     shown: str = ""  # the module users name it by, when a package re-exports it (`tomllib`)
     constructs: bool = False  # a constructor of its owner (spec.outline.constructors)
+    instantiated: bool = False  # run by calling its class (spec.outline.instantiation)
 
     @property
     def qualified(self) -> str:
@@ -80,6 +81,7 @@ class CallGraph:
         self.private_defs: set[tuple[str, int]] = set()
         self._found: dict[int, list[int]] = {}  # def index -> its callers, once asked
         self._at: dict[tuple[str, int], int] = {}  # (path, line) -> def index, once asked
+        self.class_files: dict[str, set[str]] = defaultdict(set)  # owner -> files defining it
 
     @classmethod
     def build(cls, files: Iterable[tuple[str, Language, FileStructure]]) -> CallGraph:
@@ -93,13 +95,14 @@ class CallGraph:
             private = bool(prefix) and is_private_module(path, prefix or "")
             graph._add_file(path, spec.outline.separator, spec.module_path(path), structure,
                             private=private, entries=entries if private else {},
-                            constructors=spec.outline.constructors)
+                            constructors=spec.outline.constructors,
+                            instantiation=spec.outline.instantiation)
         return graph
 
     def _add_file(
         self, path: str, separator: str, module: str, structure: FileStructure,
         private: bool = False, entries: Mapping[str, frozenset[str]] | None = None,
-        constructors: frozenset[str] = frozenset(),
+        constructors: frozenset[str] = frozenset(), instantiation: frozenset[str] = frozenset(),
     ) -> None:  # fmt: skip
         """`entries`: the names each package entry of a private module's packages holds
         (module -> names): a free function one of them names is called by that package."""
@@ -115,12 +118,14 @@ class CallGraph:
             shown = module if d.owner else shown
             self.defs.append(_Def(d.name, d.owner, path, d.line, d.public, separator,
                                   d.in_trait, module, d.params, d.receiver,
-                                  d.end_line, shown, d.name in constructors))  # fmt: skip
+                                  d.end_line, shown, d.name in constructors,
+                                  d.name in instantiation))  # fmt: skip
             index = len(self.defs) - 1
             self.by_name[d.name].append(index)
             self.files_of[d.name].add(path)
             if d.owner:
                 self.methods[(d.owner, d.name)].add(index)
+                self.class_files[d.owner].add(path)
         for call in structure.calls:
             edge = (first + call.caller, call.qualifier)
             self.callers[call.name].add(edge)
@@ -173,7 +178,9 @@ class CallGraph:
             if target.owner and self._on_something_else(c, qualifier, target):
                 continue
             out.append(caller)
-        return sorted(out, key=lambda i: (self.defs[i].path, self.defs[i].line))
+        if target.instantiated and target.owner:
+            out.extend(self._instantiations(target))
+        return sorted(set(out), key=lambda i: (self.defs[i].path, self.defs[i].line))
 
     def _on_something_else(self, caller: _Def, qualifier: str, target: _Def) -> bool:
         """Whether a call to a method's name is surely on something of another type: a
@@ -194,6 +201,17 @@ class CallGraph:
         own = [self.defs[i] for i in self.methods.get((caller.owner, target.name), ())]
         same_file = [d for d in own if d.path == caller.path]
         return bool(own) and target not in (same_file or own)
+
+    def _instantiations(self, target: _Def) -> list[int]:
+        """The calls of the class itself, which run its `__init__` (`MacroExpander(..)`,
+        `ccompiler.MacroExpander(..)`): bare or through its module, and only where one
+        file defines a class of that name, or from that file."""
+        owner = target.owner or ""
+        shared = len(self.class_files.get(owner, ())) > 1
+        module = target.module.rsplit(target.separator, 1)[-1]
+        return [c for c, q in self.callers.get(owner, ()) if q in ("", module)
+                and (not shared or self.defs[c].path == target.path)
+                and not (self.defs[c].owner == owner and self.defs[c].name == target.name)]
 
     def _hidden_callers(self, target: _Def) -> list[int]:
         """What runs a trait method of a type its file hides: the functions of the file

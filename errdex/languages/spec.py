@@ -103,6 +103,8 @@ class Outline:
     # words (Java's `modifiers`): `public_marker` is looked for among its children too
     attribute_hooks: frozenset[str] = frozenset()  # a module's functions run by reading
     # an attribute of it, never called (Python's `__getattr__`, `__dir__`: PEP 562)
+    instantiation: frozenset[str] = frozenset()  # the methods a call of the class runs
+    # (Python's `__init__`: `Point(1, 2)` runs `Point.__init__`)
     constructors: frozenset[str] = frozenset()  # the methods that build an object when its
     # class is called (`__init__`): fields they set come from that call's arguments
 

@@ -104,6 +104,7 @@ SPEC = LanguageSpec(
         private_prefix="_",
         package_entry="__init__.py",
         constructors=frozenset({"__init__", "__new__"}),
+        instantiation=frozenset({"__init__", "__new__"}),
         attribute_hooks=frozenset({"__getattr__", "__dir__"}),
     ),
     module_path=_module_path,
