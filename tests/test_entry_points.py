@@ -444,3 +444,27 @@ def test_a_class_call_runs_its_init(tmp_path: Path) -> None:
     assert record.facts is not None
     functions = [e.function for e in record.facts.sites[0].entry_points]
     assert functions == ["kit.api.expand"], functions
+
+
+def test_a_bare_class_call_elsewhere_may_be_another_class_of_that_name(
+    tmp_path: Path,
+) -> None:
+    """`StringIO(text)` after `from io import StringIO` is the C class, not a pure-Python
+    `StringIO` like `_pyio.py`'s (round 9 review: 20 false callers on 4 pages)."""
+    files = {
+        "kit/__init__.py": "",
+        "kit/textio.py": (
+            "class StringIO:\n"
+            "    def __init__(self, initial):\n"
+            "        if initial is None:\n"
+            "            raise TypeError('pyio: the initial value must be text')\n\n\n"
+            "def open_text(initial):\n"
+            "    return StringIO(initial)\n"
+        ),
+        "kit/mail.py": "from io import StringIO\n\n\ndef body(text):\n    return StringIO(text)\n",
+    }
+    record = _record(tmp_path, files, "pyio: the initial")
+    assert record.facts is not None
+    functions = [e.function for e in record.facts.sites[0].entry_points]
+    assert "kit.mail.body" not in functions, functions
+    assert "kit.textio.open_text" in functions, functions

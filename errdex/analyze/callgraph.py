@@ -81,7 +81,6 @@ class CallGraph:
         self.private_defs: set[tuple[str, int]] = set()
         self._found: dict[int, list[int]] = {}  # def index -> its callers, once asked
         self._at: dict[tuple[str, int], int] = {}  # (path, line) -> def index, once asked
-        self.class_files: dict[str, set[str]] = defaultdict(set)  # owner -> files defining it
 
     @classmethod
     def build(cls, files: Iterable[tuple[str, Language, FileStructure]]) -> CallGraph:
@@ -125,7 +124,6 @@ class CallGraph:
             self.files_of[d.name].add(path)
             if d.owner:
                 self.methods[(d.owner, d.name)].add(index)
-                self.class_files[d.owner].add(path)
         for call in structure.calls:
             edge = (first + call.caller, call.qualifier)
             self.callers[call.name].add(edge)
@@ -203,15 +201,15 @@ class CallGraph:
         return bool(own) and target not in (same_file or own)
 
     def _instantiations(self, target: _Def) -> list[int]:
-        """The calls of the class itself, which run its `__init__` (`MacroExpander(..)`,
-        `ccompiler.MacroExpander(..)`): bare or through its module, and only where one
-        file defines a class of that name, or from that file."""
+        """The calls of the class itself, which run its `__init__`: through its module
+        (`_expand.Expander(..)`), or bare in its own file (`Popen(..)` in `subprocess.run`).
+        A bare call elsewhere may be another class of that name: `StringIO(..)` after
+        `from io import StringIO` is the C one, not `_pyio.StringIO`."""
         owner = target.owner or ""
-        shared = len(self.class_files.get(owner, ())) > 1
         module = target.module.rsplit(target.separator, 1)[-1]
-        return [c for c, q in self.callers.get(owner, ()) if q in ("", module)
-                and (not shared or self.defs[c].path == target.path)
-                and not (self.defs[c].owner == owner and self.defs[c].name == target.name)]
+        return [c for c, q in self.callers.get(owner, ())
+                if (q == module and module) or (q == "" and self.defs[c].path == target.path)
+                if not (self.defs[c].owner == owner and self.defs[c].name == target.name)]
 
     def _hidden_callers(self, target: _Def) -> list[int]:
         """What runs a trait method of a type its file hides: the functions of the file
