@@ -202,7 +202,7 @@ class CallGraph:
 
     def _instantiations(self, target: _Def) -> list[int]:
         """The calls of the class itself, which run its `__init__`: through its module
-        (`_expand.Expander(..)`), or bare in its own file (`Popen(..)` in `subprocess.run`).
+        (`_expand.Expander(..)`), or bare in its own file (`Popen(..)` in its module's `run`).
         A bare call elsewhere may be another class of that name: `StringIO(..)` after
         `from io import StringIO` is the C one, not `_pyio.StringIO`."""
         owner = target.owner or ""
