@@ -329,7 +329,7 @@ def read_helper_calls(
     to it, with every helper known). A file's budget cuts are counted again when it is
     read again."""
     languages = {f.path: f.language for f in snapshot.files}
-    listed = {lang: tuple(load_rules(lang, snapshot.root)) for lang in set(languages.values())}
+    listed = snapshot_rules(snapshot)
     found = discover(extractions, listed, languages)
     done: frozenset[str] = frozenset()
     for _ in range(HELPER_ROUNDS):

@@ -207,9 +207,10 @@ class CallGraph:
         `from io import StringIO` is the C one, not `_pyio.StringIO`."""
         owner = target.owner or ""
         module = target.module.rsplit(target.separator, 1)[-1]
+        through = {module} if module else set()
         return [c for c, q in self.callers.get(owner, ())
-                if (q == module and module) or (q == "" and self.defs[c].path == target.path)
-                if not (self.defs[c].owner == owner and self.defs[c].name == target.name)]
+                if (q in through or (not q and self.defs[c].path == target.path))
+                and self.defs[c] is not target]
 
     def _hidden_callers(self, target: _Def) -> list[int]:
         """What runs a trait method of a type its file hides: the functions of the file
