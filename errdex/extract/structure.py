@@ -94,13 +94,18 @@ class FieldWrite:
     line: int
 
 
+RESULT = ")"  # ends the qualifier of a call on what a call or an index gives
+
+
 @dataclass(frozen=True)
 class OutlineCall:
     """A call written inside the definition `caller` (an index into the file's defs)."""
 
     name: str
     caller: int
-    qualifier: str  # the owner written before the name (`Owner::name(`), or ""
+    qualifier: str  # the owner written before the name (`Owner::name(`), or "", or,
+    # ending in RESULT, the call whose value it is called on (`storage_mut()` of
+    # `self.storage_mut().fill(`; RESULT alone when unknown), "super" for the parent's
     # The arguments as written (`Python`'s `key=value` too), for a call with an argument
     # list: a check on the callee's parameters is restated on these. None: not a plain call.
     arguments: tuple[str, ...] | None = None
