@@ -527,6 +527,9 @@ class SiteFacts:
     # The class the site raises as users import it (`email.errors.HeaderParseError` for
     # `errors.HeaderParseError`); None: a builtin, or named as written.
     exception: str | None = None
+    # The build conditions the site is compiled under, outermost first, as the code writes
+    # them (`feature = "metal"` of `#[cfg(feature = "metal")]`): other builds lack it.
+    built_when: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

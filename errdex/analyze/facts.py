@@ -310,6 +310,7 @@ def record_facts(
     history: History | None = None,
     importable: Importable | None = None,
     builds: Builds | None = None,
+    conditions: Callable[[str, int], tuple[str, ...]] | None = None,
 ) -> RecordFacts:
     """Every fact of `record`: per site (at most 20 sites, the first ones in source order)
     and for the record as a whole."""
@@ -340,5 +341,6 @@ def record_facts(
             state=receiver_state(site, file, own, entries, builds),
             exception=importable(site.exception, site.path, site.language)
             if importable and site.exception else None,
+            built_when=conditions(site.path, site.line) if conditions else (),
         ))
     return RecordFacts(sites=tuple(sites), tests=tests, history=history)

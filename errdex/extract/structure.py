@@ -121,6 +121,16 @@ class TypedBinding:
 
 
 @dataclass(frozen=True)
+class Gate:
+    """Lines of the file that only some builds compile (`#[cfg(feature = "metal")]` on an
+    item): `condition` as the code writes it (`feature = "metal"`)."""
+
+    line: int
+    end_line: int
+    condition: str
+
+
+@dataclass(frozen=True)
 class FileStructure:
     """Everything about one file that analysis needs besides its sites."""
 
@@ -138,6 +148,11 @@ class FileStructure:
     # Files of the tree this file keeps out of every build, relative to the root (Rust's
     # `#[cfg(test)] mod tests;` names `src/tests.rs`): errdex.extract.unbuilt drops them
     test_only: tuple[str, ...] = ()
+    gates: tuple[Gate, ...] = ()  # its items only some builds compile
+    # Files and folders of the tree it declares under a build condition, relative to the
+    # root, with the condition (`#[cfg(feature = "metal")] mod metal_backend;`: the module's
+    # two possible files and its submodules' folder): all that is built only then
+    gated_files: tuple[tuple[str, str], ...] = ()
 
     def def_at(self, line: int) -> OutlineDef | None:
         """The innermost definition spanning `line`, when the outline knows its end."""

@@ -187,6 +187,9 @@ class LanguageSpec:
     # The languages whose files call the error helpers this one's files define (C++ calls
     # C's `die(..)`, C calls a C++ header's `extern "C"` one); itself when empty.
     helpers_reach: frozenset[Language] = frozenset()
+    # A build condition of the code (errdex.models.SiteFacts.built_when) as a page says it,
+    # after "in builds": `feature = "metal"` -> "with the `metal` feature"
+    build_condition: Callable[[str], str] | None = None
 
     def can(self, capability: str) -> bool:
         """Whether the language has `capability` (one of CAPABILITIES)."""

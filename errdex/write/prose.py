@@ -52,12 +52,25 @@ from errdex.write.solutions import solutions
 
 def _tail(f: PageFacts) -> str:
     sites = f.record.sites
+    built = _built_in(f)
     if len(sites) < 2:
-        return ""
+        return built
     functions = len({(s.path, s.function) for s in sites})
     where = f" in {functions} functions" if functions > 1 else ""
     does = {"logged": "log it", "emitted": "warn with it"}.get(raised_word(f), "raise it")
-    return f" (one of {len(sites)} places{where} that {does})"
+    return f"{built} (one of {len(sites)} places{where} that {does})"
+
+
+def _built_in(f: PageFacts) -> str:
+    """" in builds with the `metal` feature": the build conditions every site the page
+    knows of is compiled under (only some builds have this error)."""
+    known = f.known.sites if f.known else ()
+    say = spec_for(f.lang).build_condition
+    shared = set(known[0].built_when).intersection(*(s.built_when for s in known[1:])) \
+        if known and say else set()  # fmt: skip
+    if not shared or say is None:
+        return ""
+    return " in builds " + " and ".join(say(c) for c in known[0].built_when if c in shared)
 
 
 def _summary(f: PageFacts) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from errdex.languages.rust.build import describe_condition
 from errdex.languages.spec import C_FAMILY_CONDITIONS, LanguageSpec, Outline
 from errdex.models import Language, SiteKind
 
@@ -123,4 +124,5 @@ SPEC = LanguageSpec(
     },
     variant_noun="an error variant whose display text is this message",
     unnamed_action="fails with it",
+    build_condition=describe_condition,
 )
