@@ -506,6 +506,29 @@ class History:
 
 
 @dataclass(frozen=True)
+class CommandFlag:
+    """A field of the parsed command line a check reads, as the user writes it."""
+
+    field: str  # as the code reads it: "model_path"
+    flag: str  # "--model-path", "-m"; "<input>" for a positional argument
+    default: str | None = None  # as the code writes it: "\"turbo\"", "3"
+    value: str | None = None  # a local the site's function holds a part of it in
+    # (`use_local`), with what it holds (`args.model_path.is_some()`) in `expression`
+    expression: str | None = None
+
+
+@dataclass(frozen=True)
+class Program:
+    """How the user runs the code a site is in, when it is a program of its own (an
+    example, a binary, a build script), not a function a user calls."""
+
+    kind: str  # "run" (the user runs it) | "build" (cargo runs it while building)
+    command: str  # "cargo run --example z_image --", "cargo build -p x --features cuda"
+    parsed: str | None = None  # the name the site's function holds its parsed flags in
+    flags: tuple[CommandFlag, ...] = ()  # the flags the check (or its path) reads
+
+
+@dataclass(frozen=True)
 class SiteFacts:
     path: str
     line: int
@@ -527,6 +550,8 @@ class SiteFacts:
     # The class the site raises as users import it (`email.errors.HeaderParseError` for
     # `errors.HeaderParseError`); None: a builtin, or named as written.
     exception: str | None = None
+    # How the user runs the program the site is in, and the flags its check reads
+    program: Program | None = None
 
 
 @dataclass(frozen=True)

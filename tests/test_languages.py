@@ -31,6 +31,9 @@ MAY_BE_EMPTY = {
     "tuple_binding", "tuple_element", "tuple_elements_named",  # Go and Java destructure nothing
     "rethrow", "handlers",  # Rust and Go hand errors back: nothing re-raises
     "cli_arguments",  # a command-line parser errdex knows the flags of
+    # a build tool that runs a program's files (`cargo run --example`), and how its
+    # flags' values read (Rust's `Option` accessors and `is_some()`)
+    "program", "cli_accessors", "cli_presence", "cli_phrases",
     "importer",  # where users name a library's class by a path other than the one written
     "helpers_reach",  # a language whose files call the helpers of another (C and C++)
 }  # fmt: skip

@@ -116,6 +116,30 @@ class TypedBinding:
 
 
 @dataclass(frozen=True)
+class CommandOption:
+    """A command-line option a file declares: the field of the parsed value that holds it
+    (`args.model_path`) and how the user writes it (`--model-path`, `-m`; `<input>` for a
+    positional argument), with its default as written."""
+
+    owner: str  # the type whose parsed value holds it (`Args`); "" when no type does
+    field: str
+    flag: str
+    positional: bool = False
+    default: str | None = None
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class CommandRead:
+    """A local assigned from a command-line option (`let use_local =
+    args.model_path.is_some();`): a check on the local is one on the flag."""
+
+    name: str
+    expression: str
+    line: int
+
+
+@dataclass(frozen=True)
 class FileStructure:
     """Everything about one file that analysis needs besides its sites."""
 
@@ -133,6 +157,12 @@ class FileStructure:
     # Files of the tree this file keeps out of every build, relative to the root (Rust's
     # `#[cfg(test)] mod tests;` names `src/tests.rs`): errdex.extract.unbuilt drops them
     test_only: tuple[str, ...] = ()
+    # The command-line options it declares (a clap `#[derive(Parser)]` struct's fields)
+    options: tuple[CommandOption, ...] = ()
+    reads: tuple[CommandRead, ...] = ()  # the locals set from one of those options
+    # The lines built only with a named build option, each (first line, last line, its
+    # name): Rust's `#[cfg(feature = "cuda")] { .. }`
+    conditional: tuple[tuple[int, int, str], ...] = ()
 
     def def_at(self, line: int) -> OutlineDef | None:
         """The innermost definition spanning `line`, when the outline knows its end."""

@@ -187,6 +187,18 @@ class LanguageSpec:
     # The languages whose files call the error helpers this one's files define (C++ calls
     # C's `die(..)`, C calls a C++ header's `extern "C"` one); itself when empty.
     helpers_reach: frozenset[Language] = frozenset()
+    # How a file is run when it is a program of its own, not a library's code: (path, the
+    # build options the site is under) -> ("run", the command that runs it) or ("build",
+    # the command whose build runs it); None for a library's code
+    program: Callable[[str, tuple[str, ...]], tuple[str, str] | None] | None = None
+    # regex of the calls after a flag's field that keep its value (`.as_deref()`)
+    cli_accessors: str = ""
+    # (regex over a local's value after the flag's field, whether it says the flag was
+    # given): `use_local = args.model_path.is_some()` is true when `--model-path` is given
+    cli_presence: tuple[tuple[str, bool], ...] = ()
+    # (regex, replacement) over a phrase once its flags are written in: a pattern test of
+    # an optional flag (`--x` matches `None`) is whether it was given
+    cli_phrases: tuple[tuple[str, str], ...] = ()
 
     def can(self, capability: str) -> bool:
         """Whether the language has `capability` (one of CAPABILITIES)."""

@@ -26,7 +26,7 @@ from errdex.extract.outline import file_structure
 from errdex.extract.queries import OUTLINE, Captures
 from errdex.extract.shared import find_call_rule, is_literal, rule_guard
 from errdex.extract.templates import build_template
-from errdex.languages.rust import SPEC, build, composed
+from errdex.languages.rust import SPEC, build, composed, options
 from errdex.languages.rust.errortypes import _CAMEL, ErrorTypes
 from errdex.languages.rust.literals import literal_value, parse_format, unescape
 from errdex.languages.rust.messages import _FORMAT_MACROS
@@ -235,6 +235,7 @@ class RustExtractor:
             else:
                 found.append((kind, node, names[0]))
         state.excluded.sort()
+        declared = options.command_options(tree.root_node, source)
         # errdex.languages.rust.composed's sections after the others, each in match order.
         found.sort(key=lambda f: f[0] in composed.HANDLERS)
         for kind, node, name in found:
@@ -255,6 +256,9 @@ class RustExtractor:
                 file_structure(SPEC.language, path, tree.root_node, source, state.paths,
                                outlined),
                 test_only=tuple(state.test_only),
+                options=declared,
+                reads=options.option_reads(source, declared),
+                conditional=options.feature_spans(tree.root_node, source),
             ),
         )
 

@@ -1,0 +1,165 @@
+"""Pages of code that is a program of its own (the candle round-7 review, "Examples lead
+from their own functions"): a check in an example reads the flags the user types
+(`args.model_path` of `fn run(args: Args)` is `--model-path`, a local set from
+`args.model_path.is_some()` says whether it was given), the page leads from the command
+that runs the example, not from its private `run`, and a build script's page says which
+`cargo build` fails, with no code that calls its `main`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from errdex.contract import record_to_dict
+from errdex.index import index_snapshot
+from errdex.source.resolve import SourceOptions, resolve
+from errdex.store import SQLiteStore
+
+EXAMPLE = """\
+use clap::Parser;
+
+#[derive(Parser, Debug)]
+#[command(author, version)]
+struct Args {
+    /// Where the weights are.
+    #[arg(long)]
+    model_path: Option<String>,
+    #[arg(long = "n-steps", default_value_t = 4)]
+    steps: usize,
+    #[arg(short, long, default_value = "small")]
+    which: String,
+    input: String,
+    #[arg(long)]
+    cpu: bool,
+}
+
+fn load(tokens: &[u32]) -> anyhow::Result<()> {
+    if tokens.is_empty() {
+        anyhow::bail!("no tokens to load")
+    }
+    Ok(())
+}
+
+fn run(args: Args) -> anyhow::Result<()> {
+    let use_local = args.model_path.is_some();
+    if args.steps == 0 {
+        anyhow::bail!("the number of steps must be positive")
+    }
+    if args.which != "small" && args.which != "large" {
+        anyhow::bail!("unknown model size {}", args.which)
+    }
+    if args.input.is_empty() {
+        anyhow::bail!("an input file is needed")
+    }
+    if use_local {
+        let weights = std::path::PathBuf::from("weights.safetensors");
+        if !weights.exists() {
+            anyhow::bail!("local weights not found")
+        }
+    }
+    load(&[])?;
+    Ok(())
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    run(args)
+}
+"""
+
+BUILD = """\
+fn main() {
+    println!("cargo::rerun-if-changed=build.rs");
+    #[cfg(feature = "cuda")]
+    {
+        let ptx = compile_kernels("kernels/*.cu")
+            .expect("Failed to compile the kernels");
+        ptx.write("out.rs").unwrap();
+    }
+}
+"""
+
+LIBRARY = """\
+pub fn scale(factor: usize) -> Result<usize> {
+    if factor == 0 {
+        bail!("the scale factor must not be zero")
+    }
+    Ok(factor)
+}
+"""
+
+
+def _index(root: Path) -> dict[str, dict[str, Any]]:
+    files = {"demo/examples/zimg/main.rs": EXAMPLE, "kern/build.rs": BUILD,
+             "kern/src/lib.rs": LIBRARY}
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    (snapshot,) = resolve(str(root), SourceOptions(repo="t/programs"))
+    with SQLiteStore(root.parent / "pages.sqlite") as store:
+        index_snapshot(snapshot, store, workers=1)
+        return {row.message: record_to_dict(store.record(row.id))
+                for row in store.records("t/programs")}
+
+
+def _page(records: dict[str, dict[str, Any]], start: str) -> dict[str, Any]:
+    (found,) = [r for message, r in records.items() if message.startswith(start)]
+    page: dict[str, Any] = found["explanation"]
+    return page
+
+
+def _code(page: dict[str, Any]) -> str:
+    fix, defensive = page["example_fix"], page["defensive"]
+    return "\n".join([fix["before"], fix["after"], defensive["validate"],
+                      defensive["type_guard"], defensive["try_catch"]])
+
+
+def test_a_check_on_a_field_of_a_parameter_typed_as_the_parser_is_its_flag(
+        tmp_path: Path) -> None:
+    records = _index(tmp_path / "repo")
+    # `#[arg(long = "n-steps", default_value_t = 4)] steps` read through `fn run(args: Args)`
+    page = _page(records, "the number of steps")
+    assert page["summary"] == ("`--n-steps` must not be 0 when running `cargo run --example "
+                               "zimg --` (`--n-steps` defaults to `4`)")
+    assert page["solutions"][0] == ("Run `cargo run --example zimg --` with command-line flags "
+                                    "for which `--n-steps` is not 0 (`--n-steps` defaults to "
+                                    "`4`).")
+    # `#[arg(short, long)]`: its long name; a field with neither is positional
+    assert "`--which`" in _page(records, "unknown model size")["summary"]
+    assert _page(records, "an input file")["summary"].startswith(
+        "the positional argument `<input>` must not be empty when running")
+
+
+def test_a_local_set_from_a_flag_says_whether_the_flag_was_given(tmp_path: Path) -> None:
+    page = _page(_index(tmp_path / "repo"), "local weights not found")
+    assert page["summary"].startswith(
+        "Running `cargo run --example zimg --` when `--model-path` is given fails a check in "
+        "its `run`: `weights` must exist")
+    assert "it runs only when `--model-path` is given" in page["solutions"][0]
+    assert "use_local" not in page["summary"] + " ".join(page["solutions"])
+
+
+def test_an_example_s_own_function_is_reached_by_running_the_example(tmp_path: Path) -> None:
+    page = _page(_index(tmp_path / "repo"), "no tokens to load")
+    assert page["summary"].startswith("Running `cargo run --example zimg --` fails a check in "
+                                      "its `load`")
+    assert "Calling `load`" not in page["summary"] + page["trigger"]
+    code = _code(page)
+    assert "load(" not in code and "run(" not in code  # no call of the example's functions
+    assert page["example_fix"]["before"].startswith("cargo run --example zimg -- ...")
+    assert not any("Add a test that calls" in p for p in page["prevention"])
+
+
+def test_a_build_script_fails_the_build_under_its_feature(tmp_path: Path) -> None:
+    records = _index(tmp_path / "repo")
+    page = _page(records, "Failed to compile the kernels")
+    assert page["summary"].startswith(
+        "Building with `cargo build -p kern --features cuda` fails: cargo runs the build "
+        "script kern/build.rs")
+    code = _code(page)
+    assert "catch_unwind" not in code and "main(" not in code
+    assert not any("calls `main`" in p for p in page["prevention"])
+    assert any("only with the feature(s) `cuda`" in s for s in page["solutions"])
+    # The library's own code is still a call the user makes.
+    assert _page(records, "the scale factor")["summary"].startswith(
+        "`factor` must not be 0 when calling `scale`")
