@@ -526,6 +526,9 @@ class Program:
     command: str  # "cargo run --example z_image --", "cargo build -p x --features cuda"
     parsed: str | None = None  # the name the site's function holds its parsed flags in
     flags: tuple[CommandFlag, ...] = ()  # the flags the check (or its path) reads
+    # The values of those flags that the check (or its path) names, each (as the code
+    # writes it, as the user types it): (`Which::Mistral7bV01`, `7b-v0.1`)
+    values: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ MAY_BE_EMPTY = {
     "cli_arguments",  # a command-line parser errdex knows the flags of
     # a build tool that runs a program's files (`cargo run --example`), and how its
     # flags' values read (Rust's `Option` accessors and `is_some()`)
-    "program", "cli_accessors", "cli_presence", "cli_phrases",
+    "program", "cli_accessors", "cli_presence", "cli_phrases", "path_segment",
     "importer",  # where users name a library's class by a path other than the one written
     "helpers_reach",  # a language whose files call the helpers of another (C and C++)
 }  # fmt: skip

@@ -31,6 +31,15 @@ struct Args {
     input: String,
     #[arg(long)]
     cpu: bool,
+    #[arg(long, value_enum, default_value = "v1")]
+    kind: Kind,
+}
+
+#[derive(Clone, Copy, PartialEq, clap::ValueEnum)]
+enum Kind {
+    #[value(name = "v1")]
+    First,
+    SecondBig,
 }
 
 fn load(tokens: &[u32]) -> anyhow::Result<()> {
@@ -51,13 +60,22 @@ fn run(args: Args) -> anyhow::Result<()> {
     if args.input.is_empty() {
         anyhow::bail!("an input file is needed")
     }
+    let model_path = args.model_path.map(std::path::PathBuf::from);
     if use_local {
-        let weights = std::path::PathBuf::from("weights.safetensors");
+        let shards = std::fs::read_dir(".")?.count();
+        if shards == 0 {
+            anyhow::bail!("no local shards")
+        }
+        let weights = model_path.as_ref().unwrap().join("vae").join("w.safetensors");
         if !weights.exists() {
             anyhow::bail!("local weights not found")
         }
     }
     load(&[])?;
+    let kind = args.kind;
+    if kind == Kind::SecondBig {
+        anyhow::bail!("the second kind is not supported on cpu")
+    }
     Ok(())
 }
 
@@ -79,6 +97,25 @@ fn main() {
 }
 """
 
+WASM = """\
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+pub struct Model {}
+
+#[wasm_bindgen]
+impl Model {
+    pub fn mask(&self, x: f64) -> Result<(), JsError> {
+        if !(0.0..=1.0).contains(&x) {
+            return Err(JsError::new("x must be in the unit range"));
+        }
+        Ok(())
+    }
+}
+
+fn main() {}
+"""
+
 LIBRARY = """\
 pub fn scale(factor: usize) -> Result<usize> {
     if factor == 0 {
@@ -91,7 +128,8 @@ pub fn scale(factor: usize) -> Result<usize> {
 
 def _index(root: Path) -> dict[str, dict[str, Any]]:
     files = {"demo/examples/zimg/main.rs": EXAMPLE, "kern/build.rs": BUILD,
-             "kern/src/lib.rs": LIBRARY}
+             "kern/src/lib.rs": LIBRARY,
+             "web/src/bin/m.rs": WASM}
     for path, text in files.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text)
@@ -131,12 +169,18 @@ def test_a_check_on_a_field_of_a_parameter_typed_as_the_parser_is_its_flag(
 
 
 def test_a_local_set_from_a_flag_says_whether_the_flag_was_given(tmp_path: Path) -> None:
-    page = _page(_index(tmp_path / "repo"), "local weights not found")
+    records = _index(tmp_path / "repo")
+    page = _page(records, "no local shards")
     assert page["summary"].startswith(
         "Running `cargo run --example zimg --` when `--model-path` is given fails a check in "
-        "its `run`: `weights` must exist")
+        "its `run`: `shards` must not be 0")
     assert "it runs only when `--model-path` is given" in page["solutions"][0]
     assert "use_local" not in page["summary"] + " ".join(page["solutions"])
+    # A path built from the flag's value is a file under the flag
+    page = _page(records, "local weights not found")
+    assert page["summary"] == (
+        "the file `vae/w.safetensors` under `--model-path` must exist when running `cargo run "
+        "--example zimg --` (checked only when `--model-path` is given)")
 
 
 def test_an_example_s_own_function_is_reached_by_running_the_example(tmp_path: Path) -> None:
@@ -163,3 +207,17 @@ def test_a_build_script_fails_the_build_under_its_feature(tmp_path: Path) -> Non
     # The library's own code is still a call the user makes.
     assert _page(records, "the scale factor")["summary"].startswith(
         "`factor` must not be 0 when calling `scale`")
+
+
+def test_a_flag_s_enum_value_is_said_as_the_user_types_it(tmp_path: Path) -> None:
+    """`let kind = args.kind;` holds `--kind`; `Kind::SecondBig` of a `ValueEnum` is typed
+    `second-big`, `#[value(name = "v1")]` names the other."""
+    page = _page(_index(tmp_path / "repo"), "the second kind")
+    assert page["summary"].startswith("`--kind` must differ from `second-big` when running "
+                                      "`cargo run --example zimg --` (`--kind` defaults to "
+                                      "`v1`)")
+
+
+def test_a_web_assembly_binary_is_not_a_program_the_user_runs(tmp_path: Path) -> None:
+    page = _page(_index(tmp_path / "repo"), "x must be in the unit range")
+    assert "cargo run" not in page["summary"] + " ".join(page["solutions"])

@@ -29,14 +29,18 @@ def program_facts(
     features = tuple(dict.fromkeys(
         name for first, last, name in (file.conditional if file is not None else ())
         if first <= site.line <= last))  # fmt: skip
-    run = spec.program(site.path, features) if spec.program is not None else None
+    names = file.identifiers if file is not None else frozenset()
+    run = spec.program(site.path, features, names) if spec.program is not None else None
     parsed = parsed_name(site, file, own)
     if run is None and parsed is None:
         return None
     texts = [site.guard or "", *(step.text for step in reached), *origins]
     flags = _flags(site, file, own, parsed, texts) if parsed else ()
     kind, command = run if run is not None else ("run", "")
-    return Program(kind, command, parsed, flags)
+    values = tuple((code, typed) for code, typed in (file.option_values if file else ())
+                   if flags and any(re.search(rf"(?<![\w:]){re.escape(code)}\b", t)
+                                    for t in texts))  # fmt: skip
+    return Program(kind, command, parsed, flags, values)
 
 
 def parsed_name(site: Site, file: FileStructure | None, own: OutlineDef | None) -> str | None:

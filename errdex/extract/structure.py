@@ -160,6 +160,9 @@ class FileStructure:
     # The command-line options it declares (a clap `#[derive(Parser)]` struct's fields)
     options: tuple[CommandOption, ...] = ()
     reads: tuple[CommandRead, ...] = ()  # the locals set from one of those options
+    # The values an option of an enum type takes, each (the variant as code writes it,
+    # as the user types it): (`Which::Mistral7bV01`, `7b-v0.1`) of a clap `ValueEnum`
+    option_values: tuple[tuple[str, str], ...] = ()
     # The lines built only with a named build option, each (first line, last line, its
     # name): Rust's `#[cfg(feature = "cuda")] { .. }`
     conditional: tuple[tuple[int, int, str], ...] = ()

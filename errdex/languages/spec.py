@@ -188,9 +188,11 @@ class LanguageSpec:
     # C's `die(..)`, C calls a C++ header's `extern "C"` one); itself when empty.
     helpers_reach: frozenset[Language] = frozenset()
     # How a file is run when it is a program of its own, not a library's code: (path, the
-    # build options the site is under) -> ("run", the command that runs it) or ("build",
-    # the command whose build runs it); None for a library's code
-    program: Callable[[str, tuple[str, ...]], tuple[str, str] | None] | None = None
+    # build options the site is under, the identifiers the file uses) -> ("run", the
+    # command that runs it) or ("build", the command whose build runs it); None for a
+    # library's code, or a program something else than its user runs
+    program: Callable[[str, tuple[str, ...], frozenset[str]], tuple[str, str] | None] | None \
+        = None
     # regex of the calls after a flag's field that keep its value (`.as_deref()`)
     cli_accessors: str = ""
     # (regex over a local's value after the flag's field, whether it says the flag was
@@ -199,6 +201,9 @@ class LanguageSpec:
     # (regex, replacement) over a phrase once its flags are written in: a pattern test of
     # an optional flag (`--x` matches `None`) is whether it was given
     cli_phrases: tuple[tuple[str, str], ...] = ()
+    # regex of a call that appends a literal part (group `part`) to a path: Rust's
+    # `.join("vae")`; a path built from a flag so is said as a file under that flag
+    path_segment: str = ""
 
     def can(self, capability: str) -> bool:
         """Whether the language has `capability` (one of CAPABILITIES)."""

@@ -13,17 +13,46 @@ import re
 from collections.abc import Sequence
 
 from errdex.analyze.commandline import presence
+from errdex.analyze.facts import Origin
 from errdex.languages import spec_for
 from errdex.models import ExampleFix, Language, Program
 
 BUILD = "build"
 
 
-def reads_flags(program: Program | None, guard: str | None) -> str | None:
-    """The parsed command line's name when the guard reads one of its flags (a field, or
-    a local set from one)."""
+def under_flags(program: Program | None, origins: Sequence[Origin], language: Language
+                ) -> dict[str, str]:
+    """The guard's locals that are a path built from a flag's value and literal parts
+    (`let path = model_path.join("vae").join("w.safetensors")`, `model_path` holding
+    `--model-path`), each said as a file under that flag."""
+    spec = spec_for(language)
+    if program is None or program.parsed is None or not spec.path_segment:
+        return {}
+    roots = {f.value: f.flag for f in program.flags if f.value and presence(f, language) is None}
+    roots |= {f"{program.parsed}.{f.field}": f.flag for f in program.flags}
+    out = {}
+    for origin in origins:
+        if origin.how != "local":
+            continue
+        m = re.match(r"(?P<root>[A-Za-z_][\w.]*?)(?P<rest>(?:\.\w+\([^()]*\))*)$",
+                     origin.expression)
+        if m is None or m.group("root") not in roots:
+            continue
+        rest = re.sub(rf"^{spec.cli_accessors}", "", m.group("rest"))
+        parts = re.findall(spec.path_segment, rest)
+        if parts and re.fullmatch(rf"(?:{spec.path_segment})+", rest):
+            out[origin.name] = f"the file `{'/'.join(parts)}` under `{roots[m.group('root')]}`"
+    return out
+
+
+def reads_flags(program: Program | None, guard: str | None,
+                paths: dict[str, str] | None = None) -> str | None:
+    """The parsed command line's name when the guard reads one of its flags (a field, a
+    local set from one, or a path under one)."""
     if program is None or program.parsed is None or not guard:
         return None
+    if any(re.search(rf"(?<![\w.]){re.escape(name)}\b", guard) for name in paths or {}):
+        return program.parsed
     if re.search(rf"(?<![\w.]){re.escape(program.parsed)}\.\w", guard):
         return program.parsed
     if any(f.value and re.search(rf"(?<![\w.]){re.escape(f.value)}\b", guard)
@@ -32,24 +61,33 @@ def reads_flags(program: Program | None, guard: str | None) -> str | None:
     return None
 
 
-def as_flags(text: str | None, program: Program | None, language: Language) -> str | None:
+def as_flags(text: str | None, program: Program | None, language: Language,
+             paths: dict[str, str] | None = None) -> str | None:
     """`text` with the parsed command line's fields written as the flags a user types:
     "`args.max_tokens.as_deref()`" -> "`--max-tokens`", "`use_local` is true" ->
     "`--model-path` is given"."""
     if text is None or program is None or program.parsed is None:
         return text
     spec = spec_for(language)
+    for name, file in (paths or {}).items():  # `path` -> the file `vae/w` under `--model-path`
+        text = text.replace(f"`{name}`", file)
     flags = {f.field: f.flag for f in program.flags}
     for flag in program.flags:
         given = presence(flag, language)
         if flag.value is None or given is None:
             continue
         name = re.escape(flag.value)
-        said = {True: f"`{flag.flag}` is given", False: f"`{flag.flag}` is not given"}
-        text = re.sub(rf"`!?{name}` is true", said[given], text)
-        text = re.sub(rf"`{name}` is false", said[not given], text)
+        phrase = {True: f"`{flag.flag}` is given", False: f"`{flag.flag}` is not given"}
+        text = re.sub(rf"`{name}` is true", phrase[given], text)
+        text = re.sub(rf"`{name}` is false|`!{name}` is true", phrase[not given], text)
     accessors = spec.cli_accessors or ""
     field = re.compile(rf"(?<![\w.]){re.escape(program.parsed)}\.(\w+){accessors}")
+    held = {f.value: f.field for f in program.flags
+            if f.value and presence(f, language) is None}  # locals that hold a flag's value
+    if held:
+        local = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, held)) + r")\b(?!\s*\()")
+        text = re.sub(r"`[^`]+`", lambda span: local.sub(
+            lambda m: f"{program.parsed}.{held[m.group(1)]}", span.group(0)), text)
 
     def flag_of(m: re.Match[str]) -> str:
         return flags.get(m.group(1)) or "--" + m.group(1).replace("_", "-")
@@ -66,6 +104,8 @@ def as_flags(text: str | None, program: Program | None, language: Language) -> s
         return f"{code} ({named})"
 
     text = re.sub(r"`[^`]+`", in_span, text)
+    for code, typed in program.values:  # `Which::Mistral7bV01` is typed `7b-v0.1`
+        text = re.sub(rf"(?<![\w:]){re.escape(code)}\b", typed, text)
     text = re.sub(r"`&(--?[\w-]+|<\w+>)`", r"`\1`", text)
     for pattern, replacement in spec.cli_phrases:
         text = re.sub(pattern, replacement, text)
@@ -77,7 +117,7 @@ def defaults(program: Program | None, text: str | None) -> str:
     if program is None or not text:
         return ""
     said = [f"`{f.flag}` defaults to `{f.default.strip(chr(34))}`" for f in program.flags
-            if f.default and f.value is None and f"`{f.flag}`" in text]  # fmt: skip
+            if f.default and f"`{f.flag}`" in text]  # fmt: skip
     return f" ({'; '.join(dict.fromkeys(said))})" if said else ""
 
 

@@ -93,6 +93,7 @@ class PageFacts:
     selects: str | None = None  # a check inside a handler, which picks this message
     cli: str | None = None  # the parsed command line the check reads (its fields are flags)
     program: Program | None = None  # the program of its own the site is in, and its flags
+    paths: Mapping[str, str] = field(default_factory=dict)  # locals that are files under a flag
     only_when: str | None = None  # what leads to a value's `.expect`/`.context` (not its cause)
 
     @property
@@ -309,11 +310,12 @@ def gather(
     req = facts.describe(need, lang) if need else None
     holds = facts.describe(need, lang, mood="is") if need else None
     program = site_facts.program if site_facts is not None else None
-    cli = commandline.reads_flags(program, guard) if need is not None and lifted is None \
-        else None  # fmt: skip
+    paths = commandline.under_flags(program, origins, lang)
+    cli = commandline.reads_flags(program, guard, paths) if need is not None and \
+        lifted is None else None  # fmt: skip
     if cli is not None:  # `args.dtype` of `let args = Args::parse()` is the `--dtype` flag
-        req = commandline.as_flags(req, program, lang)
-        holds = commandline.as_flags(holds, program, lang)
+        req = commandline.as_flags(req, program, lang, paths)
+        holds = commandline.as_flags(holds, program, lang, paths)
         user_terms, users = True, ()
     if program is not None and program.command:
         users = ()  # a program's own functions are not called: the program is run
@@ -331,6 +333,7 @@ def gather(
         exc_class=w.exception_class(record.exception or site.exception),
         imported=_imported(sites, known),
         lifted=lifted, checked=checked, cli=cli, only_when=only_when, program=program,
+        paths=paths,
     )  # fmt: skip
 
 
@@ -550,10 +553,12 @@ def violation_of(f: PageFacts) -> str | None:
         subject, obj = facts.show(leaf.subject, f.lang), facts.show(leaf.obj, f.lang)
         said = f"{subject} is anything other than {obj}" if facts.is_literal(leaf.obj) \
             else f"{subject} and {obj} differ"  # fmt: skip
-        return commandline.as_flags(said, f.program, f.lang) if f.cli is not None else said
+        return commandline.as_flags(said, f.program, f.lang, dict(f.paths)) \
+            if f.cli is not None else said  # fmt: skip
     cond = facts.parse_guard(f.guard or "", f.lang)
     denied = None if cond is None else facts.describe(facts.affirm(cond), f.lang, mood="is")
-    return commandline.as_flags(denied, f.program, f.lang) if f.cli is not None else denied
+    return commandline.as_flags(denied, f.program, f.lang, dict(f.paths)) \
+        if f.cli is not None else denied  # fmt: skip
 
 
 

@@ -127,9 +127,11 @@ def _program_summary(f: PageFacts, tail: str) -> str | None:
     if program is None or f.invariant:
         return None
     run, fn = commandline.runs(program), f"`{fn_name(f)}`"
-    if f.req and f.user_terms and f.cli is not None:
-        return f"{f.req} when running {f.entry}{commandline.defaults(program, f.req)}{tail}"
     steps = commandline.flag_steps(f.reached)
+    if f.req and f.user_terms and f.cli is not None:
+        only = f" (checked only when {joined(steps)})" if steps else ""
+        return (f"{f.req} when running {f.entry}{only}{commandline.defaults(program, f.req)}"
+                f"{tail}")
     when = f" with {joined(steps)}".replace(" with `", " when `") if steps else ""
     if program.kind == commandline.BUILD:
         what = (f"`{f.receiver}` was None or an Err in its `main`"

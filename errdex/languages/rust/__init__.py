@@ -130,9 +130,10 @@ SPEC = LanguageSpec(
     },
     variant_noun="an error variant whose display text is this message",
     unnamed_action="fails with it",
-    program=lambda path, features: _options().program(path, features),
+    program=lambda path, features, names: _options().program(path, features, names),
     cli_accessors=r"(?:\.(?:as_ref|as_deref|as_str|unwrap|clone|to_string|to_owned)\(\)"
     r"|\.map\([\w:]+\))*",
+    path_segment=r"\.join\(\s*\"(?P<part>[^\"\\]+)\"\s*\)",
     cli_presence=((r"\.is_some\(\)", True), (r"\.is_none\(\)", False)),
     cli_phrases=(
         (r"`(--?[\w-]+)` (?:matches `None`|does not match `Some\([^`]*\)`)", r"`\1` is not given"),

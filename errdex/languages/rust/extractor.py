@@ -259,6 +259,7 @@ class RustExtractor:
                 options=declared,
                 reads=options.option_reads(source, declared),
                 conditional=options.feature_spans(tree.root_node, source),
+                option_values=options.option_values(tree.root_node, source),
             ),
         )
 

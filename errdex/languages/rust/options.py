@@ -22,12 +22,47 @@ _NOT_FLAGS = re.compile(r"\b(?:flatten|subcommand|skip)\b")  # `#[command(flatte
 _LONG = re.compile(r"(?<![\w-])long\s*(?:=\s*\"(?P<name>[^\"]*)\")?")
 _SHORT = re.compile(r"(?<![\w-])short\s*(?:=\s*'(?P<name>[^']*)')?")
 _DEFAULT = re.compile(r"\bdefault_value(?:_t)?\s*=\s*(?P<value>\"(?:[^\"\\]|\\.)*\"|[^,]+)")
+_WEB = frozenset({"wasm_bindgen", "yew", "yew_agent"})  # a program a web page runs
 _CFG_FEATURE = re.compile(r"#\[\s*cfg\s*\(\s*feature\s*=\s*\"(?P<name>[^\"]+)\"\s*\)\s*\]")
 
 
 def command_options(root: Node, source: bytes) -> tuple[CommandOption, ...]:
     """The options of every top-level struct that derives clap's `Parser` or `Args`."""
-    out: list[CommandOption] = []
+    return tuple(o for o in _items(root, source) if isinstance(o, CommandOption))
+
+
+def option_values(root: Node, source: bytes) -> tuple[tuple[str, str], ...]:
+    """The values of every top-level enum that derives clap's `ValueEnum`, as (`Enum::
+    Variant`, the name the user types: `#[value(name = "x")]`, else the variant in
+    kebab-case)."""
+    return tuple(v for v in _items(root, source) if isinstance(v, tuple))
+
+
+_VALUE_NAME = re.compile(r"#\[\s*(?:value|clap)\s*\(.*?\bname\s*=\s*\"(?P<name>[^\"]+)\"", re.S)
+_WORDS = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def _values(owner: str, body: Node, source: bytes) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    attributes: list[str] = []
+    for child in body.named_children:
+        if child.type == "attribute_item":
+            attributes.append(_text(child, source))
+            continue
+        if child.type != "enum_variant":
+            continue
+        name = child.child_by_field_name("name")
+        given, attributes = attributes, []
+        if name is None or any("skip" in a for a in given):
+            continue
+        variant = _text(name, source)
+        named = next((m.group("name") for a in given if (m := _VALUE_NAME.search(a))), None)
+        out.append((f"{owner}::{variant}", named or _WORDS.sub("-", variant).lower()))
+    return out
+
+
+def _items(root: Node, source: bytes) -> list[CommandOption | tuple[str, str]]:
+    out: list[CommandOption | tuple[str, str]] = []
     attributes: list[str] = []
     for item in root.named_children:
         if item.type == "attribute_item":
@@ -40,11 +75,13 @@ def command_options(root: Node, source: bytes) -> tuple[CommandOption, ...]:
         attributes = []
         name = item.child_by_field_name("name")
         body = item.child_by_field_name("body")
-        if item.type != "struct_item" or name is None or body is None \
-                or not derived & _PARSERS:  # fmt: skip
+        if name is None or body is None:
             continue
-        out += _fields(_text(name, source), body, source)
-    return tuple(out)
+        if item.type == "enum_item" and derived & {"ValueEnum", "clap::ValueEnum"}:
+            out += _values(_text(name, source), body, source)
+        elif item.type == "struct_item" and derived & _PARSERS:
+            out += _fields(_text(name, source), body, source)
+    return out
 
 
 def _fields(owner: str, body: Node, source: bytes) -> list[CommandOption]:
@@ -121,13 +158,17 @@ def feature_spans(root: Node, source: bytes) -> tuple[tuple[int, int, str], ...]
     return tuple(out)
 
 
-def program(path: str, features: tuple[str, ...]) -> tuple[str, str] | None:
+def program(path: str, features: tuple[str, ...], names: frozenset[str] = frozenset()
+            ) -> tuple[str, str] | None:
     """How the user runs the code at `path` when it is a program of its own: ("run",
     "cargo run --example z_image --") for an example or a binary, ("build", "cargo build -p
     candle-examples --features cuda") for a build script (cargo runs its `main` while
     building the package, with the `features` the site is built under); None for library
-    code."""
+    code, and for a binary built for WebAssembly (its file uses `wasm_bindgen`): a web page's
+    script calls its exported functions, not a user's shell."""
     parts = path.split("/")
+    if _WEB & names:
+        return None
     if parts[-1] == "build.rs":
         package = parts[-2] if len(parts) > 1 else ""
         command = f"cargo build -p {package}" if package else "cargo build"
