@@ -221,3 +221,40 @@ def test_a_flag_s_enum_value_is_said_as_the_user_types_it(tmp_path: Path) -> Non
 def test_a_web_assembly_binary_is_not_a_program_the_user_runs(tmp_path: Path) -> None:
     page = _page(_index(tmp_path / "repo"), "x must be in the unit range")
     assert "cargo run" not in page["summary"] + " ".join(page["solutions"])
+
+
+SCRIPT = """\
+import argparse
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n-jobs", "-j", dest="jobs", type=int, default=1)
+    parser.add_argument("--max_len", type=int, default=max(8, 4))
+    parser.add_argument("source")
+    args = parser.parse_args()
+    if args.jobs < 1:
+        raise ValueError("at least one job is needed")
+    if args.max_len > 100:
+        raise ValueError("the length is capped")
+    if not args.source:
+        raise ValueError("a source is needed")
+"""
+
+
+def test_an_argparse_option_is_said_as_declared(tmp_path: Path) -> None:
+    """`dest="jobs"` of `--n-jobs`: `args.jobs` is `--n-jobs`; `--max_len` keeps its `_`;
+    a bare name is positional."""
+    root = tmp_path / "py"
+    (root / "tool").mkdir(parents=True)
+    (root / "tool" / "cli.py").write_text(SCRIPT)
+    (snapshot,) = resolve(str(root), SourceOptions(repo="t/script"))
+    with SQLiteStore(tmp_path / "py.sqlite") as store:
+        index_snapshot(snapshot, store, workers=1)
+        records = {row.message: record_to_dict(store.record(row.id))
+                   for row in store.records("t/script")}
+    assert _page(records, "at least one job")["summary"].startswith(
+        "`--n-jobs` must be at least 1 when running the program (`--n-jobs` defaults to `1`)")
+    assert _page(records, "the length is capped")["summary"].startswith(
+        "`--max_len` must be at most 100 when running the program")
+    assert "the positional argument `<source>`" in _page(records, "a source is")["summary"]

@@ -58,8 +58,7 @@ def parsed_name(site: Site, file: FileStructure | None, own: OutlineDef | None) 
         return None
     if pattern is not None:  # bound above the snippet, in the function
         for read in file.reads:
-            if own.line <= read.line < site.line and re.search(
-                    pattern, f"let {read.name} = {read.expression};"):
+            if own.line <= read.line < site.line and re.search(pattern, read.text):
                 return read.name
     if not own.params:
         return None

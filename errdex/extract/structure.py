@@ -137,6 +137,7 @@ class CommandRead:
     name: str
     expression: str
     line: int
+    text: str = ""  # the statement as written
 
 
 @dataclass(frozen=True)

@@ -130,7 +130,8 @@ def option_reads(source: bytes, options: tuple[CommandOption, ...]) -> tuple[Com
     for m in _LET.finditer(text):
         if read.search(m.group("value")):
             line = text.count("\n", 0, m.start("name")) + 1
-            out.append(CommandRead(m.group("name"), m.group("value").strip(), line))
+            out.append(CommandRead(m.group("name"), m.group("value").strip(), line,
+                                   m.group(0).strip()))
     return tuple(out)
 
 
