@@ -439,8 +439,10 @@ def _prevention(f: PageFacts) -> tuple[str, ...]:
         when = f.record.version or (f.record.commit or "")[:10] or "this version"
         out.append(f"Track {f.record.repo} releases: the case is not handled in {when}.")
     if f.runs is not None:
-        out.append(f"{commandline.runs(f.runs)} in CI, with the flags and files you use, so a "
-                   "change that triggers this shows up there.")
+        out.append(f"Build with {f.entry} in CI, on the kind of machine you build on, so a "
+                   "change that triggers this shows up there." if f.runs.kind == commandline.BUILD
+                   else f"Run {f.entry} in CI with the flags and files you use, so a change "
+                   "that triggers this shows up there.")
         return tuple(out)
     out.append(
         f"Add a test that calls {f.entry} with the inputs you use in production, so a "

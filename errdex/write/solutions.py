@@ -106,8 +106,11 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
     elif f.runs is not None and f.guard:
         steps = commandline.flag_steps(f.reached)
         only = f"; it runs only when {joined(steps)}" if steps else ""
-        out.append(f"Trace the values the check in `{fn_name(f)}` ({here}) reads back to the "
-                   f"flags and files you give {f.entry}{only}{shows_values(f)}.")
+        given = f"the flags and files you give {f.entry}" if f.runs.kind != commandline.BUILD \
+            else (f"what the machine running {f.entry} provides (environment variables, "
+                  "installed tools, the package's files)")  # fmt: skip
+        out.append(f"Trace the values the check in `{fn_name(f)}` ({here}) reads back to "
+                   f"{given}{only}{shows_values(f)}.")
     elif f.state_only:
         fact = f.state[0]
         setters = " or ".join(f"`{s.function}`" for s in fact.set_in[:MAX_SETTERS])
