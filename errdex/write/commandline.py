@@ -124,7 +124,12 @@ def defaults(program: Program | None, text: str | None) -> str:
 def flag_steps(steps: Sequence[str]) -> list[str]:
     """The steps of a path that are about a flag (what the user chose on the command
     line), as said."""
-    return list(dict.fromkeys(s for s in steps if re.search(r"`(?:--?[\w-]+|<\w+>)`", s)))
+    def split(step: str) -> list[str]:  # each part holds; not inside a code span
+        parts = re.split(r"; (?:and )?| and ", step)
+        return parts if all(p.count("`") % 2 == 0 for p in parts) else [step]
+
+    parts = (p for s in steps for p in split(s))
+    return list(dict.fromkeys(p for p in parts if re.search(r"`(?:--?[\w-]+|<\w+>)`", p)))
 
 
 def entry(program: Program) -> str:
