@@ -131,6 +131,31 @@ class Gate:
 
 
 @dataclass(frozen=True)
+class CommandOption:
+    """A command-line option a file declares: the field of the parsed value that holds it
+    (`args.model_path`) and how the user writes it (`--model-path`, `-m`; `<input>` for a
+    positional argument), with its default as written."""
+
+    owner: str  # the type whose parsed value holds it (`Args`); "" when no type does
+    field: str
+    flag: str
+    positional: bool = False
+    default: str | None = None
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class CommandRead:
+    """A local assigned from a command-line option (`let use_local =
+    args.model_path.is_some();`): a check on the local is one on the flag."""
+
+    name: str
+    expression: str
+    line: int
+    text: str = ""  # the statement as written
+
+
+@dataclass(frozen=True)
 class FileStructure:
     """Everything about one file that analysis needs besides its sites."""
 
@@ -153,6 +178,12 @@ class FileStructure:
     # root, with the condition (`#[cfg(feature = "metal")] mod metal_backend;`: the module's
     # two possible files and its submodules' folder): all that is built only then
     gated_files: tuple[tuple[str, str], ...] = ()
+    # The command-line options it declares (a clap `#[derive(Parser)]` struct's fields)
+    options: tuple[CommandOption, ...] = ()
+    reads: tuple[CommandRead, ...] = ()  # the locals set from one of those options
+    # The values an option of an enum type takes, each (the variant as code writes it,
+    # as the user types it): (`Which::Mistral7bV01`, `7b-v0.1`) of a clap `ValueEnum`
+    option_values: tuple[tuple[str, str], ...] = ()
 
     def def_at(self, line: int) -> OutlineDef | None:
         """The innermost definition spanning `line`, when the outline knows its end."""

@@ -28,7 +28,7 @@ from errdex.extract.queries import OUTLINE, Captures
 from errdex.extract.shared import find_call_rule, is_literal, rule_guard
 from errdex.extract.structure import Gate
 from errdex.extract.templates import build_template
-from errdex.languages.rust import SPEC, build, composed
+from errdex.languages.rust import SPEC, build, composed, options
 from errdex.languages.rust.errortypes import _CAMEL, ErrorTypes
 from errdex.languages.rust.literals import literal_value, parse_format, unescape
 from errdex.languages.rust.messages import _FORMAT_MACROS
@@ -237,6 +237,7 @@ class RustExtractor:
             else:
                 found.append((kind, node, names[0]))
         state.excluded.sort()
+        declared = options.command_options(tree.root_node, source)
         # errdex.languages.rust.composed's sections after the others, each in match order.
         found.sort(key=lambda f: f[0] in composed.HANDLERS)
         for kind, node, name in found:
@@ -259,6 +260,9 @@ class RustExtractor:
                 test_only=tuple(state.test_only),
                 gates=tuple(state.gates),
                 gated_files=tuple(state.gated_files),
+                options=declared,
+                reads=options.option_reads(source, declared),
+                option_values=options.option_values(tree.root_node, source),
             ),
         )
 
