@@ -69,8 +69,8 @@ def _built_in(f: PageFacts) -> str:
     say = spec_for(f.lang).build_condition
     shared = set(known[0].built_when).intersection(*(s.built_when for s in known[1:])) \
         if known and say else set()  # fmt: skip
-    if not shared or say is None:
-        return ""
+    if not shared or say is None or (f.runs is not None and f.runs.kind == commandline.BUILD):
+        return ""  # a build command names its features itself
     return " in builds " + " and ".join(say(c) for c in known[0].built_when if c in shared)
 
 
