@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from errdex.analyze.visibility import is_private_module, named_by, package_entries
-from errdex.extract.structure import FileStructure
+from errdex.extract.structure import DISPATCH, FileStructure
 from errdex.languages import spec_for
 from errdex.models import EntryPoint, Language, Site
 
@@ -26,6 +26,7 @@ MAX_DEPTH = 3
 # lives in a private module (`re._parser.parse`): users call `re.compile`, seven calls up.
 MAX_PRIVATE_DEPTH = 8
 MAX_ENTRY_POINTS = 6
+CAUGHT_DEPTH = 2  # callers followed up to say that the library catches a private error
 MAX_BUILDERS = 3  # an op type is built where it is applied: by a few functions, not dozens
 
 
@@ -79,6 +80,24 @@ class CallGraph:
         self.module_names: set[str] = set()  # the top-level modules (`os`, `candle_core`)
         # (path, line) of the definitions in private modules that no package re-exports
         self.private_defs: set[tuple[str, int]] = set()
+        # (caller def index, prefix): `getattr(self, "visit_" + name)` calls each method of
+        # the caller's class, or of a class derived from it, whose name has that prefix
+        self.dispatchers: dict[str, set[tuple[int, str]]] = defaultdict(set)  # by owner
+        self.derived: dict[str, set[str]] = defaultdict(set)  # class -> its direct subclasses
+        self.classes: set[str] = set()  # the classes whose bases the snapshot lists
+        # Definitions users cannot call by name: their own or their owner's name is private
+        # (`_parse`, `_Validator.x`); a function of a private module that no file imports
+        # by name is one too (`email._header_value_parser.get_mailbox`)
+        self.hidden: set[int] = set()
+        self.imported: set[str] = set()  # the names any file's imports bind
+        self.holders: dict[str, set[str]] = defaultdict(set)  # class -> classes holding one
+        self.descriptor: tuple[str, str] = ("", "")  # (`__get__`, `getattr`) when known
+        # (callee name, caller def index) -> the handlers around each of its calls there
+        # that catch and carry on (one tuple per call; () for a call nothing catches)
+        self.caught: dict[tuple[str, int], list[tuple[tuple[str, int], ...]]] = \
+            defaultdict(list)
+        self._bases_of: dict[str, set[str]] = defaultdict(set)  # class -> its bases, once asked
+        self._related_memo: dict[tuple[str, str], bool] = {}
         self._found: dict[int, list[int]] = {}  # def index -> its callers, once asked
         self._at: dict[tuple[str, int], int] = {}  # (path, line) -> def index, once asked
 
@@ -92,8 +111,12 @@ class CallGraph:
             spec = spec_for(language)
             prefix = spec.outline.private_prefix
             private = bool(prefix) and is_private_module(path, prefix or "")
+            if spec.outline.descriptor_get and spec.outline.dynamic_read:
+                graph.descriptor = (spec.outline.descriptor_get, spec.outline.dynamic_read)
+            graph.imported |= structure.imported
             graph._add_file(path, spec.outline.separator, spec.module_path(path), structure,
                             private=private, entries=entries if private else {},
+                            prefix=prefix or "",
                             constructors=spec.outline.constructors,
                             instantiation=spec.outline.instantiation)
         return graph
@@ -102,6 +125,7 @@ class CallGraph:
         self, path: str, separator: str, module: str, structure: FileStructure,
         private: bool = False, entries: Mapping[str, frozenset[str]] | None = None,
         constructors: frozenset[str] = frozenset(), instantiation: frozenset[str] = frozenset(),
+        prefix: str = "",
     ) -> None:  # fmt: skip
         """`entries`: the names each package entry of a private module's packages holds
         (module -> names): a free function one of them names is called by that package."""
@@ -120,11 +144,27 @@ class CallGraph:
                                   d.end_line, shown, d.name in constructors,
                                   d.name in instantiation))  # fmt: skip
             index = len(self.defs) - 1
+            if prefix and (d.name.startswith(prefix) or (d.owner or "").startswith(prefix)) \
+                    and not d.name.startswith(prefix * 2):  # `_x`, `_Owner.x`; not `__init__`
+                self.hidden.add(index)
             self.by_name[d.name].append(index)
             self.files_of[d.name].add(path)
             if d.owner:
                 self.methods[(d.owner, d.name)].add(index)
+        for holder, held in structure.held:
+            self.holders[held].add(holder)
+        for name, bases in structure.bases:
+            self.classes.add(name)
+            for base in bases:
+                if base != name:
+                    self.derived[base].add(name)
         for call in structure.calls:
+            if call.kind == DISPATCH:
+                owner = structure.defs[call.caller].owner
+                if owner:
+                    self.dispatchers[owner].add((first + call.caller, call.name))
+                continue
+            self.caught[(call.name, first + call.caller)].append(call.caught)
             edge = (first + call.caller, call.qualifier)
             self.callers[call.name].add(edge)
             self.callers_in[(call.name, path)].add(edge)
@@ -175,10 +215,82 @@ class CallGraph:
                 continue  # `self.m(..)` runs the caller's own type's `m`, not this one
             if target.owner and self._on_something_else(c, qualifier, target):
                 continue
+            if qualifier == "self" and c.owner and target.owner and \
+                    not self._related(c.owner, target.owner):
+                continue  # `self.visit(..)` of `NodeTransformer` is no `_Unparser.visit`
             out.append(caller)
         if target.instantiated and target.owner:
             out.extend(self._instantiations(target))
+        if target.owner:
+            out.extend(self.dispatched_by(target))
+            out.extend(self._inherited_self_calls(target))
+            out.extend(self._declared_by_bases(target))
+            out.extend(self._attribute_readers(target))
         return sorted(set(out), key=lambda i: (self.defs[i].path, self.defs[i].line))
+
+    def dispatched_by(self, target: _Def) -> list[int]:
+        """The methods that look `target` up by a prefix of its name on their own object
+        (`getattr(self, "visit_" + name)`): of its own class, or of a class it derives
+        from, by name, in the snapshot (`ast.NodeVisitor.visit` for a `visit_Name` of a
+        `NodeVisitor` subclass)."""
+        owners = self._ancestors(target.owner or "")
+        found = [c for owner in owners for c, prefix in self.dispatchers.get(owner, ())
+                 if target.name.startswith(prefix) and self.defs[c] is not target]
+        runs = {o for c in found for o in self._override(target.owner or "", c)}
+        return sorted(o for o in runs if self.defs[o] is not target)
+
+    def _attribute_readers(self, target: _Def) -> list[int]:
+        """What runs a descriptor's `__get__`: reading the attribute of a class whose
+        body sets it to one (`name = _Validator()` in `Metadata`). Only the reads by a
+        computed name in that class's own methods are known (`getattr(ins, key)` in
+        `Metadata.from_raw`): a read by its name (`metadata.name`) is anyone's."""
+        hook, read = self.descriptor
+        if not hook or target.name != hook:
+            return []
+        holders = self.holders.get(target.owner or "", set())
+        return [c for c, _ in self.callers.get(read, ()) if self.defs[c].owner in holders]
+
+    def _declared_by_bases(self, target: _Def) -> list[int]:
+        """The public methods of the same name on the classes a private class derives
+        from: users call the method through the base they know (`transport.write(..)`
+        of `WriteTransport` runs `_SelectorSocketTransport.write`)."""
+        if target.public or not (target.owner or "").startswith("_"):
+            return []
+        bases = self._ancestors(target.owner or "") - {target.owner}
+        return [i for base in bases for i in self.methods.get((base, target.name), ())
+                if self.defs[i].public]
+
+    def _inherited_self_calls(self, target: _Def) -> list[int]:
+        """`self.m(..)` written in a method of a class the target's class derives from,
+        with no `m` of its own there: on an object of the target's class it runs the
+        target (`CodeGenerator.visit_Output` calling `self._output_child_to_const` runs
+        `NativeCodeGenerator`'s)."""
+        bases = self._ancestors(target.owner or "") - {target.owner}
+        if not bases:
+            return []
+        return [c for c, q in self.callers.get(target.name, ())
+                if q == "self" and self.defs[c].owner in bases]
+
+    def _override(self, owner: str, dispatcher: int) -> set[int]:
+        """What runs for the dispatcher's name on an object of class `owner`: the
+        nearest definition of that name from `owner` up to the dispatcher's class
+        (`_Unparser.visit`, which users reach through `ast.unparse`, rather than the
+        `NodeVisitor.visit` it hands on to); the dispatcher itself when none overrides it."""
+        name, level, seen, bases = self.defs[dispatcher].name, [owner], {owner}, self._bases()
+        while level:
+            own = {i for cls in level for i in self.methods.get((cls, name), ())}
+            if own:
+                return own
+            level = [b for cls in level for b in bases.get(cls, ()) if b not in seen]
+            seen.update(level)
+        return {dispatcher}
+
+    def _bases(self) -> dict[str, set[str]]:
+        if not self._bases_of:
+            for base, subclasses in self.derived.items():
+                for sub in subclasses:
+                    self._bases_of[sub].add(base)
+        return self._bases_of
 
     def _on_something_else(self, caller: _Def, qualifier: str, target: _Def) -> bool:
         """Whether a call to a method's name is surely on something of another type: a
@@ -264,17 +376,97 @@ class CallGraph:
                 qualifier in ("self", "Self", c.receiver) and c.owner == target.owner)
         return arguments if sure else None
 
-    def entry_points(self, site: Site) -> tuple[EntryPoint, ...]:
-        """Public callers of the site's function, nearest first, up to MAX_DEPTH levels."""
+    def _start(self, site: Site) -> int | None:
+        """The definition that holds the site (the innermost one); else the nearest: two
+        `f`s of two impls are apart by lines, and the nearer start may be the next one."""
         if not site.function:
-            return ()
+            return None
         short = re.split(r"::|\.", site.function)[-1]
         starts = [i for i in self.by_name.get(short, ()) if self.defs[i].path == site.path]
-        # The definition that holds the site (the innermost one); else the nearest: two
-        # `f`s of two impls are apart by lines, and the nearer start may be the next one.
         holding = [i for i in starts if self.defs[i].line <= site.line <= self.defs[i].end_line]
-        start = max(holding, key=lambda i: self.defs[i].line) if holding else \
+        return max(holding, key=lambda i: self.defs[i].line) if holding else \
             min(starts, key=lambda i: abs(self.defs[i].line - site.line), default=None)
+
+    def caught_by_callers(
+        self, site: Site, catches: Callable[[str, frozenset[str]], bool]
+    ) -> tuple[str, ...]:
+        """Where the library catches the site's error when it leaves a private function:
+        every call of that function (and, for a private caller whose calls are not,
+        every call of that caller) is inside a try whose handler catches it and carries
+        on (`catches(handler types, raised class and its bases)`), the handlers'
+        "path:line"; () unless all of them are. A public function's users call it directly."""
+        start = self._start(site)
+        if start is None or not site.exception or not self._internal(start):
+            return ()
+        raised = self._ancestors(re.split(r"::|\.", site.exception)[-1])
+        found = self._caught_above(start, lambda types: catches(types, raised), CAUGHT_DEPTH)
+        return tuple(f"{path}:{line}" for path, line in sorted(set(found or ())))
+
+    def _internal(self, index: int) -> bool:
+        """Whether users cannot call the definition themselves: a method of a public class
+        is called on the objects that class's users get (`f.fileno()`), and a function a
+        module imports by name may be re-exported (`importlib.util.source_from_cache`)."""
+        d = self.defs[index]
+        return index in self.hidden or (d.owner is None and d.name not in self.imported
+                                        and (d.path, d.line) in self.private_defs)
+
+    def _caught_above(
+        self, index: int, catches: Callable[[str], bool], depth: int
+    ) -> list[tuple[str, int]] | None:
+        callers = self._callers_of(index)
+        if not callers:
+            return None  # nothing known calls it: nothing known catches it
+        name, out = self.defs[index].name, []
+        for caller in callers:
+            calls = self.caught.get((name, caller), [])
+            held = [next((at for types, at in handlers if catches(types)), None)
+                    for handlers in calls]  # fmt: skip
+            if calls and None not in held:
+                out += [(self.defs[caller].path, at) for at in held if at is not None]
+                continue
+            if depth <= 1 or not self._internal(caller):
+                return None
+            above = self._caught_above(caller, catches, depth - 1)
+            if above is None:
+                return None
+            out += above
+        return out
+
+    def _related(self, one: str, other: str) -> bool:
+        """Whether an object can be of both classes: one derives from the other, or a
+        class derives from both (a mixin's `self.m(..)`), by name in the snapshot.
+        A class the snapshot does not know the bases of may be anything."""
+        if one == other or one not in self.classes or other not in self.classes:
+            return True
+        key = (one, other) if one < other else (other, one)
+        if key not in self._related_memo:
+            below = self._descendants(one) & self._descendants(other)
+            self._related_memo[key] = bool(below) or one in self._ancestors(other) \
+                or other in self._ancestors(one)
+        return self._related_memo[key]
+
+    def _descendants(self, name: str) -> set[str]:
+        found, todo = {name}, [name]
+        while todo:
+            for sub in self.derived.get(todo.pop(), ()):
+                if sub not in found:
+                    found.add(sub)
+                    todo.append(sub)
+        return found
+
+    def _ancestors(self, name: str) -> frozenset[str]:
+        """A class's name with the names of every class it derives from in the snapshot."""
+        found, todo, bases = {name}, [name], self._bases()
+        while todo:
+            for base in bases.get(todo.pop(), ()):
+                if base not in found:
+                    found.add(base)
+                    todo.append(base)
+        return frozenset(found)
+
+    def entry_points(self, site: Site) -> tuple[EntryPoint, ...]:
+        """Public callers of the site's function, nearest first, up to MAX_DEPTH levels."""
+        start = self._start(site)
         if start is None:
             return ()
         seen, frontier = {start}, [start]
