@@ -527,6 +527,10 @@ class SiteFacts:
     # The class the site raises as users import it (`email.errors.HeaderParseError` for
     # `errors.HeaderParseError`); None: a builtin, or named as written.
     exception: str | None = None
+    # Where the library catches the error when it leaves the site's private function:
+    # every call of it (or of its private caller) is in a try whose handler catches it
+    # and carries on, "path:line" of each handler; () when some call is not caught.
+    caught_by: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

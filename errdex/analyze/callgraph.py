@@ -20,6 +20,7 @@ from errdex.languages import spec_for
 from errdex.models import EntryPoint, Language, Site
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
+_REFERENCE = re.compile(r"(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)")  # `self._connect_sock`
 _KEYWORD = re.compile(r"^\s*[A-Za-z_]\w*\s*[=:](?![=:])\s*")  # `key=` (`key:` in Rust fields)
 MAX_DEPTH = 3
 # Past MAX_DEPTH the search goes on, to this depth, while every public caller it found
@@ -90,6 +91,9 @@ class CallGraph:
         # by name is one too (`email._header_value_parser.get_mailbox`)
         self.hidden: set[int] = set()
         self.imported: set[str] = set()  # the names any file's imports bind
+        # names passed as a value (`partial(self._connect_sock, ..)`, a callback): what
+        # runs them later is not a call the outline saw
+        self.passed: set[str] = set()
         self.holders: dict[str, set[str]] = defaultdict(set)  # class -> classes holding one
         self.descriptor: tuple[str, str] = ("", "")  # (`__get__`, `getattr`) when known
         # (callee name, caller def index) -> the handlers around each of its calls there
@@ -170,6 +174,9 @@ class CallGraph:
             self.callers_in[(call.name, path)].add(edge)
             if call.qualifier:
                 self.callers_through[(call.name, call.qualifier)].add(edge)
+            for argument in call.arguments or ():
+                if named := _REFERENCE.fullmatch(argument):
+                    self.passed.add(named.group(1))
             if call.arguments is not None:
                 self.arguments.setdefault((call.name, first + call.caller),
                                           (call.qualifier, call.arguments))
@@ -414,8 +421,8 @@ class CallGraph:
         self, index: int, catches: Callable[[str], bool], depth: int
     ) -> list[tuple[str, int]] | None:
         callers = self._callers_of(index)
-        if not callers:
-            return None  # nothing known calls it: nothing known catches it
+        if not callers or self.defs[index].name in self.passed:
+            return None  # nothing known calls it, or it is handed on: nothing known catches it
         name, out = self.defs[index].name, []
         for caller in callers:
             calls = self.caught.get((name, caller), [])

@@ -76,6 +76,7 @@ class Earlier:
         importable: Callable[[str, str, Language], str | None] | None,
         structure: Callable[[str], FileStructure | None] | None = None,
         builds: Builds | None = None,
+        caught_by: Callable[[Site], tuple[str, ...]] | None = None,
     ) -> RecordFacts | None:  # fmt: skip
         """The previous facts of `record` (its history aside) when they are provably
         what `record_facts` computes now, else None."""
@@ -96,6 +97,8 @@ class Earlier:
             points = entry_points(site) if entry_points else ()
             if tuple(points) != known.entry_points:
                 return None
+            if (caught_by(site) if caught_by else ()) != known.caught_by:
+                return None  # who catches it asks the call graph too
             exception = importable(site.exception, site.path, site.language) \
                 if importable and site.exception else None
             if exception != known.exception:
