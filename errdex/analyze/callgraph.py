@@ -94,6 +94,10 @@ class CallGraph:
         # names passed as a value (`partial(self._connect_sock, ..)`, a callback): what
         # runs them later is not a call the outline saw
         self.passed: set[str] = set()
+        # (path, line) of a definition -> its callers found through an object's class (a
+        # prefix lookup, a base's `self.m(..)`, a public base's method), once asked:
+        # listed after the callers that write a call to it
+        self.virtual: dict[tuple[str, int], set[int]] = {}
         self.holders: dict[str, set[str]] = defaultdict(set)  # class -> classes holding one
         self.descriptor: tuple[str, str] = ("", "")  # (`__get__`, `getattr`) when known
         # (callee name, caller def index) -> the handlers around each of its calls there
@@ -229,10 +233,13 @@ class CallGraph:
         if target.instantiated and target.owner:
             out.extend(self._instantiations(target))
         if target.owner:
-            out.extend(self.dispatched_by(target))
-            out.extend(self._inherited_self_calls(target))
-            out.extend(self._declared_by_bases(target))
-            out.extend(self._attribute_readers(target))
+            # Through the object's class, not a call written to it: a user reaches them
+            # only with an object of the target's class (`NodeVisitor.visit` runs
+            # `_Unparser.visit_Raise` for the `_Unparser` that `ast.unparse` builds)
+            virtual = [*self.dispatched_by(target), *self._inherited_self_calls(target),
+                       *self._declared_by_bases(target), *self._attribute_readers(target)]
+            self.virtual[(target.path, target.line)] = set(virtual)
+            out.extend(virtual)
         return sorted(set(out), key=lambda i: (self.defs[i].path, self.defs[i].line))
 
     def dispatched_by(self, target: _Def) -> list[int]:
@@ -275,6 +282,8 @@ class CallGraph:
         bases = self._ancestors(target.owner or "") - {target.owner}
         if not bases:
             return []
+        # Even one the target's class overrides: the override may call `super().m(..)`
+        # (`IsolatedAsyncioTestCase.run` -> `TestCase.run`), which the outline cannot see.
         return [c for c, q in self.callers.get(target.name, ())
                 if q == "self" and self.defs[c].owner in bases]
 
@@ -478,6 +487,7 @@ class CallGraph:
             return ()
         seen, frontier = {start}, [start]
         found: list[EntryPoint] = []
+        indirect: set[tuple[str, int]] = set()  # entries reached through a virtual edge
         for depth in range(1, MAX_PRIVATE_DEPTH + 1):
             if depth > MAX_DEPTH and not (found and all(map(self._private, found))):
                 break
@@ -489,6 +499,9 @@ class CallGraph:
                     seen.add(caller)
                     nxt.append(caller)
                     d = self.defs[caller]
+                    if caller in self.virtual.get((self.defs[index].path,
+                                                   self.defs[index].line), ()):
+                        indirect.add((d.path, d.line))
                     if d.public:
                         # A direct caller's arguments: the site's checks on its parameters
                         # can be said on the caller's (errdex.write.pagefacts).
@@ -504,8 +517,8 @@ class CallGraph:
         # What users call first: a function of a private module only when nothing else is;
         # at one depth, the site's own file, then its package, before others that call it.
         home = _top(site.path)
-        found.sort(key=lambda e: (self._private(e), e.depth, e.path != site.path,
-                                  _top(e.path) != home))
+        found.sort(key=lambda e: (self._private(e), e.depth, (e.path, e.line) in indirect,
+                                  e.path != site.path, _top(e.path) != home))
         return tuple(found[:MAX_ENTRY_POINTS])
 
     def builds(self, entry: EntryPoint, owner: str) -> bool:
