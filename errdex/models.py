@@ -558,6 +558,10 @@ class SiteFacts:
     built_when: tuple[str, ...] = ()
     # How the user runs the program the site is in, and the flags its check reads
     program: Program | None = None
+    # Where the library catches the error when it leaves the site's private function:
+    # every call of it (or of its private caller) is in a try whose handler catches it
+    # and carries on, "path:line" of each handler; () when some call is not caught.
+    caught_by: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -11,53 +11,24 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Callable, Iterable, Mapping
 
+from errdex.analyze.calldefs import Def as _Def
+from errdex.analyze.calldefs import last_part, root, top, words
 from errdex.analyze.visibility import is_private_module, named_by, package_entries
-from errdex.extract.structure import RESULT, FileStructure
+from errdex.extract.structure import DISPATCH, RESULT, FileStructure
 from errdex.languages import spec_for
 from errdex.models import EntryPoint, Language, Site
 
-_IDENT = re.compile(r"[A-Za-z_]\w*")
-_KEYWORD = re.compile(r"^\s*[A-Za-z_]\w*\s*[=:](?![=:])\s*")  # `key=` (`key:` in Rust fields)
+_REFERENCE = re.compile(r"(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)")  # `self._connect_sock`
 MAX_DEPTH = 3
 # Past MAX_DEPTH the search goes on, to this depth, while every public caller it found
 # lives in a private module (`re._parser.parse`): users call `re.compile`, seven calls up.
 MAX_PRIVATE_DEPTH = 8
 MAX_ENTRY_POINTS = 6
 MAX_HOMES = 2  # files defining a delegated-to method (a backend and its stand-in)
-_NOT_NAMES = frozenset({"mut", "ref", "get", "as", "to", "inner", "self", "deref", "borrow",
-                        "lock", "read", "write", "unwrap"})  # words naming no type
+CAUGHT_DEPTH = 2  # callers followed up to say that the library catches a private error
 MAX_BUILDERS = 3  # an op type is built where it is applied: by a few functions, not dozens
-
-
-@dataclass(frozen=True)
-class _Def:
-    name: str
-    owner: str | None
-    path: str
-    line: int
-    public: bool
-    separator: str  # between owner and name, as the language writes a qualified name
-    in_trait: bool = False  # a trait impl's method: reached through a value of `owner`
-    module: str = ""  # the module users name a free function by ("" when unknown)
-    params: tuple[str, ...] | None = None
-    receiver: str | None = None  # the name its own receiver goes by (`self`, Go's `c`)
-    end_line: int = 0
-    shown: str = ""  # the module users name it by, when a package re-exports it (`tomllib`)
-    constructs: bool = False  # a constructor of its owner (spec.outline.constructors)
-    instantiated: bool = False  # run by calling its class (spec.outline.instantiation)
-
-    @property
-    def qualified(self) -> str:
-        """A method by its owner (`Tensor::reshape`: called on a value), a free function
-        by its module (`candle_nn::ops::sdpa`, `json.loads`): as users write the call."""
-        if self.owner is None:
-            module = self.shown or self.module
-            return f"{module}{self.separator}{self.name}" if module else self.name
-        return f"{self.owner}{self.separator}{self.name}"
 
 
 class CallGraph:
@@ -85,6 +56,31 @@ class CallGraph:
         self.module_names: set[str] = set()  # the top-level modules (`os`, `candle_core`)
         # (path, line) of the definitions in private modules that no package re-exports
         self.private_defs: set[tuple[str, int]] = set()
+        # (caller def index, prefix): `getattr(self, "visit_" + name)` calls each method of
+        # the caller's class, or of a class derived from it, whose name has that prefix
+        self.dispatchers: dict[str, set[tuple[int, str]]] = defaultdict(set)  # by owner
+        self.derived: dict[str, set[str]] = defaultdict(set)  # class -> its direct subclasses
+        self.classes: set[str] = set()  # the classes whose bases the snapshot lists
+        # Definitions users cannot call by name: their own or their owner's name is private
+        # (`_parse`, `_Validator.x`); a function of a private module that no file imports
+        # by name is one too (`email._header_value_parser.get_mailbox`)
+        self.hidden: set[int] = set()
+        self.imported: set[str] = set()  # the names any file's imports bind
+        # names passed as a value (`partial(self._connect_sock, ..)`, a callback): what
+        # runs them later is not a call the outline saw
+        self.passed: set[str] = set()
+        # (path, line) of a definition -> its callers found through an object's class (a
+        # prefix lookup, a base's `self.m(..)`, a public base's method), once asked:
+        # listed after the callers that write a call to it
+        self.virtual: dict[tuple[str, int], set[int]] = {}
+        self.holders: dict[str, set[str]] = defaultdict(set)  # class -> classes holding one
+        self.descriptor: tuple[str, str] = ("", "")  # (`__get__`, `getattr`) when known
+        # (callee name, caller def index) -> the handlers around each of its calls there
+        # that catch and carry on (one tuple per call; () for a call nothing catches)
+        self.caught: dict[tuple[str, int], list[tuple[tuple[str, int], ...]]] = \
+            defaultdict(list)
+        self._bases_of: dict[str, set[str]] = defaultdict(set)  # class -> its bases, once asked
+        self._related_memo: dict[tuple[str, str], bool] = {}
         self._found: dict[int, list[int]] = {}  # def index -> its callers, once asked
         self._at: dict[tuple[str, int], int] = {}  # (path, line) -> def index, once asked
 
@@ -99,8 +95,12 @@ class CallGraph:
             spec = spec_for(language)
             prefix = spec.outline.private_prefix
             private = bool(prefix) and is_private_module(path, prefix or "")
+            if spec.outline.descriptor_get and spec.outline.dynamic_read:
+                graph.descriptor = (spec.outline.descriptor_get, spec.outline.dynamic_read)
+            graph.imported |= structure.imported
             graph._add_file(path, spec.outline.separator, spec.module_path(path), structure,
                             private=private, entries=entries if private else {},
+                            prefix=prefix or "",
                             constructors=spec.outline.constructors,
                             instantiation=spec.outline.instantiation)
         return graph
@@ -109,6 +109,7 @@ class CallGraph:
         self, path: str, separator: str, module: str, structure: FileStructure,
         private: bool = False, entries: Mapping[str, frozenset[str]] | None = None,
         constructors: frozenset[str] = frozenset(), instantiation: frozenset[str] = frozenset(),
+        prefix: str = "",
     ) -> None:  # fmt: skip
         """`entries`: the names each package entry of a private module's packages holds
         (module -> names): a free function one of them names is called by that package."""
@@ -127,16 +128,35 @@ class CallGraph:
                                   d.end_line, shown, d.name in constructors,
                                   d.name in instantiation))  # fmt: skip
             index = len(self.defs) - 1
+            if prefix and (d.name.startswith(prefix) or (d.owner or "").startswith(prefix)) \
+                    and not d.name.startswith(prefix * 2):  # `_x`, `_Owner.x`; not `__init__`
+                self.hidden.add(index)
             self.by_name[d.name].append(index)
             self.files_of[d.name].add(path)
             if d.owner:
                 self.methods[(d.owner, d.name)].add(index)
+        for holder, held in structure.held:
+            self.holders[held].add(holder)
+        for name, bases in structure.bases:
+            self.classes.add(name)
+            for base in bases:
+                if base != name:
+                    self.derived[base].add(name)
         for call in structure.calls:
+            if call.kind == DISPATCH:
+                owner = structure.defs[call.caller].owner
+                if owner:
+                    self.dispatchers[owner].add((first + call.caller, call.name))
+                continue
+            self.caught[(call.name, first + call.caller)].append(call.caught)
             edge = (first + call.caller, call.qualifier)
             self.callers[call.name].add(edge)
             self.callers_in[(call.name, path)].add(edge)
             if call.qualifier:
                 self.callers_through[(call.name, call.qualifier)].add(edge)
+            for argument in call.arguments or ():
+                if named := _REFERENCE.fullmatch(argument):
+                    self.passed.add(named.group(1))
             if call.arguments is not None:
                 self.arguments.setdefault((call.name, first + call.caller),
                                           (call.qualifier, call.arguments))
@@ -165,7 +185,7 @@ class CallGraph:
         if len(self.files_of[target.name]) > 1:
             # A name several files define: the calls in the target's own file, and those
             # through its owner or module (`Owner::new(`, `_parser.parse(`).
-            named = target.owner or _last_part(target)
+            named = target.owner or last_part(target)
             # In its own file too, a call through another type is that type's function
             # (`Cursor::new(..)` beside `VoxtralModel::new`).
             edges = {(c, q) for c, q in self.callers_in.get((target.name, target.path), ())
@@ -188,9 +208,20 @@ class CallGraph:
                 continue  # `self.m(..)` runs the caller's own type's `m`, not this one
             if target.owner and self._on_something_else(c, qualifier, target):
                 continue
+            if qualifier == "self" and c.owner and target.owner and \
+                    not self._related(c.owner, target.owner):
+                continue  # `self.visit(..)` of `NodeTransformer` is no `_Unparser.visit`
             out.append(caller)
         if target.instantiated and target.owner:
             out.extend(self._instantiations(target))
+        if target.owner:
+            # Through the object's class, not a call written to it: a user reaches them
+            # only with an object of the target's class (`NodeVisitor.visit` runs
+            # `_Unparser.visit_Raise` for the `_Unparser` that `ast.unparse` builds)
+            virtual = [*self.dispatched_by(target), *self._inherited_self_calls(target),
+                       *self._declared_by_bases(target), *self._attribute_readers(target)]
+            self.virtual[(target.path, target.line)] = set(virtual)
+            out.extend(virtual)
         return sorted(set(out), key=lambda i: (self.defs[i].path, self.defs[i].line))
 
     def _on_values_of(self, target: _Def) -> set[int]:
@@ -205,16 +236,81 @@ class CallGraph:
         if not owner or len(homes) > MAX_HOMES or not any(
                 owner in self.types_in.get(home, frozenset()) for home in homes):
             return set()  # a type of another crate (`impl Backend for HashMap<..>`)
-        kind = _words(owner)[-1:]
+        kind = words(owner)[-1:]
         found = set()
         for c, qualifier in self.callers.get(target.name, ()):
             d = self.defs[c]
             if d.path not in homes and qualifier[:1].islower() \
-                    and _words(qualifier)[-1:] == kind and qualifier not in ("self", d.receiver) \
+                    and words(qualifier)[-1:] == kind and qualifier not in ("self", d.receiver) \
                     and owner in self.mentions.get(d.path, frozenset()) \
                     and owner not in self.types_in.get(d.path, frozenset()):
                 found.add(c)
         return found
+    def dispatched_by(self, target: _Def) -> list[int]:
+        """The methods that look `target` up by a prefix of its name on their own object
+        (`getattr(self, "visit_" + name)`): of its own class, or of a class it derives
+        from, by name, in the snapshot (`ast.NodeVisitor.visit` for a `visit_Name` of a
+        `NodeVisitor` subclass)."""
+        owners = self._ancestors(target.owner or "")
+        found = [c for owner in owners for c, prefix in self.dispatchers.get(owner, ())
+                 if target.name.startswith(prefix) and self.defs[c] is not target]
+        runs = {o for c in found for o in self._override(target.owner or "", c)}
+        return sorted(o for o in runs if self.defs[o] is not target)
+
+    def _attribute_readers(self, target: _Def) -> list[int]:
+        """What runs a descriptor's `__get__`: reading the attribute of a class whose
+        body sets it to one (`name = _Validator()` in `Metadata`). Only the reads by a
+        computed name in that class's own methods are known (`getattr(ins, key)` in
+        `Metadata.from_raw`): a read by its name (`metadata.name`) is anyone's."""
+        hook, read = self.descriptor
+        if not hook or target.name != hook:
+            return []
+        holders = self.holders.get(target.owner or "", set())
+        return [c for c, _ in self.callers.get(read, ()) if self.defs[c].owner in holders]
+
+    def _declared_by_bases(self, target: _Def) -> list[int]:
+        """The public methods of the same name on the classes a private class derives
+        from: users call the method through the base they know (`transport.write(..)`
+        of `WriteTransport` runs `_SelectorSocketTransport.write`)."""
+        if target.public or not (target.owner or "").startswith("_"):
+            return []
+        bases = self._ancestors(target.owner or "") - {target.owner}
+        return [i for base in bases for i in self.methods.get((base, target.name), ())
+                if self.defs[i].public]
+
+    def _inherited_self_calls(self, target: _Def) -> list[int]:
+        """`self.m(..)` written in a method of a class the target's class derives from,
+        with no `m` of its own there: on an object of the target's class it runs the
+        target (`CodeGenerator.visit_Output` calling `self._output_child_to_const` runs
+        `NativeCodeGenerator`'s)."""
+        bases = self._ancestors(target.owner or "") - {target.owner}
+        if not bases:
+            return []
+        # Even one the target's class overrides: the override may call `super().m(..)`
+        # (`IsolatedAsyncioTestCase.run` -> `TestCase.run`), which the outline cannot see.
+        return [c for c, q in self.callers.get(target.name, ())
+                if q == "self" and self.defs[c].owner in bases]
+
+    def _override(self, owner: str, dispatcher: int) -> set[int]:
+        """What runs for the dispatcher's name on an object of class `owner`: the
+        nearest definition of that name from `owner` up to the dispatcher's class
+        (`_Unparser.visit`, which users reach through `ast.unparse`, rather than the
+        `NodeVisitor.visit` it hands on to); the dispatcher itself when none overrides it."""
+        name, level, seen, bases = self.defs[dispatcher].name, [owner], {owner}, self._bases()
+        while level:
+            own = {i for cls in level for i in self.methods.get((cls, name), ())}
+            if own:
+                return own
+            level = [b for cls in level for b in bases.get(cls, ()) if b not in seen]
+            seen.update(level)
+        return {dispatcher}
+
+    def _bases(self) -> dict[str, set[str]]:
+        if not self._bases_of:
+            for base, subclasses in self.derived.items():
+                for sub in subclasses:
+                    self._bases_of[sub].add(base)
+        return self._bases_of
 
     def _on_something_else(self, caller: _Def, qualifier: str, target: _Def) -> bool:
         """Whether a call to a method's name is surely on something of another type: a
@@ -294,27 +390,108 @@ class CallGraph:
         if not qualifier and c.path == target.path and c.line < target.line <= c.end_line:
             return arguments  # a function nested in its caller, called by its own name
         if target.owner is None:
-            sure = qualifier in ("", _last_part(target))
+            sure = qualifier in ("", last_part(target))
         else:
             sure = qualifier == target.owner or (
                 qualifier in ("self", "Self", c.receiver) and c.owner == target.owner)
         return arguments if sure else None
 
-    def entry_points(self, site: Site) -> tuple[EntryPoint, ...]:
-        """Public callers of the site's function, nearest first, up to MAX_DEPTH levels."""
+    def _start(self, site: Site) -> int | None:
+        """The definition that holds the site (the innermost one); else the nearest: two
+        `f`s of two impls are apart by lines, and the nearer start may be the next one."""
         if not site.function:
-            return ()
+            return None
         short = re.split(r"::|\.", site.function)[-1]
         starts = [i for i in self.by_name.get(short, ()) if self.defs[i].path == site.path]
-        # The definition that holds the site (the innermost one); else the nearest: two
-        # `f`s of two impls are apart by lines, and the nearer start may be the next one.
         holding = [i for i in starts if self.defs[i].line <= site.line <= self.defs[i].end_line]
-        start = max(holding, key=lambda i: self.defs[i].line) if holding else \
+        return max(holding, key=lambda i: self.defs[i].line) if holding else \
             min(starts, key=lambda i: abs(self.defs[i].line - site.line), default=None)
+
+    def caught_by_callers(
+        self, site: Site, catches: Callable[[str, frozenset[str]], bool]
+    ) -> tuple[str, ...]:
+        """Where the library catches the site's error when it leaves a private function:
+        every call of that function (and, for a private caller whose calls are not,
+        every call of that caller) is inside a try whose handler catches it and carries
+        on (`catches(handler types, raised class and its bases)`), the handlers'
+        "path:line"; () unless all of them are. A public function's users call it directly."""
+        start = self._start(site)
+        if start is None or not site.exception or not self._internal(start):
+            return ()
+        raised = self._ancestors(re.split(r"::|\.", site.exception)[-1])
+        found = self._caught_above(start, lambda types: catches(types, raised), CAUGHT_DEPTH)
+        return tuple(f"{path}:{line}" for path, line in sorted(set(found or ())))
+
+    def _internal(self, index: int) -> bool:
+        """Whether users cannot call the definition themselves: a method of a public class
+        is called on the objects that class's users get (`f.fileno()`), and a function a
+        module imports by name may be re-exported (`importlib.util.source_from_cache`)."""
+        d = self.defs[index]
+        return index in self.hidden or (d.owner is None and d.name not in self.imported
+                                        and (d.path, d.line) in self.private_defs)
+
+    def _caught_above(
+        self, index: int, catches: Callable[[str], bool], depth: int
+    ) -> list[tuple[str, int]] | None:
+        callers = self._callers_of(index)
+        if not callers or self.defs[index].name in self.passed:
+            return None  # nothing known calls it, or it is handed on: nothing known catches it
+        name, out = self.defs[index].name, []
+        for caller in callers:
+            calls = self.caught.get((name, caller), [])
+            held = [next((at for types, at in handlers if catches(types)), None)
+                    for handlers in calls]  # fmt: skip
+            if calls and None not in held:
+                out += [(self.defs[caller].path, at) for at in held if at is not None]
+                continue
+            if depth <= 1 or not self._internal(caller):
+                return None
+            above = self._caught_above(caller, catches, depth - 1)
+            if above is None:
+                return None
+            out += above
+        return out
+
+    def _related(self, one: str, other: str) -> bool:
+        """Whether an object can be of both classes: one derives from the other, or a
+        class derives from both (a mixin's `self.m(..)`), by name in the snapshot.
+        A class the snapshot does not know the bases of may be anything."""
+        if one == other or one not in self.classes or other not in self.classes:
+            return True
+        key = (one, other) if one < other else (other, one)
+        if key not in self._related_memo:
+            below = self._descendants(one) & self._descendants(other)
+            self._related_memo[key] = bool(below) or one in self._ancestors(other) \
+                or other in self._ancestors(one)
+        return self._related_memo[key]
+
+    def _descendants(self, name: str) -> set[str]:
+        found, todo = {name}, [name]
+        while todo:
+            for sub in self.derived.get(todo.pop(), ()):
+                if sub not in found:
+                    found.add(sub)
+                    todo.append(sub)
+        return found
+
+    def _ancestors(self, name: str) -> frozenset[str]:
+        """A class's name with the names of every class it derives from in the snapshot."""
+        found, todo, bases = {name}, [name], self._bases()
+        while todo:
+            for base in bases.get(todo.pop(), ()):
+                if base not in found:
+                    found.add(base)
+                    todo.append(base)
+        return frozenset(found)
+
+    def entry_points(self, site: Site) -> tuple[EntryPoint, ...]:
+        """Public callers of the site's function, nearest first, up to MAX_DEPTH levels."""
+        start = self._start(site)
         if start is None:
             return ()
         seen, frontier = {start}, [start]
         found: list[EntryPoint] = []
+        indirect: set[tuple[str, int]] = set()  # entries reached through a virtual edge
         for depth in range(1, MAX_PRIVATE_DEPTH + 1):
             if depth > MAX_DEPTH and not (found and all(map(self._private, found))):
                 break
@@ -326,6 +503,9 @@ class CallGraph:
                     seen.add(caller)
                     nxt.append(caller)
                     d = self.defs[caller]
+                    if caller in self.virtual.get((self.defs[index].path,
+                                                   self.defs[index].line), ()):
+                        indirect.add((d.path, d.line))
                     if d.public:
                         # A direct caller's arguments: the site's checks on its parameters
                         # can be said on the caller's (errdex.write.pagefacts).
@@ -340,9 +520,9 @@ class CallGraph:
             frontier = nxt[:50]  # a hub function would otherwise pull in the whole crate
         # What users call first: a function of a private module only when nothing else is;
         # at one depth, the site's own file, then its package, before others that call it.
-        home = _top(site.path)
-        found.sort(key=lambda e: (self._private(e), e.depth, e.path != site.path,
-                                  _top(e.path) != home))
+        home = top(site.path)
+        found.sort(key=lambda e: (self._private(e), e.depth, (e.path, e.line) in indirect,
+                                  e.path != site.path, top(e.path) != home))
         return tuple(found[:MAX_ENTRY_POINTS])
 
     def builds(self, entry: EntryPoint, owner: str) -> bool:
@@ -356,35 +536,7 @@ class CallGraph:
         if index is None or found is None:
             return False
         params = set(self.defs[index].params or ()) - {"self", "cls"}
-        return any(_root(argument) in params for argument in found[1])
+        return any(root(argument) in params for argument in found[1])
 
     def _private(self, entry: EntryPoint) -> bool:
         return (entry.path, entry.line) in self.private_defs
-
-
-@lru_cache(maxsize=4096)
-def _words(name: str) -> tuple[str, ...]:
-    """The lowercase words of a name (`MetalStorage`, `storage_mut()`): metal, storage."""
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
-    return tuple(w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower())
-                 if w and w not in _NOT_NAMES)
-
-
-def _root(argument: str) -> str:
-    """The name an argument's value starts with (`spec` of `spec.name`, of `key=spec`)."""
-    value = _KEYWORD.sub("", argument, count=1).lstrip("*&")
-    found = _IDENT.match(value)
-    return found.group(0) if found else ""
-
-
-def _top(path: str) -> str:
-    """The first folder of a path, or a top-level file's name without its suffix."""
-    return path.split("/", 1)[0].rsplit(".", 1)[0]
-
-
-def _last_part(target: _Def) -> str:
-    """The last part of a free function's module, as a call through it writes it
-    (`_parser` of `re._parser`); "" for a method or an unknown module."""
-    if target.owner is not None or not target.module:
-        return ""
-    return target.module.rsplit(target.separator, 1)[-1]

@@ -128,6 +128,7 @@ def known_names(record: Record, siblings: Sequence[Record] = ()) -> frozenset[st
 TypedBindings = Callable[[str], "Sequence[TypedBinding] | None"]  # path -> its typed names
 Structures = Callable[[str], "FileStructure | None"]  # path -> its extracted structure
 EntryPoints = Callable[[Site], tuple[EntryPoint, ...]]
+CaughtBy = Callable[[Site], tuple[str, ...]]  # where callers catch a site's error
 Builds = Callable[[EntryPoint, str], bool]  # whether an entry point builds a value of a type
 # (a class as a site writes it, the site's path, its language) -> as users import it
 Importable = Callable[[str, str, Language], "str | None"]
@@ -312,6 +313,7 @@ def record_facts(
     importable: Importable | None = None,
     builds: Builds | None = None,
     conditions: Callable[[str, int], tuple[str, ...]] | None = None,
+    caught_by: CaughtBy | None = None,
 ) -> RecordFacts:
     """Every fact of `record`: per site (at most 20 sites, the first ones in source order)
     and for the record as a whole."""
@@ -332,6 +334,7 @@ def record_facts(
             origins=origins,
             siblings=sibling_checks(site, record.id, siblings),
             entry_points=entries,
+            caught_by=caught_by(site) if caught_by else (),
             reached=reached,
             parameters=own.params if own is not None else None,
             # A trait impl's method is public by the trait, yet reached through what

@@ -77,6 +77,7 @@ class Earlier:
         structure: Callable[[str], FileStructure | None] | None = None,
         builds: Builds | None = None,
         conditions: Callable[[str, int], tuple[str, ...]] | None = None,
+        caught_by: Callable[[Site], tuple[str, ...]] | None = None,
     ) -> RecordFacts | None:  # fmt: skip
         """The previous facts of `record` (its history aside) when they are provably
         what `record_facts` computes now, else None."""
@@ -97,6 +98,8 @@ class Earlier:
             points = entry_points(site) if entry_points else ()
             if tuple(points) != known.entry_points:
                 return None
+            if (caught_by(site) if caught_by else ()) != known.caught_by:
+                return None  # who catches it asks the call graph too
             exception = importable(site.exception, site.path, site.language) \
                 if importable and site.exception else None
             if exception != known.exception:

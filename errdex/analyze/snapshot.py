@@ -16,6 +16,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from errdex.analyze.callgraph import CallGraph
 from errdex.analyze.classes import classify
@@ -42,6 +43,7 @@ from errdex.models import (
 )
 from errdex.store import Store
 from errdex.store.base import previous_ref, snapshot_ref
+from errdex.write import escapes
 from errdex.write.prose import write_explanation
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -222,8 +224,11 @@ def analyze_records(
     related = find_related(records)
     by_function = _by_function(records)
     entry_points: Callable[[Site], tuple[EntryPoint, ...]] | None = None
+    caught_by: Callable[[Site], tuple[str, ...]] | None = None
     if repository is not None:
         entry_points = repository.graph.entry_points
+        graph = repository.graph
+        caught_by = partial(graph.caught_by_callers, catches=escapes.catches)
     before_by_function = _by_function(list(earlier.records.values())) if earlier else {}
     gathered = []
     for record in records:
@@ -233,6 +238,7 @@ def analyze_records(
             record, siblings, lambda old: _siblings(old, before_by_function), entry_points,
             tests, repository.importable, repository.structures.get, repository.graph.builds,
             repository.built_when,
+            caught_by,
         ) if earlier is not None and repository is not None else None  # fmt: skip
         kept = known is not None
         if known is None:
@@ -244,6 +250,7 @@ def analyze_records(
                 importable=repository.importable if repository else None,
                 builds=repository.graph.builds if repository else None,
                 conditions=repository.built_when if repository else None,
+                caught_by=caught_by,
             )  # fmt: skip
         gathered.append((record, siblings, known, kept))
     if repository is not None and history is not None:

@@ -18,8 +18,10 @@ from functools import lru_cache
 from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Query, QueryCursor
 
+from errdex.extract.callkinds import dispatches, swallowing_handlers
 from errdex.extract.queries import Captures
 from errdex.extract.structure import (
+    DISPATCH,
     RESULT,
     FieldWrite,
     FileStructure,
@@ -90,7 +92,7 @@ def file_structure(
     text = source.decode("utf-8", "replace")
     if matches is None:
         matches = (captures for _, captures in QueryCursor(_tags(language)).matches(root))
-    defs, calls, writes, types, imported = _outline(language, matches, source)
+    defs, calls, writes, types, imported, bases, held = _outline(language, matches, source)
     return FileStructure(
         path=path,
         paths=tuple(paths),
@@ -99,6 +101,8 @@ def file_structure(
         writes=writes,
         types=types,
         imported=imported,
+        bases=bases,
+        held=held,
         typed=_typed_bindings(language, text),
         identifiers=frozenset(
             n for n in set(_IDENT.findall(text)) if len(n) <= MAX_NAME_CHARS
@@ -109,7 +113,8 @@ def file_structure(
 def _outline(
     language: Language, matches: Iterable[Captures], source: bytes
 ) -> tuple[tuple[OutlineDef, ...], tuple[OutlineCall, ...], tuple[FieldWrite, ...],
-           frozenset[str], frozenset[str]]:  # fmt: skip
+           frozenset[str], frozenset[str], tuple[tuple[str, tuple[str, ...]], ...],
+           tuple[tuple[str, str], ...]]:  # fmt: skip
     spec = spec_for(language)
     functions: dict[int, tuple[Node, Node]] = {}  # start byte -> (definition, its name)
     references: list[tuple[Node, Node]] = []  # (call, the name it calls)
@@ -118,12 +123,19 @@ def _outline(
     types: set[str] = set()  # the types the file defines
     imported: set[str] = set()  # the names its imports bind
     hidden: set[str] = set()  # those without its public mark (`struct Add3`)
+    bases: dict[str, tuple[str, ...]] = {}  # a type -> the names of its bases
+    held: set[tuple[str, str]] = set()  # (a type, the type of one of its class attributes)
     for captures in matches:
         names = captures.get("name")
         if not names:
             continue
         for node in captures.get(_TYPES, ()):
             types.add(_text(names[0], source))
+            if spec.outline.bases:  # every class, with no bases too: the snapshot knows it
+                listed = node.child_by_field_name(spec.outline.bases)
+                bases.setdefault(_text(names[0], source),
+                                 _base_names(listed, source) if listed else ())
+            held |= {(_text(names[0], source), t) for t in _attribute_types(spec, node, source)}
             if spec.outline.public_marker is not None and not _marked(spec, node, source):
                 hidden.add(_text(names[0], source))
         if captures.get(_IMPORTS):
@@ -156,9 +168,31 @@ def _outline(
                      else d for d in defs)  # fmt: skip
     references.sort(key=lambda r: r[0].start_byte)
     assigned.sort(key=lambda w: w[0].start_byte)
-    return (defs, _calls(ordered, defs, references, source, spec.comment_nodes),
+    return (defs, _calls(ordered, defs, references, source, spec),
             _writes(ordered, defs, assigned, source), frozenset(types),
-            frozenset(imported | (exports or set())))  # fmt: skip
+            frozenset(imported | (exports or set())), tuple(sorted(bases.items())),
+            tuple(sorted(held)))  # fmt: skip
+
+
+def _attribute_types(spec: LanguageSpec, node: Node, source: bytes) -> set[str]:
+    """The classes of the objects a class body sets as class attributes (`_Validator`
+    of `name: _Validator[str] = _Validator()`), by their last name."""
+    pattern, body = spec.outline.class_attribute, node.child_by_field_name("body")
+    if pattern is None or body is None:
+        return set()
+    found = (re.match(pattern, _text(child, source)) for child in body.named_children)
+    return {m.group("type").rsplit(".", 1)[-1] for m in found if m}
+
+
+def _base_names(listed: Node, source: bytes) -> tuple[str, ...]:
+    """The last name of each base a type lists (`NodeVisitor` of `ast.NodeVisitor`,
+    `Generic` of `Generic[T]`); keywords (`metaclass=ABCMeta`) are not bases."""
+    out = []
+    for child in listed.named_children:
+        text = _text(child, source).split("[", 1)[0]
+        if "=" not in text and (found := _OWNER_NAME.search(text)):
+            out.append(found.group(1))
+    return tuple(out)
 
 
 def _marked(spec: LanguageSpec, node: Node, source: bytes) -> bool:
@@ -280,12 +314,17 @@ def _bound_names(parameter: Node, source: bytes) -> list[str]:
 
 def _calls(
     functions: list[tuple[Node, Node]], defs: tuple[OutlineDef, ...],
-    references: list[tuple[Node, Node]], source: bytes, comments: frozenset[str],
+    references: list[tuple[Node, Node]], source: bytes, spec: LanguageSpec,
 ) -> tuple[OutlineCall, ...]:  # fmt: skip
     """Each call with the innermost function it is written in (calls outside every
-    function are left out), the owner written before its name (`Owner::name(`) and its
-    arguments."""
-    calls: dict[tuple[str, int, str], tuple[str, ...] | None] = {}  # in order, each once
+    function are left out), the owner written before its name (`Owner::name(`), its
+    arguments and the handlers around it that catch and carry on; then the lookups by
+    a name's prefix (`DISPATCH`), as calls of that prefix."""
+    comments = spec.comment_nodes
+    # (name, caller, qualifier, handlers) -> the arguments of the first such call; a call
+    # caught here and not there is two entries, so that each place's handlers are known
+    calls: dict[tuple[str, int, str, tuple[tuple[str, int], ...]],
+                tuple[str, ...] | None] = {}  # fmt: skip
     callers = _innermost(functions, [call.start_byte for call, _ in references])
     for (call, name), caller in zip(references, callers, strict=True):
         if caller is None:
@@ -298,11 +337,18 @@ def _calls(
         if called == defs[caller].name and (qualifier in ("", "super")
                                             or qualifier.startswith("self")):
             continue  # a recursion, not `_engine.compile(..)` called from a `compile`
-        key = (called, caller, qualifier)
+        caught = swallowing_handlers(spec, call, source, functions[caller][0].start_byte)
+        key = (called, caller, qualifier, caught)
         if key not in calls:  # the first call of a name in a function gives its arguments
             calls[key] = _arguments(call, source, comments)
-    return tuple(OutlineCall(name, caller, qualifier, arguments)
-                 for (name, caller, qualifier), arguments in calls.items())  # fmt: skip
+    out = [OutlineCall(name, caller, qualifier, arguments, caught=caught)
+           for (name, caller, qualifier, caught), arguments in calls.items()]  # fmt: skip
+    found = dispatches(spec, source, [(d.start_byte, d.end_byte) for d, _ in functions])
+    for (prefix, _), caller in zip(found, _innermost(functions, [a for _, a in found]),
+                                    strict=True):  # fmt: skip
+        if caller is not None and defs[caller].owner is not None:
+            out.append(OutlineCall(prefix, caller, "self", None, kind=DISPATCH))
+    return tuple(out)
 
 
 MAX_ARGUMENTS = 12  # a call's arguments kept, each cut to MAX_ARGUMENT_CHARS

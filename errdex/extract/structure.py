@@ -33,6 +33,10 @@ EARLY_EXIT = "early_exit"  # an earlier check of the function that returns or ra
 EARLY_RETURN = "early_return"  # an earlier check of the function that returns normally
 # unless this holds (`if c { return Ok(..) }`, `if c: return x`): no error, no message
 TRY = "try"  # an earlier `x?` of the function: `x` succeeded
+# Call kinds (`OutlineCall.kind`).
+PLAIN = ""  # a call of the name as written
+DISPATCH = "prefix"  # a lookup on the receiver by a name built from a literal prefix
+# (`getattr(self, "visit_" + name)`): a call of each of its class's methods so named
 MAX_STEPS = 32  # steps kept per site (the innermost): a path is bounded whatever the code
 
 
@@ -109,6 +113,10 @@ class OutlineCall:
     # The arguments as written (`Python`'s `key=value` too), for a call with an argument
     # list: a check on the callee's parameters is restated on these. None: not a plain call.
     arguments: tuple[str, ...] | None = None
+    kind: str = PLAIN  # PLAIN, or DISPATCH: `name` is then the prefix of the names called
+    # The handlers around the call that catch and do not raise again, innermost first:
+    # (the types they name as written, "" for a bare one; the handler's line).
+    caught: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -184,6 +192,12 @@ class FileStructure:
     # The values an option of an enum type takes, each (the variant as code writes it,
     # as the user types it): (`Which::Mistral7bV01`, `7b-v0.1`) of a clap `ValueEnum`
     option_values: tuple[tuple[str, str], ...] = ()
+    # The classes it defines with the names of their bases (`class A(ast.NodeVisitor)`:
+    # ("A", ("NodeVisitor",))): a method a base looks up by name may be a subclass's
+    bases: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # (class, the class of an object its body sets as a class attribute): reading the
+    # attribute runs that class's `__get__` (Python's descriptors)
+    held: tuple[tuple[str, str], ...] = ()
 
     def def_at(self, line: int) -> OutlineDef | None:
         """The innermost definition spanning `line`, when the outline knows its end."""

@@ -107,6 +107,19 @@ class Outline:
     # (Python's `__init__`: `Point(1, 2)` runs `Point.__init__`)
     constructors: frozenset[str] = frozenset()  # the methods that build an object when its
     # class is called (`__init__`): fields they set come from that call's arguments
+    bases: str | None = None  # a type definition's field listing what it derives from
+    # (Python's `superclasses`): a method its base looks up by name may be the subclass's
+    dispatch: tuple[str, str] | None = None  # (regex of a lookup on the receiver by a
+    # name built from a literal: group `prefix`, or group `local` for a local holding it;
+    # regex of that local's assignment, `{local}` its name, group `prefix`)
+    class_attribute: str | None = None  # regex of a statement of a class body that sets
+    # a class attribute to a new object (groups `name`, `type`): `name = _Validator()`
+    descriptor_get: str | None = None  # the method a class attribute's class runs when
+    # the attribute is read (Python's `__get__`), and the call that reads one by a
+    dynamic_read: str | None = None  # name computed at run time (Python's `getattr`)
+    try_node: str | None = None  # the node type of a try statement: its handlers that
+    handler_node: str | None = None  # (this node type) catch and do not raise again
+    # are recorded for each call in its body (`LanguageSpec.handlers` reads their text)
 
 
 @dataclass(frozen=True)

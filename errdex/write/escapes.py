@@ -10,10 +10,11 @@ and that handler's body. Anything the patterns do not read is "it escapes".
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import cache
 
 from errdex.languages import spec_for
-from errdex.models import Site, SiteKind
+from errdex.models import RecordFacts, Site, SiteKind
 
 # Handler types that catch any error a library raises.
 _CATCH_ALL = frozenset({"", "...", "Exception", "BaseException", "Throwable", "Error",
@@ -53,7 +54,8 @@ def caught_at(site: Site) -> int | None:
         if not line.strip() or _indent(line) > depth or line.strip() in ("}", "})"):
             continue
         handler = handles.fullmatch(line.strip())
-        if handler is None or not _catches(handler.group("types"), site.exception):
+        short = (site.exception or "").rsplit(".", 1)[-1]
+        if handler is None or not catches(handler.group("types"), frozenset({short})):
             return None
         body = []
         for rest in lines[i + 1:]:
@@ -70,13 +72,24 @@ def caught_at(site: Site) -> int | None:
     return None
 
 
-def _catches(types: str, raised: str | None) -> bool:
+def caught_above(
+    sites: Sequence[Site], handled: Sequence[int | None], known: RecordFacts | None
+) -> list[tuple[str, ...]]:
+    """For each site its own function does not catch, where its callers catch it (the
+    facts' `caught_by`: every call of its private function is in a try that carries on)."""
+    by_callers = {(sf.path, sf.line): sf.caught_by for sf in (known.sites if known else ())}
+    return [by_callers.get((s.path, s.line), ()) if at is None else ()
+            for s, at in zip(sites, handled, strict=True)]
+
+
+def catches(types: str, raised: frozenset[str]) -> bool:
+    """Whether a handler naming `types` (as written: `(nodes.Impossible, Exception)`)
+    catches an error of a class whose name, or a base's, is in `raised`."""
     names = {re.split(r"::|\.", t)[-1] for t in re.split(r"[(),|\s]+", types)}
     names.discard("")
     if not names:
         return True  # a bare handler
-    short = (raised or "").rsplit(".", 1)[-1]
-    return bool(names & _CATCH_ALL) or short in names
+    return bool(names & _CATCH_ALL) or bool(names & raised)
 
 
 def _indent(line: str) -> int:

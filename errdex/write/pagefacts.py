@@ -90,6 +90,8 @@ class PageFacts:
     on_receiver: bool = False  # the requirement is on the object the method is called on
     # The sites whose error a handler of their own function catches (the handler's line)
     swallowed: tuple[tuple[Site, int], ...] = ()
+    caught_above: tuple[tuple[Site, tuple[str, ...]], ...] = ()  # every caller catches it
+    never_seen: bool = False  # every site's error is caught in the library: none reaches you
     selects: str | None = None  # a check inside a handler, which picks this message
     cli: str | None = None  # the parsed command line the check reads (its fields are flags)
     program: Program | None = None  # the program of its own the site is in, and its flags
@@ -185,12 +187,14 @@ def gather(
     # leads with a place the user can really reach.
     ruled = [impossible.ruled_out(s, _earlier_checks(s, siblings, record.id)) for s in sites]
     handled = [escapes.caught_at(s) for s in sites]  # raised and caught in its own function
-    possible = [s for s, why, at in zip(sites, ruled, handled, strict=True)
-                if why is None and at is None] or list(sites)  # fmt: skip
+    above = escapes.caught_above(sites, handled, known)  # caught where it is called
+    possible = [s for s, why, at, up in zip(sites, ruled, handled, above, strict=True)
+                if why is None and at is None and not up] or list(sites)  # fmt: skip
     site = next((s for s in possible if facts.requirement_of(s.guard, s.language)), None)
     site = site or next((s for s in possible if s.guard), possible[0])
     ruled_out = tuple((s, why) for s, why in zip(sites, ruled, strict=True) if why is not None)
     swallowed = tuple((s, at) for s, at in zip(sites, handled, strict=True) if at is not None)
+    caught_above = tuple((s, up) for s, up in zip(sites, above, strict=True) if up)
     lang, guard = site.language, site.guard
     nature, recv = "guarded" if guard else "always", None
     selects = None  # a check inside a handler: it selects the message, not the cause
@@ -276,8 +280,9 @@ def gather(
         if other is not site)  # fmt: skip
     debug_only = bool(re.search(r"\bdebug_assert", line))
     # A debug-only assertion in the library's own code checks what it computed itself.
+    never_seen = len(swallowed) + len(caught_above) == len(sites)
     invariant = invariant or (debug_only and not public) or len(ruled_out) == len(sites) \
-        or len(swallowed) == len(sites)
+        or never_seen
     own = ({o.name for o in origins if o.how == "parameter"} | set(params or ())) - {"self"}
     own |= {o.name for o in origins if o.how == "field" and users_value(o)}
     # A module called through (`inspect.ismodule(module)`) is not a value the check reads;
@@ -328,6 +333,7 @@ def gather(
         user_terms=user_terms, params=tuple(params) if params is not None else None,
         comment=comment, doc=doc, invariant=invariant,
         debug_only=debug_only, ruled_out=ruled_out, swallowed=swallowed,
+        caught_above=caught_above, never_seen=never_seen,
         on_receiver=user_terms and on_receiver and not roots and lifted is None,
         selects=selects,
         exc_class=w.exception_class(record.exception or site.exception),

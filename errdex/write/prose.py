@@ -74,6 +74,17 @@ def _built_in(f: PageFacts) -> str:
     return " in builds " + " and ".join(say(c) for c in known[0].built_when if c in shared)
 
 
+def _caught_where(f: PageFacts) -> str:
+    """Where the library catches the error it raises, as a clause."""
+    if f.caught_above:
+        site, handlers = f.caught_above[0]
+        name = f"`{site.function}`" if site.function else loc(site)
+        return (f"every call of {name} sits inside a try whose handler catches it and "
+                f"carries on ({', '.join(handlers[:3])})")
+    _, at = f.swallowed[0]
+    return f"it is raised inside a try of {f.where} whose handler (line {at}) catches it"
+
+
 def _summary(f: PageFacts) -> str:
     tail = _tail(f)
     sites = f.record.sites
@@ -87,6 +98,9 @@ def _summary(f: PageFacts) -> str:
         _, at = f.swallowed[0]
         return (f"This error never leaves {f.where}: it is raised inside a try whose handler "
                 f"(line {at}) catches it and carries on, so a call does not fail with it{tail}")
+    if f.invariant and f.never_seen:
+        return (f"This error never reaches your code: {_caught_where(f)}, so a call does not "
+                f"fail with it; it is the library's internal signal{tail}")
     if f.invariant and f.ruled_out:
         return (f"This check cannot fail at this commit (an earlier check in {f.where} already "
                 f"rules out every failing value); reaching it points to a bug in "
@@ -304,7 +318,14 @@ def _what_it_means(f: PageFacts) -> str:
     out += [f"At {loc(site)} the error is caught by the handler at line {at} of the same "
             "function, which does not raise again: it never reaches a caller."
             for site, at in f.swallowed]
-    if f.invariant and f.debug_only and not f.ruled_out:
+    out += [f"At {loc(site)} the error leaves `{site.function}`, but every call of it is "
+            f"inside a try whose handler catches it and does not raise again "
+            f"({', '.join(handlers[:3])}): it never reaches a caller outside the library."
+            for site, handlers in f.caught_above]
+    if f.invariant and f.never_seen:
+        out.append("The library raises this error to signal a case it handles itself: "
+                   "there is nothing to change in your call.")
+    elif f.invariant and f.debug_only and not f.ruled_out:
         out.append("A `debug_assert` in the library's own code (not public API) checks values "
                    "the library computed itself: there is nothing to change in your call.")
     elif f.invariant and not f.ruled_out:
@@ -422,7 +443,9 @@ def _variant_sentences(f: PageFacts) -> list[str]:
 
 def _prevention(f: PageFacts) -> tuple[str, ...]:
     out: list[str] = []
-    if f.invariant:
+    if f.invariant and f.never_seen:
+        out.append("Nothing to prevent: the library catches this error itself.")
+    elif f.invariant:
         out.append(f"Keep {f.record.repo} up to date: a bug behind an invariant is fixed "
                    "upstream, not in your code.")
     elif f.req and f.user_terms and f.runs is None:
@@ -465,7 +488,9 @@ def _prevention(f: PageFacts) -> tuple[str, ...]:
 
 
 def _trigger(f: PageFacts) -> str:
-    if f.guard and f.user_terms:
+    if f.invariant and f.never_seen:
+        text = f"None of yours: {_caught_where(f)}."
+    elif f.guard and f.user_terms:
         violation = violation_of(f)
         text = f"Calling {f.entry} when " + (violation or f"`{f.guard}` holds") + "."
     elif f.invariant:
@@ -515,6 +540,8 @@ def _trigger(f: PageFacts) -> str:
 
 
 def _situations(f: PageFacts) -> tuple[str, ...]:
+    if f.invariant and f.never_seen:
+        return (f"None that fails a call of yours: {_caught_where(f)}",)
     out: list[str] = []
     violation = violation_of(f)
     for origin in f.origins if f.user_terms else ():

@@ -128,6 +128,12 @@ def example_fix(f: PageFacts) -> ExampleFix:
     stmt = _stmt(f, user_call(f))
     message = quote(message_text(f.record))
     failing = f"{stmt}{inline} fails: {message}"
+    if f.invariant and f.never_seen:
+        return ExampleFix(
+            before=stmt,
+            after=f"{note} nothing to change in this call: {f.record.repo} catches this "
+            "error itself and carries on",
+        )
     if f.invariant:
         return ExampleFix(
             before=failing,
@@ -235,6 +241,9 @@ def validate(f: PageFacts) -> str:
         guard, plain = _in_caller_terms(f, f.guard), quote(f.req.replace("`", ""))
         return w.validate(f, guard, plain, stmt)
     note = w.comment
+    if f.invariant and f.never_seen:
+        return (f"{note} nothing to validate before the call: {f.record.repo} catches this "
+                f"error itself.\n{stmt}")
     if f.invariant:
         return (f"{note} nothing to validate before the call: the code treats this as a "
                 f"bug;\n{note} catch the error to report it (see try/catch).\n{stmt}")

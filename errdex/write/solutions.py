@@ -32,7 +32,13 @@ _WAYS_OUT = frozenset({"if", "early_return"})  # step kinds a caller can step ar
 def solutions(f: PageFacts) -> tuple[str, ...]:
     out: list[str] = []
     repo, here = f.record.repo, loc(f.site)
-    if f.invariant:
+    if f.invariant and f.never_seen:
+        caught = [h for _, handlers in f.caught_above for h in handlers][:3] or \
+            [f"{site.path}:{at}" for site, at in f.swallowed[:3]]
+        out.append(f"Nothing to change on your side: {repo} catches this error itself "
+                   f"({', '.join(caught)}) and carries on; it is an internal signal, not a "
+                   f"failure of your call. If a traceback does show it, report it to {repo}.")
+    elif f.invariant:
         out.append(f"Nothing to change on your side: the code treats this as a bug. Report it "
                    f"to {repo} with the full message, the inputs of your call to {f.entry} "
                    f"and the location {here}.")

@@ -106,6 +106,17 @@ SPEC = LanguageSpec(
         constructors=frozenset({"__init__", "__new__"}),
         instantiation=frozenset({"__init__", "__new__"}),
         attribute_hooks=frozenset({"__getattr__", "__dir__"}),
+        bases="superclasses",
+        dispatch=(r"getattr\(\s*self\s*,\s*(?:f?(?P<q>[\"'])(?P<prefix>[A-Za-z_]\w*)"
+                  r"(?:(?P=q)\s*\+|\{|%s)|(?P<local>[A-Za-z_]\w*)\s*[,)])",
+                  r"(?<![\w.]){local}\s*=\s*f?(?P<q>[\"'])(?P<prefix>[A-Za-z_]\w*)"
+                  r"(?:(?P=q)\s*\+|\{|%s)"),
+        class_attribute=r"(?P<name>[A-Za-z_]\w*)\s*(?::[^=]+)?=\s*"
+                        r"(?P<type>[A-Za-z_][\w.]*)(?:\[[^\]]*\])?\(",
+        descriptor_get="__get__",
+        dynamic_read="getattr",
+        try_node="try_statement",
+        handler_node="except_clause",
     ),
     module_path=_module_path,
     function_keyword="def",

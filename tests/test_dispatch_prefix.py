@@ -1,0 +1,132 @@
+"""Calls that no name in the code writes (round-7 Python review, defect 1): a page names
+the public call that reaches a private helper instead of the helper itself when
+
+- the helper is looked up on its own object by a name built from a literal prefix
+  (`getattr(self, "visit_" + name)`, `getattr(self, f"_process_{self.name}")`): the method
+  that looks it up calls it, for its own class and the classes derived from it;
+- it is a method of a private class that a public base declares (`Transport.write`);
+- it is a descriptor's `__get__`, run when the class holding it reads the attribute by a
+  computed name (`getattr(ins, key)`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from errdex.models import Record
+from tests.builders import indexed_records
+
+
+def _record(tmp_path: Path, files: dict[str, str], start: str) -> Record:
+    (record,) = [r for r in indexed_records(tmp_path, files, "t/repo")
+                 if r.template.message.startswith(start)]
+    return record
+
+
+VISITOR = {
+    "walk/__init__.py": "",
+    "walk/visitor.py": (
+        "class Visitor:\n"
+        "    def visit(self, node):\n"
+        "        method = 'visit_' + node.__class__.__name__\n"
+        "        return getattr(self, method, self.generic_visit)(node)\n"
+        "\n"
+        "    def generic_visit(self, node):\n"
+        "        return None\n"
+    ),
+    "walk/printer.py": (
+        "from walk.visitor import Visitor\n"
+        "\n"
+        "\n"
+        "class _Printer(Visitor):\n"
+        "    def _visit_helper(self, node):\n"
+        "        return node\n"
+        "\n"
+        "    def visit_Call(self, node):\n"
+        "        if not node.args:\n"
+        "            raise ValueError('a call needs arguments to print')\n"
+        "        return node.args\n"
+    ),
+    "walk/shell.py": (
+        "class Shell:\n"
+        "    def run(self, line):\n"
+        "        return getattr(self, f'_do_{line}')()\n"
+        "\n"
+        "    def _do_quit(self):\n"
+        "        raise SystemExit('the shell was asked to quit')\n"
+        "\n"
+        "    def _other_quit(self):\n"
+        "        raise RuntimeError('never looked up by the shell')\n"
+    ),
+}
+
+
+def test_a_method_looked_up_by_prefix_is_called_by_the_lookup_of_its_base(
+        tmp_path: Path) -> None:
+    record = _record(tmp_path, VISITOR, "a call needs arguments")
+    summary = record.explanation.summary
+    assert "`Visitor.visit`" in summary, summary
+    assert not summary.startswith("Calling `walk.printer._Printer"), summary
+
+
+def test_a_lookup_with_an_f_string_calls_only_the_methods_with_its_prefix(
+        tmp_path: Path) -> None:
+    looked_up = _record(tmp_path / "a", VISITOR, "the shell was asked")
+    assert "`Shell.run`" in looked_up.explanation.summary, \
+        looked_up.explanation.summary
+    other = _record(tmp_path / "b", VISITOR, "never looked up")
+    assert "Shell.run" not in other.explanation.summary, other.explanation.summary
+
+
+def test_a_private_class_s_method_is_called_through_its_public_base(tmp_path: Path) -> None:
+    files = {
+        "io2/__init__.py": "",
+        "io2/transports.py": (
+            "class Transport:\n"
+            "    def write(self, data):\n"
+            "        raise NotImplementedError\n"
+            "\n"
+            "\n"
+            "class _SocketTransport(Transport):\n"
+            "    def write(self, data):\n"
+            "        if self._closing:\n"
+            "            raise RuntimeError('cannot write after close')\n"
+            "        return data\n"
+        ),
+    }
+    record = _record(tmp_path, files, "cannot write after close")
+    assert "`Transport.write`" in record.explanation.summary, record.explanation.summary
+
+
+def test_a_descriptor_s_converter_is_reached_from_the_holder_s_dynamic_reads(
+        tmp_path: Path) -> None:
+    files = {
+        "meta/__init__.py": "",
+        "meta/fields.py": (
+            "class _Field:\n"
+            "    def __set_name__(self, owner, name):\n"
+            "        self.name = name\n"
+            "\n"
+            "    def __get__(self, instance, owner):\n"
+            "        raw = instance._raw[self.name]\n"
+            "        return getattr(self, f'_convert_{self.name}')(raw)\n"
+            "\n"
+            "    def _convert_title(self, value):\n"
+            "        if not value:\n"
+            "            raise ValueError('the title field must not be empty')\n"
+            "        return value\n"
+            "\n"
+            "\n"
+            "class Record:\n"
+            "    title: _Field = _Field()\n"
+            "\n"
+            "    @classmethod\n"
+            "    def from_dict(cls, data):\n"
+            "        ins = cls()\n"
+            "        ins._raw = data\n"
+            "        for key in data:\n"
+            "            getattr(ins, key)\n"
+            "        return ins\n"
+        ),
+    }
+    record = _record(tmp_path, files, "the title field")
+    assert "`Record.from_dict`" in record.explanation.summary, record.explanation.summary
