@@ -130,3 +130,26 @@ def test_a_descriptor_s_converter_is_reached_from_the_holder_s_dynamic_reads(
     }
     record = _record(tmp_path, files, "the title field")
     assert "`Record.from_dict`" in record.explanation.summary, record.explanation.summary
+
+
+MATCHED = '''\
+import re
+
+_bad_re = re.compile("[ ]")
+
+
+def validate(url):
+    match = _bad_re.search(url)
+    if match:
+        raise ValueError(f"URL has a space: {url!r}")
+'''
+
+
+def test_a_local_called_match_is_a_name_not_a_keyword(tmp_path: Path) -> None:
+    """`match = pattern.search(url)` (http.client's `_validate_path`): Python's `match` is
+    a keyword only before a subject; the check reads the local and so the argument."""
+    record = _record(tmp_path, {"pkg/__init__.py": MATCHED}, "URL has a space")
+    assert record.facts is not None and record.explanation is not None
+    assert [o.name for o in record.facts.sites[0].origins] == ["match"]
+    assert "Trace the values" not in " ".join(record.explanation.solutions)
+    assert "`_bad_re.search(url)`" in record.explanation.summary

@@ -539,9 +539,18 @@ def names_in(expression: str) -> list[str]:
             parts = parts[:-1]
         if parts and parts[0] == "self":
             parts = parts[1:]
-        if parts and parts[0] not in _KEYWORDS:
+        if parts and (parts[0] not in _KEYWORDS or _soft(parts[0], after, "." in m.group(0))):
             found.append(".".join(parts))
     return found
+
+
+_SOFT_KEYWORDS = frozenset({"match", "case"})  # names too where no expression follows
+
+
+def _soft(word: str, after: str, chained: bool) -> bool:
+    """A soft keyword used as a name: `match` alone, or `match.group()` (Python's
+    `match = pattern.search(text)`), not `match x {` or `case 1:`."""
+    return word in _SOFT_KEYWORDS and (chained or not re.match(r"[\w(\[{'\"-]", after))
 
 
 def value_roots(names: Sequence[str], guard: str, values: Set[str] = frozenset()) -> set[str]:
