@@ -30,8 +30,8 @@ collapsed; hit@5, the same over the first five matches; no-match, the share with
 at all; and not-indexed, the share whose expected record is in no record the database
 lists (by template or by first site; a paste hit in the first five counts as indexed),
 which says the miss is the extractor's, not the matcher's; and wrong-exact, the share whose
-first match is an exact match of another record (a confident wrong answer). `errdex list` shows only a
-record's first site, so a record whose other site is the expected one is missed by that
+first match is an exact match of another record (a confident wrong answer). `errdex list`
+shows only a record's first site, so a record whose other site is the expected one is missed by that
 test: not-indexed is an upper bound. Over foreign.jsonl it prints the false-match rate (any
 exact match counts) and the share with any match shown. `--halves` prints the table again
 for each half of the set split by a hash of the issue URL, so that a change tuned on one

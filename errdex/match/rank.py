@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from errdex.languages import languages_that
+from errdex.match.chains import in_chain, order_chains
 from errdex.match.compiled import Compiled
 from errdex.match.evidence import components, library_rank, path_agrees, text_libraries, type_tail
 from errdex.match.found import Found
@@ -49,7 +50,7 @@ def best_matches(
     ordered = list(best.values())
     if len(ordered) > 1:
         ordered.sort(key=_rank_of)
-    if len(ordered) > 1:
+        order_chains(ordered, entries, compiled, paste)
         _say_if_ambiguous(ordered, entries)
     matches: list[Match] = []
     shown: set[str] = set()
@@ -75,6 +76,8 @@ def _say_if_ambiguous(ordered: list[Found], entries: Sequence[MatchEntry]) -> No
     repo = entries[first.entry].repo
     if not first.exact or "traceback" in first.why or "exception type" in first.why:
         return
+    if in_chain(first):
+        return  # the others are its wrappers, not other readings of the same text
     for other in ordered[1:6]:
         if other.exact and entries[other.entry].repo != repo and other.rank[:5] == (
                 first.rank[:5]):
