@@ -243,7 +243,7 @@ def bind(
         last = starts[n - 2] + len(lits[n - 2])
         line = doc.line_at(last)
         match_end = line.content_end if last <= line.content_end else max(last, line.end)
-        match_end = unwrapped_end(text, line.content_start, last, match_end)
+        match_end = unwrapped_end(text, line.content_start, match_start, last, match_end)
         bounds[-1] = (last, match_end)
     first_line = doc.line_at(match_start)
     last_line = first_line if match_end <= first_line.end else doc.line_at(match_end - 1)
@@ -294,12 +294,13 @@ def bind(
     )
 
 
-def unwrapped_end(text: str, content_start: int, start: int, end: int) -> int:
-    """Where a trailing hole's value ends on a line that wraps its message in Markdown
-    marks (`` `("Connection broken: X(..)", X(..))` ``): before the closing marks when the
-    line opens with the same ones, else at `end`."""
+def unwrapped_end(text: str, content_start: int, match_start: int, start: int,
+                  end: int) -> int:
+    """Where a trailing hole's value (from `start`) ends on a line that wraps its message
+    in Markdown marks (`` `("Connection broken: X(..)", X(..))` ``): before the closing
+    marks when the line opens with the same ones before the match, else at `end`."""
     opened = content_start
-    while opened < start and text[opened] in MARKS:
+    while opened < match_start and text[opened] in MARKS:
         opened += 1
     marks = text[content_start:opened]
     if not marks:
