@@ -69,3 +69,26 @@ def test_a_trailing_hole_stops_before_the_markdown_marks_that_wrap_the_message()
 def test_marks_the_line_does_not_open_with_stay_in_the_value() -> None:
     found = MARKED.match("Connection broken: see `docs`")
     assert dict(found[0].values) == {"e": "see `docs`"}
+
+
+def test_a_message_far_inside_a_hole_that_ran_on_over_a_log_is_no_chain() -> None:
+    failed = _of("example/http", "failed", "Failed to establish a new connection: {e}")
+    retry = _of("example/http", "retry", "Retrying after the connection broke: {why}")
+    matcher = Matcher([failed, retry])
+    text = ("Failed to establish a new connection: refused\\n---- captured logging ----\\n"
+            "pool: WARNING: Retrying after the connection broke: refused\\n"
+            "pool: INFO: Starting new HTTP connection (2): localhost")
+    assert not any("chain" in m.why for m in matcher.match(text))
+
+
+def test_two_records_of_one_library_over_the_same_text_say_the_text_cannot_tell() -> None:
+    root = MatchEntry(record_id="root", repo="example/cli", exception=None,
+                      template=tpl("unknown command {cmd} for {root}{hint}"),
+                      sites=(("args.go", 36),), language="go")
+    bare = MatchEntry(record_id="bare", repo="example/cli", exception=None,
+                      template=tpl("unknown command {cmd} for {root}"),
+                      sites=(("args.go", 44),), language="go")
+    found = Matcher([root, bare]).match('Error: unknown command "serve" for "app"')
+    assert {m.record_id for m in found[:2]} == {"root", "bare"}
+    other = "args.go:36" if found[0].record_id == "bare" else "args.go:44"
+    assert f"fits another record of example/cli too ({other})" in found[0].why

@@ -22,6 +22,7 @@ from errdex.models import MatchEntry
 # Fewer literal non-space characters and a match inside another error's text is more
 # likely a word of that text than an error of its own.
 MIN_INNER_SOLID = 8
+MAX_CLOSING = 16  # characters of a wrapper's text after the error its hole holds
 _JOIN = re.compile(r"\s*:\s*")  # how one error's text is put after another's: `a: b`
 
 
@@ -91,6 +92,12 @@ def _wraps(
         # which may run on past the type's line.
         return c_in.literal_length > 0 and o_start <= i_start < o_end
     if o_start <= i_start and i_end <= o_end and (o_start, o_end) != (i_start, i_end):
+        # The wrapped error ends its hole: at the wrapper's end or just before its closing
+        # text (`<urlopen error ...>`), not somewhere inside a hole that ran on over
+        # later lines of a log kept on one line (`...: {e}` then `\n...Retrying ...`).
+        tail = text[i_end:o_end]
+        if len(tail.strip()) > MAX_CLOSING or "\\n" in text[o_start:i_end] or "\n" in tail:
+            return False
         piece = text[i_start:i_end]
         return any(piece in value for _, value in outer.values)
     return o_end <= i_start and _JOIN.fullmatch(text[o_end:i_start]) is not None

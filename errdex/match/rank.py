@@ -70,8 +70,9 @@ def best_matches(
 
 
 def _say_if_ambiguous(ordered: list[Found], entries: Sequence[MatchEntry]) -> None:
-    """Two exact matches from different libraries that nothing but the text ranks (no
-    frame, no library path, no type): the first one says the text can't tell them apart."""
+    """Two exact matches that nothing but the text ranks (no frame, no library path, no
+    type): the first one says the text can't tell them apart, naming the other library,
+    or, for two records of one library over the same text, the other one's site."""
     first = ordered[0]
     repo = entries[first.entry].repo
     if not first.exact or "traceback" in first.why or "exception type" in first.why:
@@ -79,10 +80,19 @@ def _say_if_ambiguous(ordered: list[Found], entries: Sequence[MatchEntry]) -> No
     if in_chain(first):
         return  # the others are its wrappers, not other readings of the same text
     for other in ordered[1:6]:
-        if other.exact and entries[other.entry].repo != repo and other.rank[:5] == (
-                first.rank[:5]):
+        if not other.exact or other.rank[:5] != first.rank[:5]:
+            continue
+        entry = entries[other.entry]
+        if entry.repo != repo:
             first.why = (f"{_detail(first)}; the text alone fits a record of "
-                         f"{entries[other.entry].repo} too: a traceback would tell them apart")
+                         f"{entry.repo} too: a traceback would tell them apart")
+            return
+        if other.group == first.group and other.span[0] < first.span[1] and (
+                first.span[0] < other.span[1]) and entry.record_id != entries[
+                first.entry].record_id:
+            where = f"{entry.sites[0][0]}:{entry.sites[0][1]}" if entry.sites else "elsewhere"
+            first.why = (f"{_detail(first)}; the text alone fits another record of {repo} "
+                         f"too ({where}): a traceback would tell them apart")
             return
 
 
