@@ -92,3 +92,15 @@ def test_two_records_of_one_library_over_the_same_text_say_the_text_cannot_tell(
     assert {m.record_id for m in found[:2]} == {"root", "bare"}
     other = "args.go:36" if found[0].record_id == "bare" else "args.go:44"
     assert f"fits another record of example/cli too ({other})" in found[0].why
+
+
+def test_a_wrapper_closing_after_its_hole_and_twin_inner_records() -> None:
+    wrapper = _of("example/net", "url", "<urlopen error {reason}>")
+    tunnel = _of("example/net", "tunnel", "Tunnel connection failed: {code} {why}")
+    twin = _of("example/pool", "twin", "Tunnel connection failed: {code} {why}")
+    found = Matcher([wrapper, tunnel, twin]).match(
+        "WARNING: unable to fetch login page: <urlopen error Tunnel connection failed: 407 "
+        "Proxy Authentication Required>")
+    assert found[-1].record_id == "url" and "wraps" in found[-1].why
+    assert {m.record_id for m in found[:2]} == {"tunnel", "twin"}
+    assert "the cause" in found[0].why and "fits a record of example/" in found[0].why

@@ -99,7 +99,10 @@ def _wraps(
         if len(tail.strip()) > MAX_CLOSING or "\\n" in text[o_start:i_end] or "\n" in tail:
             return False
         piece = text[i_start:i_end]
-        return any(piece in value for _, value in outer.values)
+        # Its own trailing hole may run on over the wrapper's closing text (the `>` of
+        # `<urlopen error Tunnel connection failed: 407 ...>`).
+        return any(piece in value or (value.strip() and piece.startswith(value))
+                   for _, value in outer.values)
     return o_end <= i_start and _JOIN.fullmatch(text[o_end:i_start]) is not None
 
 

@@ -77,22 +77,22 @@ def _say_if_ambiguous(ordered: list[Found], entries: Sequence[MatchEntry]) -> No
     repo = entries[first.entry].repo
     if not first.exact or "traceback" in first.why or "exception type" in first.why:
         return
-    if in_chain(first):
-        return  # the others are its wrappers, not other readings of the same text
     for other in ordered[1:6]:
         if not other.exact or other.rank[:5] != first.rank[:5]:
             continue
+        if in_chain(first) and other.span != first.span:
+            continue  # its wrapper or the error it wraps, not another reading of its text
         entry = entries[other.entry]
         if entry.repo != repo:
-            first.why = (f"{_detail(first)}; the text alone fits a record of "
+            first.why = (f"{first.why or _detail(first)}; the text alone fits a record of "
                          f"{entry.repo} too: a traceback would tell them apart")
             return
         if other.group == first.group and other.span[0] < first.span[1] and (
                 first.span[0] < other.span[1]) and entry.record_id != entries[
                 first.entry].record_id:
             where = f"{entry.sites[0][0]}:{entry.sites[0][1]}" if entry.sites else "elsewhere"
-            first.why = (f"{_detail(first)}; the text alone fits another record of {repo} "
-                         f"too ({where}): a traceback would tell them apart")
+            first.why = (f"{first.why or _detail(first)}; the text alone fits another record"
+                         f" of {repo} too ({where}): a traceback would tell them apart")
             return
 
 
