@@ -29,8 +29,9 @@ to the expected one once every hole ({...}, %-specs) is read as one hole and whi
 collapsed; hit@5, the same over the first five matches; no-match, the share with no match
 at all; and not-indexed, the share whose expected record is in no record the database
 lists (by template or by first site; a paste hit in the first five counts as indexed),
-which says the miss is the extractor's, not the matcher's. `errdex list` shows only a
-record's first site, so a record whose other site is the expected one is missed by that
+which says the miss is the extractor's, not the matcher's; and wrong-exact, the share whose
+first match is an exact match of another record (a confident wrong answer). `errdex list`
+shows only a record's first site, so a record whose other site is the expected one is missed by that
 test: not-indexed is an upper bound. Over foreign.jsonl it prints the false-match rate (any
 exact match counts) and the share with any match shown. `--halves` prints the table again
 for each half of the set split by a hash of the issue URL, so that a change tuned on one
@@ -92,6 +93,7 @@ class Tally:
     hit5: int = 0
     no_match: int = 0
     not_indexed: int = 0
+    wrong_exact: int = 0
 
     def add(self, other: Tally) -> None:
         self.pastes += other.pastes
@@ -100,6 +102,7 @@ class Tally:
         self.hit5 += other.hit5
         self.no_match += other.no_match
         self.not_indexed += other.not_indexed
+        self.wrong_exact += other.wrong_exact
 
 
 def load_pastes(folder: Path) -> tuple[list[Paste], list[Paste]]:
@@ -216,6 +219,9 @@ def score(
         tally.hit5 += bool(ranks)
         tally.no_match += not matches
         tally.not_indexed += not known
+        tally.wrong_exact += bool(
+            matches and matches[0].get("exact") and not (ranks and ranks[0] == 0)
+        )
         details.append(
             {
                 "library": paste.library,
@@ -251,7 +257,7 @@ def _pct(part: int, whole: int) -> str:
 def print_table(tallies: dict[str, Tally], out: Any = sys.stdout) -> Tally:
     total = Tally()
     head = f"{'library':<12} {'pastes':>6} {'tmpls':>5} {'hit@1':>7} {'hit@5':>7}"
-    print(f"{head} {'no-match':>8} {'not-indexed':>11}", file=out)
+    print(f"{head} {'no-match':>8} {'not-indexed':>11} {'wrong-exact':>11}", file=out)
     for name in sorted(tallies):
         tally = tallies[name]
         total.add(
@@ -262,6 +268,7 @@ def print_table(tallies: dict[str, Tally], out: Any = sys.stdout) -> Tally:
                 tally.hit5,
                 tally.no_match,
                 tally.not_indexed,
+                tally.wrong_exact,
             )
         )
         _row(name, tally, out)
@@ -273,7 +280,8 @@ def _row(name: str, tally: Tally, out: Any) -> None:
     n = tally.pastes
     print(
         f"{name:<12} {n:>6} {len(tally.templates):>5} {_pct(tally.hit1, n):>7}"
-        f" {_pct(tally.hit5, n):>7} {_pct(tally.no_match, n):>8} {_pct(tally.not_indexed, n):>11}",
+        f" {_pct(tally.hit5, n):>7} {_pct(tally.no_match, n):>8} {_pct(tally.not_indexed, n):>11}"
+        f" {_pct(tally.wrong_exact, n):>11}",
         file=out,
     )
 
@@ -402,10 +410,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pastes", type=Path, default=PASTES)
     parser.add_argument(
         "--set",
-        choices=("original", "fresh", "fresh2"),
+        choices=("original", "fresh", "fresh2", "fresh3"),
         default="original",
-        help="original: the set the matcher was tuned on (PASTES/*.jsonl); fresh, fresh2: the"
-        " untuned sets collected after it (PASTES/<set>/*.jsonl, same sources.toml)",
+        help="original: the set the matcher was tuned on (PASTES/*.jsonl); fresh, fresh2, fresh3:"
+        " the untuned sets collected after it (PASTES/<set>/*.jsonl, same sources.toml)",
     )
     parser.add_argument("--details", type=Path, help="write one JSON line per paste here")
     parser.add_argument(

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from errdex.languages import languages_that
+from errdex.match.chains import in_chain, order_chains
 from errdex.match.compiled import Compiled
 from errdex.match.evidence import components, library_rank, path_agrees, text_libraries, type_tail
 from errdex.match.found import Found
@@ -49,7 +50,7 @@ def best_matches(
     ordered = list(best.values())
     if len(ordered) > 1:
         ordered.sort(key=_rank_of)
-    if len(ordered) > 1:
+        order_chains(ordered, entries, compiled, paste)
         _say_if_ambiguous(ordered, entries)
     matches: list[Match] = []
     shown: set[str] = set()
@@ -69,17 +70,29 @@ def best_matches(
 
 
 def _say_if_ambiguous(ordered: list[Found], entries: Sequence[MatchEntry]) -> None:
-    """Two exact matches from different libraries that nothing but the text ranks (no
-    frame, no library path, no type): the first one says the text can't tell them apart."""
+    """Two exact matches that nothing but the text ranks (no frame, no library path, no
+    type): the first one says the text can't tell them apart, naming the other library,
+    or, for two records of one library over the same text, the other one's site."""
     first = ordered[0]
     repo = entries[first.entry].repo
     if not first.exact or "traceback" in first.why or "exception type" in first.why:
         return
     for other in ordered[1:6]:
-        if other.exact and entries[other.entry].repo != repo and other.rank[:5] == (
-                first.rank[:5]):
-            first.why = (f"{_detail(first)}; the text alone fits a record of "
-                         f"{entries[other.entry].repo} too: a traceback would tell them apart")
+        if not other.exact or other.rank[:5] != first.rank[:5]:
+            continue
+        if in_chain(first) and other.span != first.span:
+            continue  # its wrapper or the error it wraps, not another reading of its text
+        entry = entries[other.entry]
+        if entry.repo != repo:
+            first.why = (f"{first.why or _detail(first)}; the text alone fits a record of "
+                         f"{entry.repo} too: a traceback would tell them apart")
+            return
+        if other.group == first.group and other.span[0] < first.span[1] and (
+                first.span[0] < other.span[1]) and entry.record_id != entries[
+                first.entry].record_id:
+            where = f"{entry.sites[0][0]}:{entry.sites[0][1]}" if entry.sites else "elsewhere"
+            first.why = (f"{first.why or _detail(first)}; the text alone fits another record"
+                         f" of {repo} too ({where}): a traceback would tell them apart")
             return
 
 

@@ -24,6 +24,10 @@ CHECK_TEXT: Final = 1 << 14  # texts up to this long are searched for check word
 MAX_HOLE: Final = 20_000  # longest value a hole may take
 MAX_OCCURRENCES: Final = 64  # anchor occurrences verified per anchor fragment per document
 EMPTY_PENALTY: Final = 0.9  # score factor per empty hole
+# Marks a line wraps a message in when it is pasted as Markdown: inline code (`..`, ```..```),
+# bold or italics (**..**, *..*), struck through (~~..~~). Quotes are not among them: a
+# value's repr ends with its own.
+MARKS: Final = frozenset("`*~")
 
 
 def find_exact(
@@ -239,6 +243,7 @@ def bind(
         last = starts[n - 2] + len(lits[n - 2])
         line = doc.line_at(last)
         match_end = line.content_end if last <= line.content_end else max(last, line.end)
+        match_end = unwrapped_end(text, line.content_start, match_start, last, match_end)
         bounds[-1] = (last, match_end)
     first_line = doc.line_at(match_start)
     last_line = first_line if match_end <= first_line.end else doc.line_at(match_end - 1)
@@ -287,6 +292,23 @@ def bind(
         entry, exact, tuple(values), (match_start, match_end), score, first_line.group,
         detail, partial=not whole,
     )
+
+
+def unwrapped_end(text: str, content_start: int, match_start: int, start: int,
+                  end: int) -> int:
+    """Where a trailing hole's value (from `start`) ends on a line that wraps its message
+    in Markdown marks (`` `("Connection broken: X(..)", X(..))` ``): before the closing
+    marks when the line opens with the same ones before the match, else at `end`."""
+    opened = content_start
+    while opened < match_start and text[opened] in MARKS:
+        opened += 1
+    marks = text[content_start:opened]
+    if not marks:
+        return end
+    closing = marks[::-1]
+    if end - len(closing) > start and text.startswith(closing, end - len(closing)):
+        return end - len(closing)
+    return end
 
 
 def opens_message(text: str, content_start: int, start: int) -> bool:
