@@ -33,6 +33,7 @@ MAY_BE_EMPTY = {
     "cli_arguments",  # a command-line parser errdex knows the flags of
     "importer",  # where users name a library's class by a path other than the one written
     "helpers_reach",  # a language whose files call the helpers of another (C and C++)
+    "unbuilt",  # a language whose build files say what of a tree no build compiles
 }  # fmt: skip
 REGEX_FIELDS = ("compare", "negation", "char_literal", "case_arm", "not_operand",
                 "reference_prefix", "local_binding", "statement_end", "tuple_binding",

@@ -4,6 +4,7 @@ error-raising macros, methods and calls in `rules.toml`. Its extractor lives in
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from errdex.languages.spec import C_FAMILY_CONDITIONS, LanguageSpec, Outline
@@ -56,6 +57,12 @@ def _extractor() -> Extractor:
     from errdex.languages.rust.extractor import RustExtractor
 
     return RustExtractor()
+
+
+def _unbuilt(root: str, paths: Iterable[str]) -> frozenset[str]:
+    from errdex.languages.rust import buildscript
+
+    return buildscript.unbuilt_sources(root, paths)
 
 
 def _writer() -> CodeWriter:
@@ -123,4 +130,5 @@ SPEC = LanguageSpec(
     },
     variant_noun="an error variant whose display text is this message",
     unnamed_action="fails with it",
+    unbuilt=_unbuilt,
 )
