@@ -82,7 +82,7 @@ SPEC = LanguageSpec(
     lexer="rust",
     grammar=_grammar,
     query_names=("attr", "macro", "token", "method", "call", "scoped", "struct", "unit",
-                 "enum", "item", "display", "constructor", "macro_body",
+                 "enum", "item", "display", "constructor", "converted", "macro_body",
                  "constant"),
     extractor=_extractor,
     writer=_writer,
