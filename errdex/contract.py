@@ -28,6 +28,7 @@ from functools import cache
 from typing import Any, Literal
 
 from errdex.models import (
+    CommandFlag,
     EntryPoint,
     Explanation,
     FailureClass,
@@ -38,6 +39,7 @@ from errdex.models import (
     Match,
     OriginFact,
     Placeholder,
+    Program,
     Record,
     RecordFacts,
     RecordVersion,
@@ -361,7 +363,8 @@ CONTRACTS: tuple[type, ...] = (Record, ExplainResult, MatchResult, Listing, Repo
                                 RecordVersion)
 # Types reachable from the record that the schema must describe (by reference).
 _MODELS = (Placeholder, Snippet, Explanation, Related, FailureClass, Location, RecordFacts,
-           SiteFacts, OriginFact, SiblingCheck, EntryPoint, TestRef, History, SiteKind)
+           SiteFacts, OriginFact, SiblingCheck, EntryPoint, TestRef, History, SiteKind,
+           Program, CommandFlag)
 
 
 class _Schemas:

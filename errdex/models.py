@@ -510,6 +510,32 @@ class History:
 
 
 @dataclass(frozen=True)
+class CommandFlag:
+    """A field of the parsed command line a check reads, as the user writes it."""
+
+    field: str  # as the code reads it: "model_path"
+    flag: str  # "--model-path", "-m"; "<input>" for a positional argument
+    default: str | None = None  # as the code writes it: "\"turbo\"", "3"
+    value: str | None = None  # a local the site's function holds a part of it in
+    # (`use_local`), with what it holds (`args.model_path.is_some()`) in `expression`
+    expression: str | None = None
+
+
+@dataclass(frozen=True)
+class Program:
+    """How the user runs the code a site is in, when it is a program of its own (an
+    example, a binary, a build script), not a function a user calls."""
+
+    kind: str  # "run" (the user runs it) | "build" (cargo runs it while building)
+    command: str  # "cargo run --example z_image --", "cargo build -p x --features cuda"
+    parsed: str | None = None  # the name the site's function holds its parsed flags in
+    flags: tuple[CommandFlag, ...] = ()  # the flags the check (or its path) reads
+    # The values of those flags that the check (or its path) names, each (as the code
+    # writes it, as the user types it): (`Which::Mistral7bV01`, `7b-v0.1`)
+    values: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class SiteFacts:
     path: str
     line: int
@@ -531,6 +557,11 @@ class SiteFacts:
     # The class the site raises as users import it (`email.errors.HeaderParseError` for
     # `errors.HeaderParseError`); None: a builtin, or named as written.
     exception: str | None = None
+    # The build conditions the site is compiled under, outermost first, as the code writes
+    # them (`feature = "metal"` of `#[cfg(feature = "metal")]`): other builds lack it.
+    built_when: tuple[str, ...] = ()
+    # How the user runs the program the site is in, and the flags its check reads
+    program: Program | None = None
 
 
 @dataclass(frozen=True)

@@ -31,9 +31,13 @@ MAY_BE_EMPTY = {
     "tuple_binding", "tuple_element", "tuple_elements_named",  # Go and Java destructure nothing
     "rethrow", "handlers",  # Rust and Go hand errors back: nothing re-raises
     "cli_arguments",  # a command-line parser errdex knows the flags of
+    # a build tool that runs a program's files (`cargo run --example`), and how its
+    # flags' values read (Rust's `Option` accessors and `is_some()`)
+    "program", "cli_accessors", "cli_presence", "cli_phrases", "path_segment",
     "importer",  # where users name a library's class by a path other than the one written
     "helpers_reach",  # a language whose files call the helpers of another (C and C++)
     "unbuilt",  # a language whose build files say what of a tree no build compiles
+    "build_condition",  # code only some builds compile (Rust's `#[cfg(feature = "x")]`)
 }  # fmt: skip
 REGEX_FIELDS = ("compare", "negation", "char_literal", "case_arm", "not_operand",
                 "reference_prefix", "local_binding", "statement_end", "tuple_binding",

@@ -386,9 +386,10 @@ def test_a_check_on_the_parsed_command_line_is_said_as_its_flags(tmp_path: Path)
     CLI entry points mapped to their flags; the candle review: an example's `--dtype`)."""
     records = _index(tmp_path / "rs", "t/cli", {"examples/gen/main.rs": EXAMPLE_MAIN})
     page = _explanation(records, "max tokens must be positive")
-    assert page["summary"].startswith("`--max-tokens` must not be 0 when running the program")
-    assert page["solutions"][0] == (
-        "Run the program with command-line flags for which `--max-tokens` is not 0.")
+    assert page["summary"].startswith(
+        "`--max-tokens` must not be 0 when running `cargo run --example gen --`")
+    assert page["solutions"][0] == ("Run `cargo run --example gen --` with command-line flags "
+                                    "for which `--max-tokens` is not 0.")
     records = _index(tmp_path / "py", "t/script", {"tool/cli.py": SCRIPT})
     page = _explanation(records, "at least one job")
     assert page["summary"].startswith("`--jobs` must be at least 1")

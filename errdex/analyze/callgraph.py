@@ -13,9 +13,10 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from errdex.analyze.visibility import is_private_module, named_by, package_entries
-from errdex.extract.structure import FileStructure
+from errdex.extract.structure import RESULT, FileStructure
 from errdex.languages import spec_for
 from errdex.models import EntryPoint, Language, Site
 
@@ -26,6 +27,9 @@ MAX_DEPTH = 3
 # lives in a private module (`re._parser.parse`): users call `re.compile`, seven calls up.
 MAX_PRIVATE_DEPTH = 8
 MAX_ENTRY_POINTS = 6
+MAX_HOMES = 2  # files defining a delegated-to method (a backend and its stand-in)
+_NOT_NAMES = frozenset({"mut", "ref", "get", "as", "to", "inner", "self", "deref", "borrow",
+                        "lock", "read", "write", "unwrap"})  # words naming no type
 MAX_BUILDERS = 3  # an op type is built where it is applied: by a few functions, not dozens
 
 
@@ -76,6 +80,8 @@ class CallGraph:
         self.arguments: dict[tuple[str, int], tuple[str, tuple[str, ...]]] = {}
         # (owner, method name) -> its definitions: where `self.m(..)` of an owner goes
         self.methods: dict[tuple[str, str], set[int]] = defaultdict(set)
+        self.mentions: dict[str, frozenset[str]] = {}  # path -> the identifiers it uses
+        self.types_in: dict[str, frozenset[str]] = {}  # path -> the types it defines
         self.module_names: set[str] = set()  # the top-level modules (`os`, `candle_core`)
         # (path, line) of the definitions in private modules that no package re-exports
         self.private_defs: set[tuple[str, int]] = set()
@@ -89,6 +95,7 @@ class CallGraph:
         graph, files = cls(), list(files)
         entries = package_entries(files)
         for path, language, structure in files:
+            graph.mentions[path], graph.types_in[path] = structure.identifiers, structure.types
             spec = spec_for(language)
             prefix = spec.outline.private_prefix
             private = bool(prefix) and is_private_module(path, prefix or "")
@@ -133,8 +140,10 @@ class CallGraph:
             if call.arguments is not None:
                 self.arguments.setdefault((call.name, first + call.caller),
                                           (call.qualifier, call.arguments))
-            if call.qualifier and not call.name[:1].isupper():
+            if call.qualifier and not call.qualifier.endswith(RESULT) \
+                    and not call.name[:1].isupper():
                 self.by_qualifier[call.qualifier].add(first + call.caller)
+
 
     def _callers_of(self, index: int) -> list[int]:
         """The callers of definition `index`, worked out once: every site of a function
@@ -149,9 +158,10 @@ class CallGraph:
             # A trait's method name is shared by every impl (`fwd`, `load`, `convert`):
             # callers by that name call some impl, not this one. Only the free functions
             # that build this type are known to reach it; else none is.
-            if target.public:
-                return self._builders_of(target.owner)
-            return self._hidden_callers(target)
+            found = self._builders_of(target.owner) if target.public \
+                else self._hidden_callers(target)
+            return sorted(set(found) | self._on_values_of(target),
+                          key=lambda i: (self.defs[i].path, self.defs[i].line))
         if len(self.files_of[target.name]) > 1:
             # A name several files define: the calls in the target's own file, and those
             # through its owner or module (`Owner::new(`, `_parser.parse(`).
@@ -166,11 +176,14 @@ class CallGraph:
                 others.discard(target.path)
                 edges = edges | {(c, q) for c, q in self.callers_through.get(
                     (target.name, named), ()) if self.defs[c].path not in others}
+            edges |= {(c, "") for c in self._on_values_of(target)}
         else:
             edges = self.callers.get(target.name, set())
         out = []
         for caller, qualifier in edges:
             c = self.defs[caller]
+            if c.name == target.name and qualifier.endswith(RESULT):
+                continue  # `_safe_super(Mock, self).__init__(..)`: dispatch only (_on_values_of)
             if self._runs_own_method(c, qualifier, target):
                 continue  # `self.m(..)` runs the caller's own type's `m`, not this one
             if target.owner and self._on_something_else(c, qualifier, target):
@@ -179,6 +192,29 @@ class CallGraph:
         if target.instantiated and target.owner:
             out.extend(self._instantiations(target))
         return sorted(set(out), key=lambda i: (self.defs[i].path, self.defs[i].line))
+
+    def _on_values_of(self, target: _Def) -> set[int]:
+        """The calls of the target's name, in other files, on a value named like its owner
+        (`self.storage_mut().fill(..)` of a `Storage`; `storage.fill(v)` in the arm of
+        `Storage`'s `Metal` variant, a `MetalStorage`; not `Error::from(..)`, a type's own):
+        backend dispatch, when the caller's file names the owner and defines no type of
+        that name, and the owner's method is defined in few files, beside the owner
+        (`Attention::forward` of fifty models: which one is unknown)."""
+        owner = target.owner
+        homes = {self.defs[i].path for i in self.methods.get((owner or "", target.name), ())}
+        if not owner or len(homes) > MAX_HOMES or not any(
+                owner in self.types_in.get(home, frozenset()) for home in homes):
+            return set()  # a type of another crate (`impl Backend for HashMap<..>`)
+        kind = _words(owner)[-1:]
+        found = set()
+        for c, qualifier in self.callers.get(target.name, ()):
+            d = self.defs[c]
+            if d.path not in homes and qualifier[:1].islower() \
+                    and _words(qualifier)[-1:] == kind and qualifier not in ("self", d.receiver) \
+                    and owner in self.mentions.get(d.path, frozenset()) \
+                    and owner not in self.types_in.get(d.path, frozenset()):
+                found.add(c)
+        return found
 
     def _on_something_else(self, caller: _Def, qualifier: str, target: _Def) -> bool:
         """Whether a call to a method's name is surely on something of another type: a
@@ -324,6 +360,14 @@ class CallGraph:
 
     def _private(self, entry: EntryPoint) -> bool:
         return (entry.path, entry.line) in self.private_defs
+
+
+@lru_cache(maxsize=4096)
+def _words(name: str) -> tuple[str, ...]:
+    """The lowercase words of a name (`MetalStorage`, `storage_mut()`): metal, storage."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
+    return tuple(w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower())
+                 if w and w not in _NOT_NAMES)
 
 
 def _root(argument: str) -> str:

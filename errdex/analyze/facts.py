@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from errdex.analyze.commandline import program_facts
 from errdex.analyze.guards import _STRING as _STRING
 from errdex.analyze.guards import (
     Cond,
@@ -310,6 +311,7 @@ def record_facts(
     history: History | None = None,
     importable: Importable | None = None,
     builds: Builds | None = None,
+    conditions: Callable[[str, int], tuple[str, ...]] | None = None,
 ) -> RecordFacts:
     """Every fact of `record`: per site (at most 20 sites, the first ones in source order)
     and for the record as a whole."""
@@ -320,6 +322,7 @@ def record_facts(
         own = file.def_at(site.line) if file is not None else None
         origins = origin_facts(site, typed(site.path) if typed else None)
         guard = through_locals(site.guard, origins, site.language)
+        reached = site_path(site, file) if file is not None else ()
         sites.append(SiteFacts(
             path=site.path,
             line=site.line,
@@ -329,7 +332,7 @@ def record_facts(
             origins=origins,
             siblings=sibling_checks(site, record.id, siblings),
             entry_points=entries,
-            reached=site_path(site, file) if file is not None else (),
+            reached=reached,
             parameters=own.params if own is not None else None,
             # A trait impl's method is public by the trait, yet reached through what
             # builds or holds the value: the page decides that from the snippet, unless
@@ -340,5 +343,7 @@ def record_facts(
             state=receiver_state(site, file, own, entries, builds),
             exception=importable(site.exception, site.path, site.language)
             if importable and site.exception else None,
+            built_when=conditions(site.path, site.line) if conditions else (),
+            program=program_facts(site, file, own, reached, [o.expression for o in origins]),
         ))
     return RecordFacts(sites=tuple(sites), tests=tests, history=history)

@@ -76,6 +76,7 @@ class Earlier:
         importable: Callable[[str, str, Language], str | None] | None,
         structure: Callable[[str], FileStructure | None] | None = None,
         builds: Builds | None = None,
+        conditions: Callable[[str, int], tuple[str, ...]] | None = None,
     ) -> RecordFacts | None:  # fmt: skip
         """The previous facts of `record` (its history aside) when they are provably
         what `record_facts` computes now, else None."""
@@ -106,6 +107,8 @@ class Earlier:
             own = file.def_at(site.line) if file is not None else None
             if receiver_state(site, file, own, points, builds) != known.state:
                 return None
+            if (conditions(site.path, site.line) if conditions else ()) != known.built_when:
+                return None  # `#[cfg(..)] mod x;` is written in another file
         self.reused += 1
         return facts
 

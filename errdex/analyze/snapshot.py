@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from errdex.analyze.callgraph import CallGraph
 from errdex.analyze.classes import classify
 from errdex.analyze.facts import record_facts, stable_literal
+from errdex.analyze.gates import BuildConditions
 from errdex.analyze.history import RUNS, message_history, never_written
 from errdex.analyze.related import find_related
 from errdex.analyze.reuse import Earlier, kept_histories
@@ -62,6 +63,7 @@ class Repository:
     test_texts: list[str] = field(default_factory=list)
     _importers: dict[Language, Callable[[str, str], str | None] | None] = field(
         default_factory=dict)
+    _conditions: BuildConditions | None = None
 
     def importable(self, written: str, path: str, language: Language) -> str | None:
         """The class `written` in `path` as users import it (the language's importer over
@@ -71,6 +73,12 @@ class Repository:
             self._importers[language] = make(self.structures) if make else None
         found = self._importers[language]
         return found(written, path) if found else None
+
+    def built_when(self, path: str, line: int) -> tuple[str, ...]:
+        """The build conditions the code at `path`:`line` is compiled under."""
+        if self._conditions is None:
+            self._conditions = BuildConditions(self.structures)
+        return self._conditions.at(path, line)
 
     def typed(self, path: str) -> tuple[TypedBinding, ...] | None:
         """The names `path` declares with a type, as its extraction found them."""
@@ -224,6 +232,7 @@ def analyze_records(
         known = earlier.facts_for(
             record, siblings, lambda old: _siblings(old, before_by_function), entry_points,
             tests, repository.importable, repository.structures.get, repository.graph.builds,
+            repository.built_when,
         ) if earlier is not None and repository is not None else None  # fmt: skip
         kept = known is not None
         if known is None:
@@ -234,6 +243,7 @@ def analyze_records(
                 entry_points=entry_points, tests=tests,
                 importable=repository.importable if repository else None,
                 builds=repository.graph.builds if repository else None,
+                conditions=repository.built_when if repository else None,
             )  # fmt: skip
         gathered.append((record, siblings, known, kept))
     if repository is not None and history is not None:

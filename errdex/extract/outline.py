@@ -20,6 +20,7 @@ from tree_sitter import Node, Query, QueryCursor
 
 from errdex.extract.queries import Captures
 from errdex.extract.structure import (
+    RESULT,
     FieldWrite,
     FileStructure,
     OutlineCall,
@@ -294,7 +295,8 @@ def _calls(
             continue
         before = source[max(0, name.start_byte - 200) : name.start_byte]
         qualifier = _qualifier(before.decode("utf-8", "replace"))
-        if called == defs[caller].name and (not qualifier or qualifier.startswith("self")):
+        if called == defs[caller].name and (qualifier in ("", "super")
+                                            or qualifier.startswith("self")):
             continue  # a recursion, not `_engine.compile(..)` called from a `compile`
         key = (called, caller, qualifier)
         if key not in calls:  # the first call of a name in a function gives its arguments
@@ -331,6 +333,9 @@ def _qualifier(before: str) -> str:
         text = text[:-1].rstrip()
     else:
         return ""
+    if text[-1:] in ")]?":  # a method of what a call or an index gives
+        found = _result_of(text.rstrip("?"))
+        return "super" if found == "super()" else found  # the parent class's method
     start = len(text)
     while start and (text[start - 1].isalnum() or text[start - 1] == "_"):
         start -= 1
@@ -341,6 +346,27 @@ def _qualifier(before: str) -> str:
     if word and text[:start].endswith("self.") and not (edge.isalnum() or (edge in "_.:" and edge)):
         return f"self.{word}"  # a field of the receiver (`self._cond.wait()`), not a value
     return word
+
+
+def _result_of(text: str) -> str:
+    """The qualifier of a call on a computed value: the call that computes it
+    (`storage_mut()` of `self.storage_mut().fill(`), the class a call builds
+    (`ElementTree` of `ElementTree(element).write(`), else RESULT."""
+    depth, at = 0, len(text)
+    if not text.endswith(")"):
+        return RESULT
+    while at:
+        at -= 1
+        depth += {")": 1, "(": -1}.get(text[at], 0)
+        if depth == 0:
+            break
+    start = at
+    while start and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    word = text[start:at]
+    if depth or not word[:1].isalpha():
+        return RESULT
+    return word if word[:1].isupper() else f"{word}()"  # `ElementTree(e).write(`: its own
 
 
 def _writes(

@@ -94,13 +94,18 @@ class FieldWrite:
     line: int
 
 
+RESULT = ")"  # ends the qualifier of a call on what a call or an index gives
+
+
 @dataclass(frozen=True)
 class OutlineCall:
     """A call written inside the definition `caller` (an index into the file's defs)."""
 
     name: str
     caller: int
-    qualifier: str  # the owner written before the name (`Owner::name(`), or ""
+    qualifier: str  # the owner written before the name (`Owner::name(`), or "", or,
+    # ending in RESULT, the call whose value it is called on (`storage_mut()` of
+    # `self.storage_mut().fill(`; RESULT alone when unknown), "super" for the parent's
     # The arguments as written (`Python`'s `key=value` too), for a call with an argument
     # list: a check on the callee's parameters is restated on these. None: not a plain call.
     arguments: tuple[str, ...] | None = None
@@ -113,6 +118,41 @@ class TypedBinding:
     name: str
     type_name: str
     line: int
+
+
+@dataclass(frozen=True)
+class Gate:
+    """Lines of the file that only some builds compile (`#[cfg(feature = "metal")]` on an
+    item): `condition` as the code writes it (`feature = "metal"`)."""
+
+    line: int
+    end_line: int
+    condition: str
+
+
+@dataclass(frozen=True)
+class CommandOption:
+    """A command-line option a file declares: the field of the parsed value that holds it
+    (`args.model_path`) and how the user writes it (`--model-path`, `-m`; `<input>` for a
+    positional argument), with its default as written."""
+
+    owner: str  # the type whose parsed value holds it (`Args`); "" when no type does
+    field: str
+    flag: str
+    positional: bool = False
+    default: str | None = None
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class CommandRead:
+    """A local assigned from a command-line option (`let use_local =
+    args.model_path.is_some();`): a check on the local is one on the flag."""
+
+    name: str
+    expression: str
+    line: int
+    text: str = ""  # the statement as written
 
 
 @dataclass(frozen=True)
@@ -133,6 +173,17 @@ class FileStructure:
     # Files of the tree this file keeps out of every build, relative to the root (Rust's
     # `#[cfg(test)] mod tests;` names `src/tests.rs`): errdex.extract.unbuilt drops them
     test_only: tuple[str, ...] = ()
+    gates: tuple[Gate, ...] = ()  # its items only some builds compile
+    # Files and folders of the tree it declares under a build condition, relative to the
+    # root, with the condition (`#[cfg(feature = "metal")] mod metal_backend;`: the module's
+    # two possible files and its submodules' folder): all that is built only then
+    gated_files: tuple[tuple[str, str], ...] = ()
+    # The command-line options it declares (a clap `#[derive(Parser)]` struct's fields)
+    options: tuple[CommandOption, ...] = ()
+    reads: tuple[CommandRead, ...] = ()  # the locals set from one of those options
+    # The values an option of an enum type takes, each (the variant as code writes it,
+    # as the user types it): (`Which::Mistral7bV01`, `7b-v0.1`) of a clap `ValueEnum`
+    option_values: tuple[tuple[str, str], ...] = ()
 
     def def_at(self, line: int) -> OutlineDef | None:
         """The innermost definition spanning `line`, when the outline knows its end."""

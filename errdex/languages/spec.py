@@ -190,6 +190,26 @@ class LanguageSpec:
     # From the snapshot's root and its files' paths, the files (of any language) that its
     # build files say no build compiles (a package's build script naming what it builds).
     unbuilt: Callable[[str, Iterable[str]], frozenset[str]] | None = None
+    # A build condition of the code (errdex.models.SiteFacts.built_when) as a page says it,
+    # after "in builds": `feature = "metal"` -> "with the `metal` feature"
+    build_condition: Callable[[str], str] | None = None
+    # How a file is run when it is a program of its own, not a library's code: (path, the
+    # build conditions of its file's items around the site, the identifiers the file uses)
+    # -> ("run", the command that runs it) or ("build", the command whose build runs it); None for a
+    # library's code, or a program something else than its user runs
+    program: Callable[[str, tuple[str, ...], frozenset[str]], tuple[str, str] | None] | None \
+        = None
+    # regex of the calls after a flag's field that keep its value (`.as_deref()`)
+    cli_accessors: str = ""
+    # (regex over a local's value after the flag's field, whether it says the flag was
+    # given): `use_local = args.model_path.is_some()` is true when `--model-path` is given
+    cli_presence: tuple[tuple[str, bool], ...] = ()
+    # (regex, replacement) over a phrase once its flags are written in: a pattern test of
+    # an optional flag (`--x` matches `None`) is whether it was given
+    cli_phrases: tuple[tuple[str, str], ...] = ()
+    # regex of a call that appends a literal part (group `part`) to a path: Rust's
+    # `.join("vae")`; a path built from a flag so is said as a file under that flag
+    path_segment: str = ""
 
     def can(self, capability: str) -> bool:
         """Whether the language has `capability` (one of CAPABILITIES)."""

@@ -19,6 +19,7 @@ from errdex.extract.structure import EXCEPT
 from errdex.languages import spec_for
 from errdex.models import (
     Language,
+    Program,
     Record,
     RecordFacts,
     Site,
@@ -27,7 +28,7 @@ from errdex.models import (
     StateFact,
     TestRef,
 )
-from errdex.write import branches, escapes, impossible, passed, reading
+from errdex.write import branches, commandline, escapes, impossible, passed, reading
 from errdex.write.impossible import RuledOut
 from errdex.write.lifted import Lifted, lift
 
@@ -91,14 +92,16 @@ class PageFacts:
     swallowed: tuple[tuple[Site, int], ...] = ()
     selects: str | None = None  # a check inside a handler, which picks this message
     cli: str | None = None  # the parsed command line the check reads (its fields are flags)
+    program: Program | None = None  # the program of its own the site is in, and its flags
+    paths: Mapping[str, str] = field(default_factory=dict)  # locals that are files under a flag
     only_when: str | None = None  # what leads to a value's `.expect`/`.context` (not its cause)
 
     @property
     def entry(self) -> str:
         """The function(s) the user called, in backticks: "`Tensor::reshape`" or
         "`A`, `B` or `C`"; the raising function when no public one is known."""
-        if self.cli is not None:
-            return "the program"
+        if self.program is not None and (self.cli is not None or self.program.command):
+            return commandline.entry(self.program)
         if not self.users:
             return self.where
         names = [f"`{u}`" for u in self.users[:3]]
@@ -147,9 +150,15 @@ class PageFacts:
         return tuple(self.said(step.text) for step in self.site_facts.reached) \
             if self.site_facts else ()  # fmt: skip
 
+    @property
+    def runs(self) -> Program | None:
+        """The program the user runs (or builds) to reach the site, when it is one."""
+        return self.program if self.program is not None and self.program.command else None
+
     def said(self, text: str) -> str:
         """Code spans of `text` (`num_heads` differs from ..) with the locals that hold a
         part of the inputs written as that part (`q.dim(1)`), as the requirement is."""
+        text = commandline.as_flags(text, self.program, self.lang) or text
         if not any(o.how == "local" for o in self.origins):
             return text
         return re.sub(r"`([^`]+)`", lambda m: "`" + (facts.through_locals(
@@ -301,10 +310,17 @@ def gather(
     w = spec_for(lang).writer()
     req = facts.describe(need, lang) if need else None
     holds = facts.describe(need, lang, mood="is") if need else None
-    cli = _command_line(site, guard) if need is not None and lifted is None else None
+    program = site_facts.program if site_facts is not None else None
+    paths = commandline.under_flags(program, origins, lang)
+    cli = commandline.reads_flags(program, guard, paths) if need is not None and \
+        lifted is None else None  # fmt: skip
     if cli is not None:  # `args.dtype` of `let args = Args::parse()` is the `--dtype` flag
-        req, holds = _as_flags(req, cli), _as_flags(holds, cli)
+        req = commandline.as_flags(req, program, lang, paths)
+        holds = commandline.as_flags(holds, program, lang, paths)
         user_terms, users = True, ()
+    if program is not None and program.command:
+        users = ()  # a program's own functions are not called: the program is run
+        user_terms = user_terms and cli is not None  # its functions' arguments are not yours
     return PageFacts(
         record, site, lang, where, guard, need, req, holds, names,
         origins,
@@ -317,7 +333,8 @@ def gather(
         selects=selects,
         exc_class=w.exception_class(record.exception or site.exception),
         imported=_imported(sites, known),
-        lifted=lifted, checked=checked, cli=cli, only_when=only_when,
+        lifted=lifted, checked=checked, cli=cli, only_when=only_when, program=program,
+        paths=paths,
     )  # fmt: skip
 
 
@@ -332,30 +349,6 @@ def _whole(expression: str) -> bool:
     """An expression read whole: its brackets closed, no closure or `match` cut inside."""
     return facts.balanced(expression) and "|" not in expression and not re.search(
         r"\bmatch\b", expression)
-
-
-def _command_line(site: Site, guard: str | None) -> str | None:
-    """The name the site's function binds its parsed command line to (`let args =
-    Args::parse();`, `args = parser.parse_args()`), when the guard reads a field of it."""
-    pattern = spec_for(site.language).cli_arguments
-    if pattern is None or not guard:
-        return None
-    before = site.snippet.code.splitlines()[: max(site.line - site.snippet.start_line, 0)]
-    for line in reversed(before):
-        m = re.search(pattern, line)
-        if m and re.search(rf"(?<![\w.]){m.group('name')}\.\w", guard):
-            return m.group("name")
-    return None
-
-
-def _as_flags(text: str | None, cli: str) -> str | None:
-    """Code spans of `text` reading a field of the parsed command line as its flag:
-    "`args.max_tokens.as_deref()`" -> "`--max-tokens`"."""
-    if text is None:
-        return None
-    field = re.compile(rf"(?<![\w.]){re.escape(cli)}\.(\w+)(?:\.\w+\(\))*")
-    return re.sub(r"`[^`]+`", lambda span: field.sub(
-        lambda m: f"--{m.group(1).replace('_', '-')}", span.group(0)), text)
 
 
 _BINDING = re.compile(
@@ -559,11 +552,14 @@ def violation_of(f: PageFacts) -> str | None:
     leaf = single_leaf(f)
     if leaf is not None and leaf.rel == "eq":
         subject, obj = facts.show(leaf.subject, f.lang), facts.show(leaf.obj, f.lang)
-        if facts.is_literal(leaf.obj):
-            return f"{subject} is anything other than {obj}"
-        return f"{subject} and {obj} differ"
+        said = f"{subject} is anything other than {obj}" if facts.is_literal(leaf.obj) \
+            else f"{subject} and {obj} differ"  # fmt: skip
+        return commandline.as_flags(said, f.program, f.lang, dict(f.paths)) \
+            if f.cli is not None else said  # fmt: skip
     cond = facts.parse_guard(f.guard or "", f.lang)
-    return None if cond is None else facts.describe(facts.affirm(cond), f.lang, mood="is")
+    denied = None if cond is None else facts.describe(facts.affirm(cond), f.lang, mood="is")
+    return commandline.as_flags(denied, f.program, f.lang, dict(f.paths)) \
+        if f.cli is not None else denied  # fmt: skip
 
 
 

@@ -25,6 +25,7 @@ from errdex.models import (
     SiteKind,
     StateFact,
 )
+from errdex.write import commandline
 from errdex.write.impossible import RuledOut
 from errdex.write.pagefacts import (
     MAX_SETTERS,
@@ -53,12 +54,25 @@ from errdex.write.solutions import solutions
 
 def _tail(f: PageFacts) -> str:
     sites = f.record.sites
+    built = _built_in(f)
     if len(sites) < 2:
-        return ""
+        return built
     functions = len({(s.path, s.function) for s in sites})
     where = f" in {functions} functions" if functions > 1 else ""
     does = {"logged": "log it", "emitted": "warn with it"}.get(raised_word(f), "raise it")
-    return f" (one of {len(sites)} places{where} that {does})"
+    return f"{built} (one of {len(sites)} places{where} that {does})"
+
+
+def _built_in(f: PageFacts) -> str:
+    """" in builds with the `metal` feature": the build conditions every site the page
+    knows of is compiled under (only some builds have this error)."""
+    known = f.known.sites if f.known else ()
+    say = spec_for(f.lang).build_condition
+    shared = set(known[0].built_when).intersection(*(s.built_when for s in known[1:])) \
+        if known and say else set()  # fmt: skip
+    if not shared or say is None or (f.runs is not None and f.runs.kind == commandline.BUILD):
+        return ""  # a build command names its features itself
+    return " in builds " + " and ".join(say(c) for c in known[0].built_when if c in shared)
 
 
 def _summary(f: PageFacts) -> str:
@@ -85,10 +99,12 @@ def _summary(f: PageFacts) -> str:
     if f.invariant:
         return (f"{f.entry} hit a check its code treats as an internal invariant: no argument "
                 f"of yours is meant to reach it; it points to a bug in {f.record.repo}{tail}")
+    if f.runs is not None and (said := _program_summary(f, tail)):
+        return said
     if f.debug_only and f.req and f.user_terms:
         return f"{f.req} when calling {f.entry} (checked in debug builds only){tail}"
     if f.req and f.user_terms and f.cli is not None:
-        return f"{f.req} when running the program{tail}"
+        return f"{f.req} when running the program{commandline.defaults(f.program, f.req)}{tail}"
     if f.req and f.user_terms:
         return f"{f.req} when calling {f.entry}{tail}"
     if f.nature == "unimplemented" or (f.guard is None and unsupported(f)):
@@ -116,6 +132,32 @@ def _summary(f: PageFacts) -> str:
         + (f" in {f.where}" if f.internal and f.users else "")
         + tail,
     }.get(f.nature, f"{f.entry} always {verb(f)} on this path when it is reached{tail}")
+
+
+def _program_summary(f: PageFacts, tail: str) -> str | None:
+    """The summary of a site in a program of its own: what the user ran (or built), the
+    flags on its way, and the check, said of the program, not of its functions."""
+    program = f.runs
+    if program is None or f.invariant:
+        return None
+    run, fn = commandline.runs(program), f"`{fn_name(f)}`"
+    steps = commandline.flag_steps(f.reached)
+    if f.req and f.user_terms and f.cli is not None:
+        only = f" (checked only when {joined(steps)})" if steps else ""
+        return (f"{f.req} when running {f.entry}{only}{commandline.defaults(program, f.req)}"
+                f"{tail}")
+    when = f" with {joined(steps)}".replace(" with `", " when `") if steps else ""
+    if program.kind == commandline.BUILD:
+        what = (f"`{f.receiver}` was None or an Err in its `main`"
+                if f.nature == "expect" and f.receiver else f"its `main` {verb(f, this=True)}")
+        return f"{run} fails: cargo runs the build script {f.site.path}, and {what}{tail}"
+    if f.guard and f.nature == "guarded":
+        need = f": {f.req}" if f.req else ""
+        return f"{run}{when} fails a check in its {fn}{need}{shows_values(f, 'checked')}{tail}"
+    if f.nature in ("expect", "context") and f.receiver:
+        failing = "was None or an Err" if f.nature == "expect" else "failed"
+        return f"{run}{when} failed: `{f.receiver}`, in its {fn}, {failing}{tail}"
+    return None
 
 
 def _origin_sentence(f: PageFacts, origin: Origin) -> str:
@@ -204,6 +246,8 @@ def history_sentence(history: History) -> str:
 def _what_it_means(f: PageFacts) -> str:
     out: list[str] = []
     helper = f" (internal: you reach it from {f.entry})" if f.internal and f.users else ""
+    if f.runs is not None:
+        helper = commandline.where(f.runs, f.site.path)
     if f.nature == "guarded":
         out.append(f"{f.where}{helper} checks `{f.checked or f.guard}` and {action(f)}.")
     elif f.nature == "unimplemented":
@@ -382,7 +426,7 @@ def _prevention(f: PageFacts) -> tuple[str, ...]:
     if f.invariant:
         out.append(f"Keep {f.record.repo} up to date: a bug behind an invariant is fixed "
                    "upstream, not in your code.")
-    elif f.req and f.user_terms:
+    elif f.req and f.user_terms and f.runs is None:
         out.append(
             f"Check that {f.holds} where the inputs of {f.entry} are built, not just "
             "before the call."
@@ -408,6 +452,12 @@ def _prevention(f: PageFacts) -> tuple[str, ...]:
     if unsupported_kind(f) == "for now" and not f.invariant:
         when = f.record.version or (f.record.commit or "")[:10] or "this version"
         out.append(f"Track {f.record.repo} releases: the case is not handled in {when}.")
+    if f.runs is not None:
+        out.append(f"Build with {f.entry} in CI, on the kind of machine you build on, so a "
+                   "change that triggers this shows up there." if f.runs.kind == commandline.BUILD
+                   else f"Run {f.entry} in CI with the flags and files you use, so a change "
+                   "that triggers this shows up there.")
+        return tuple(out)
     out.append(
         f"Add a test that calls {f.entry} with the inputs you use in production, so a "
         "change that triggers this shows up in CI."
@@ -494,6 +544,11 @@ def write_explanation(
     if passed is not None:
         return passed
     f = gather(record, siblings, known)
+    trigger, situations = _trigger(f), _situations(f)
+    if f.runs is not None:  # the user runs (or builds) the program: nobody calls it
+        ran = commandline.runs(f.runs)
+        trigger = trigger.replace(f"Calling {f.entry}", ran, 1)
+        situations = tuple(s.replace(f"Calling {f.entry}", ran, 1) for s in situations)
     return Explanation(
         summary=_summary(f),
         what_it_means=_what_it_means(f),
@@ -506,6 +561,6 @@ def write_explanation(
             try_catch=try_catch(f),
         ),
         prevention=_prevention(f),
-        trigger=_trigger(f),
-        common_situations=_situations(f),
+        trigger=trigger,
+        common_situations=situations,
     )

@@ -17,6 +17,7 @@ from errdex.analyze import facts
 from errdex.languages import spec_for
 from errdex.languages.writer import CodeWriter
 from errdex.models import ExampleFix
+from errdex.write import commandline
 from errdex.write.pagefacts import (
     MAX_SETTERS,
     PageFacts,
@@ -119,6 +120,9 @@ def _stmt(f: PageFacts, call: str) -> str:
 
 
 def example_fix(f: PageFacts) -> ExampleFix:
+    if f.runs is not None:  # the user runs the program: no call of theirs reaches it
+        return commandline.example_fix(f.runs, quote(message_text(f.record)),
+                                       f.holds if f.user_terms else None)
     w = _writer(f)
     note, end, inline = w.comment, w.statement_end, w.inline_comment
     stmt = _stmt(f, user_call(f))
@@ -220,6 +224,11 @@ def _in_caller_terms(f: PageFacts, code: str) -> str:
 
 
 def validate(f: PageFacts) -> str:
+    if f.runs is not None:
+        what = f"check that {f.holds}".replace("`", "") if f.req and f.user_terms else \
+            f"see what reaches {loc(f.site)} (the flags and files it reads)"
+        return commandline.shell_check(f.runs, quote(f.literal or message_text(f.record)),
+                                       what)
     w = _writer(f)
     stmt = _stmt(f, user_call(f))
     if f.req and f.guard and f.user_terms:
@@ -247,6 +256,8 @@ def _stem(f: PageFacts) -> str:
 
 
 def type_guard(f: PageFacts) -> str:
+    if f.runs is not None and f.literal:
+        return commandline.shell_check(f.runs, quote(f.literal), f"see {loc(f.site)}")
     w, stem = _writer(f), _stem(f)
     if f.req and f.guard and f.user_terms:
         positive = w.predicate_body(_in_caller_terms(f, _positive(f)))
@@ -272,4 +283,6 @@ def try_catch(f: PageFacts) -> str:
         return _no_text(f)
     literal = quote(f.literal)
     advice = (f.req if f.user_terms and f.req else f"see {loc(f.site)}").replace("`", "")
+    if f.runs is not None:
+        return commandline.shell_check(f.runs, literal, advice)
     return _writer(f).try_catch(f, user_call(f), literal, advice)

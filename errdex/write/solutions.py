@@ -7,7 +7,10 @@ instead. It never reads files or calls a model.
 
 from __future__ import annotations
 
+import re
+
 from errdex.analyze import facts
+from errdex.write import commandline
 from errdex.write.pagefacts import (
     MAX_SETTERS,
     PageFacts,
@@ -37,7 +40,9 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
         out.append(f"Call {f.entry} on an object for which {f.holds}: the object's state "
                    "decides, not an argument of this call.")
     elif f.req and f.user_terms and f.cli is not None:
-        out.append(f"Run the program with command-line flags for which {f.holds}.")
+        given = commandline.defaults(f.program, f.holds)
+        out.append(f"Run {'the program' if f.runs is None else f.entry} with command-line "
+                   f"flags for which {f.holds}{given}.")
     elif f.req and f.user_terms:
         out.append(f"Call {f.entry} with arguments for which {f.holds}.")
         # An enclosing `if` or an earlier normal return is a way out too (not an `else`
@@ -98,6 +103,14 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
                 "Print the whole error chain (the cause follows this message) to see "
                 "what actually failed."
             )
+    elif f.runs is not None and f.guard:
+        steps = commandline.flag_steps(f.reached)
+        only = f"; it runs only when {joined(steps)}" if steps else ""
+        given = f"the flags and files you give {f.entry}" if f.runs.kind != commandline.BUILD \
+            else (f"what the machine running {f.entry} provides (environment variables, "
+                  "installed tools, the package's files)")  # fmt: skip
+        out.append(f"Trace the values the check in `{fn_name(f)}` ({here}) reads back to "
+                   f"{given}{only}{shows_values(f)}.")
     elif f.state_only:
         fact = f.state[0]
         setters = " or ".join(f"`{s.function}`" for s in fact.set_in[:MAX_SETTERS])
@@ -125,6 +138,10 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
             f"Avoid the path that reaches {here}: {f.entry} {verb(f, this=True)} whenever "
             "that line is reached."
         )
+    features = re.search(r"--features (\S+)", f.runs.command) if f.runs is not None else None
+    if features and f.runs is not None and f.runs.kind == commandline.BUILD:
+        out.append(f"The build script does this only with the feature(s) `{features.group(1)}`: "
+                   "build without them if you do not need what they add.")
     if unsupported_kind(f) == "for now" and not f.invariant:
         out.append(f"If you need this case, check whether a newer release of {repo} has it, "
                    "or ask for it there.")

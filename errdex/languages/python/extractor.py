@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from tree_sitter import Node, QueryCursor
 
@@ -22,7 +23,7 @@ from errdex.extract.outline import file_structure
 from errdex.extract.queries import OUTLINE, Captures, compiled
 from errdex.extract.shared import find_call_rule, rule_guard
 from errdex.extract.templates import Piece
-from errdex.languages.python import SPEC, raising, tables
+from errdex.languages.python import SPEC, options, raising, tables
 from errdex.languages.python.exceptions import (
     _BUILTIN_EXCEPTIONS,
     _EXCEPTION_NAME,
@@ -385,6 +386,10 @@ class PythonExtractor:
             constructions=tuple(constructions),
             dynamic_sites=state.dynamic,
             helpers=tuple(state.found_helpers),
-            structure=file_structure(SPEC.language, path, tree.root_node, source, state.paths,
-                                     outlined),
+            structure=replace(
+                file_structure(SPEC.language, path, tree.root_node, source, state.paths,
+                               outlined),
+                options=options.command_options(source.decode("utf-8", "replace"))
+                if b"add_argument" in source else (),
+            ),
         )

@@ -5,8 +5,10 @@ error-raising macros, methods and calls in `rules.toml`. Its extractor lives in
 from __future__ import annotations
 
 from collections.abc import Iterable
+from types import ModuleType
 from typing import TYPE_CHECKING
 
+from errdex.languages.rust.build import describe_condition
 from errdex.languages.spec import C_FAMILY_CONDITIONS, LanguageSpec, Outline
 from errdex.models import Language, SiteKind
 
@@ -26,6 +28,12 @@ def _grammar() -> object:
     import tree_sitter_rust
 
     return tree_sitter_rust.language()
+
+
+def _options() -> ModuleType:
+    from errdex.languages.rust import options
+
+    return options
 
 
 def _tags() -> str:
@@ -131,4 +139,24 @@ SPEC = LanguageSpec(
     variant_noun="an error variant whose display text is this message",
     unnamed_action="fails with it",
     unbuilt=_unbuilt,
+    build_condition=describe_condition,
+    program=lambda path, features, names: _options().program(path, features, names),
+    cli_accessors=r"(?:\.(?:as_ref|as_deref|as_str|unwrap|clone|to_string|to_owned)\(\)"
+    r"|\.map\([\w:]+\))*",
+    path_segment=r"\.join\(\s*\"(?P<part>[^\"\\]+)\"\s*\)",
+    cli_presence=((r"\.is_some\(\)", True), (r"\.is_none\(\)", False)),
+    cli_phrases=(
+        (r"`(--?[\w-]+)` (?:matches `None`|does not match `Some\([^`]*\)`)", r"`\1` is not given"),
+        (r"`(--?[\w-]+)` (?:matches `Some\([^`]*\)`|does not match `None`)", r"`\1` is given"),
+        # an `Option` flag tested for None, a `bool` flag for truth: whether it was given
+        (r"`(--?[\w-]+)` must not be None\b", r"`\1` must be given"),
+        (r"`(--?[\w-]+)` must be None\b", r"`\1` must not be given"),
+        (r"`(--?[\w-]+)` is not None\b", r"`\1` is given"),
+        (r"`(--?[\w-]+)` is None\b", r"`\1` is not given"),
+        (r"`(--?[\w-]+)` is none of `Some\([^`]*\)`", r"`\1` is not given"),
+        (r"`(--?[\w-]+)` must be true\b", r"`\1` must be given"),
+        (r"`(--?[\w-]+)` must be false\b", r"`\1` must not be given"),
+        (r"`(--?[\w-]+)` is true\b", r"`\1` is given"),
+        (r"`(--?[\w-]+)` is false\b", r"`\1` is not given"),
+    ),
 )

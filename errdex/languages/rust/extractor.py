@@ -15,6 +15,7 @@ constructions); this module finds the sites and runs the query.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -25,8 +26,9 @@ from errdex.extract import PARSE_SECONDS, Rule, parse_file
 from errdex.extract.outline import file_structure
 from errdex.extract.queries import OUTLINE, Captures
 from errdex.extract.shared import find_call_rule, is_literal, rule_guard
+from errdex.extract.structure import Gate
 from errdex.extract.templates import build_template
-from errdex.languages.rust import SPEC, build, composed, conversions
+from errdex.languages.rust import SPEC, build, composed, conversions, options
 from errdex.languages.rust.errortypes import _CAMEL, ErrorTypes
 from errdex.languages.rust.literals import literal_value, parse_format, unescape
 from errdex.languages.rust.messages import _FORMAT_MACROS
@@ -235,6 +237,7 @@ class RustExtractor:
             else:
                 found.append((kind, node, names[0]))
         state.excluded.sort()
+        declared = options.command_options(tree.root_node, source)
         # errdex.languages.rust.composed's sections after the others, each in match order.
         found.sort(key=lambda f: f[0] in composed.HANDLERS)
         for kind, node, name in found:
@@ -255,6 +258,11 @@ class RustExtractor:
                 file_structure(SPEC.language, path, tree.root_node, source, state.paths,
                                outlined),
                 test_only=tuple(state.test_only),
+                gates=tuple(state.gates),
+                gated_files=tuple(state.gated_files),
+                options=declared,
+                reads=options.option_reads(source, declared),
+                option_values=options.option_values(tree.root_node, source),
             ),
         )
 
@@ -264,18 +272,28 @@ def _position(site: Site) -> tuple[int, int, str]:
 
 
 def _exclude(state: _File, attr: Node) -> None:
+    """`#[cfg(test)]`/`#[test]` items are left out; an item under another `#[cfg(..)]`
+    is a gate (built only when its condition holds), a `mod x;` one a gated file."""
     text = re.sub(r"\s+", "", state.text(attr))
-    if text not in ("#[cfg(test)]", "#[test]"):
+    condition = build.cfg_condition(state.text(attr))
+    test = text in ("#[cfg(test)]", "#[test]")
+    if not test and condition is None:
         return
     item = attr.next_named_sibling
     while item is not None and (item.type == "attribute_item" or item.type in _COMMENTS):
         item = item.next_named_sibling
-    if item is not None:
+    if item is None:
+        return
+    name = item.child_by_field_name("name")
+    declared = item.type == "mod_item" and item.child_by_field_name("body") is None
+    files = build.module_files(state.path, state.text(name)) if declared and name else ()
+    if test:
         state.excluded.append((attr.start_byte, item.end_byte))
-        name = item.child_by_field_name("name")
-        declared = item.type == "mod_item" and item.child_by_field_name("body") is None
-        if declared and name is not None:  # `mod tests;`: its whole file is test code
-            state.test_only.extend(build.module_files(state.path, state.text(name)))
+        state.test_only.extend(files)  # `mod tests;`: its whole file is test code
+    elif condition is not None:
+        state.gates.append(Gate(attr.start_point.row + 1, item.end_point.row + 1, condition))
+        folder = (posixpath.dirname(files[1]),) if files else ()  # its submodules' folder
+        state.gated_files.extend((place, condition) for place in (*files, *folder))
 
 
 def _call(state: _File, call: Node, name: Node) -> None:

@@ -11,7 +11,7 @@ from tree_sitter import Node
 
 from errdex.extract import SourceLines
 from errdex.extract.code import code_text, node_code
-from errdex.extract.structure import SitePath
+from errdex.extract.structure import Gate, SitePath
 from errdex.languages.rust import SPEC
 from errdex.languages.rust.ruleset import _RuleSet
 from errdex.models import Construction, MessageDefinition, Site
@@ -51,6 +51,8 @@ class RustFile:
     dynamic: int = 0
     excluded: list[tuple[int, int]] = field(default_factory=list)
     test_only: list[str] = field(default_factory=list)  # files of `#[cfg(test)] mod x;`
+    gates: list[Gate] = field(default_factory=list)  # items under another `#[cfg(..)]`
+    gated_files: list[tuple[str, str]] = field(default_factory=list)  # `#[cfg(..)] mod x;`
     paths: list[SitePath] = field(default_factory=list)  # of sites and constructions
     lines: SourceLines = field(init=False)
 

@@ -1,0 +1,83 @@
+"""Code only some builds compile (issue 20, defect 8: "true on Metal only, which the page
+does not say"): a site under `#[cfg(feature = "metal")]`, on its item or on the `mod`
+declaration that brings its file (or its folder) into the crate, says so in its summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from errdex.models import Record
+from tests.builders import indexed_records
+
+LIB = """\
+#[cfg(feature = "metal")]
+pub mod metal;
+pub mod plain;
+
+pub fn host_only(n: usize) -> Result<usize> {
+    #[cfg(not(feature = "cuda"))]
+    {
+        if n > 8 {
+            bail!("more than 8 lanes need the cuda build, got {n}")
+        }
+    }
+    Ok(n)
+}
+"""
+
+METAL = """\
+pub mod kernels;
+
+pub fn launch(width: usize) -> Result<()> {
+    if width % 32 != 0 {
+        bail!("metal launch width must be a multiple of 32, got {width}")
+    }
+    Ok(())
+}
+"""
+
+KERNELS = """\
+pub fn pick(name: &str) -> Result<()> {
+    if name.is_empty() {
+        bail!("metal kernel name is empty")
+    }
+    Ok(())
+}
+"""
+
+PLAIN = """\
+pub fn check(n: usize) -> Result<()> {
+    if n == 0 {
+        bail!("plain check wants a positive n")
+    }
+    Ok(())
+}
+"""
+
+FILES = {"core/src/lib.rs": LIB, "core/src/metal.rs": METAL,
+         "core/src/metal/kernels.rs": KERNELS, "core/src/plain.rs": PLAIN}
+
+
+def _records(tmp_path: Path) -> dict[str, Record]:
+    return {r.template.message.split(" ")[0] + " " + r.template.message.split(" ")[1]: r
+            for r in indexed_records(tmp_path, FILES, "t/repo")}
+
+
+def test_a_gated_module_and_its_submodules_say_which_builds_have_them(tmp_path: Path) -> None:
+    records = _records(tmp_path)
+    for key in ("metal launch", "metal kernel"):
+        record = records[key]
+        assert record.facts is not None and record.explanation is not None
+        assert record.facts.sites[0].built_when == ('feature = "metal"',)
+        assert "in builds with the `metal` feature" in record.explanation.summary, key
+
+
+def test_a_gated_block_says_so_and_ungated_code_says_nothing(tmp_path: Path) -> None:
+    records = _records(tmp_path)
+    lanes = records["more than"]
+    assert lanes.explanation is not None
+    assert "in builds without the `cuda` feature" in lanes.explanation.summary
+    plain = records["plain check"]
+    assert plain.facts is not None and plain.explanation is not None
+    assert plain.facts.sites[0].built_when == ()
+    assert "in builds" not in plain.explanation.summary
