@@ -480,7 +480,7 @@ def build_snapshot(
     started = time.perf_counter()
     extractions, dropped = extract_snapshot(snapshot, workers, progress, budgets, reuse=reuse)
     failed = len(snapshot.files) - len(extractions)
-    extractions, dropped[NOT_BUILT] = drop_unbuilt(extractions)
+    extractions, dropped[NOT_BUILT] = drop_unbuilt(extractions, snapshot.root)
     dropped = +dropped
     extractions, dropped, helpers = read_helper_calls(snapshot, extractions, dropped, workers,
                                                       progress, budgets)

@@ -158,6 +158,10 @@ class Construction:
     # Fields or arguments passed as formatted text (`format!(..)`, a literal, an f-string):
     # field -> that text's template, inlined into the type's own (errdex.extract.compose).
     payloads: tuple[tuple[str, Template], ...] = ()
+    # A value of `type_path` converted into the error its function returns (Rust's `?` on
+    # a call returning that error type): that error type as written, "" for the module's
+    # own result alias. It resolves to the variant that wraps `type_path`, not to a name.
+    converts_into: str | None = None
 
 
 @dataclass(frozen=True)

@@ -53,8 +53,14 @@ def resolve_constructions(extractions: Sequence[FileExtraction]) -> list[Site]:
         for definition in extraction.definitions:
             by_name.setdefault(definition.name, []).append(definition)
     sites: list[Site] = []
+    wrappers = [d for e in extractions for d in e.definitions if _wrapped(d)]
     for extraction in extractions:
         for built in extraction.constructions:
+            if built.converts_into is not None:
+                wrapper = _wrapper_of(built, wrappers)
+                if wrapper is not None:
+                    sites.append(_defined_site(built, wrapper))
+                continue
             owner, name = _last_segments(built.type_path)
             candidates = [
                 d
@@ -68,11 +74,47 @@ def resolve_constructions(extractions: Sequence[FileExtraction]) -> list[Site]:
                 if built.message_given and not _prints_given(built, best):
                     continue  # `Cls(message="..")` over a default text: the call's is shown
                 site = _defined_site(built, best)
-                if site.template.literal_chars or best.template.literal_chars:
+                # `Error::Io(e)`: no text, but the wrapper's page names where it is built
+                if site.template.literal_chars or best.template.literal_chars \
+                        or _wrapped(best) is not None:
                     sites.append(site)
             elif built.raised and not built.message_given:
                 sites.append(_typed_site(built, name))
     return sites
+
+
+def _wrapped(definition: MessageDefinition) -> str | None:
+    """The type a definition wraps whole, when its text is that value's own (`{source}`
+    of `#[error(transparent)] Io(#[from] std::io::Error)`)."""
+    template = definition.template
+    if template.literal_chars or len(template.placeholders) != 1:
+        return None
+    wrapped = template.placeholders[0].expression  # a type, not a field (`{0}` of Msg)
+    return wrapped if wrapped and wrapped not in definition.fields else None
+
+
+def same_type(written: str, known: str) -> bool:
+    """`io::Error` and `std::io::Error` name one type; a bare `Error` names none."""
+    a, b = written.replace(".", "::").split("::"), known.replace(".", "::").split("::")
+    shared = min(len(a), len(b))
+    return a[-shared:] == b[-shared:] and (shared > 1 or a[-1] != "Error")
+
+
+def _wrapper_of(built: Construction, wrappers: Sequence[MessageDefinition]
+                ) -> MessageDefinition | None:
+    """The definition a converted value becomes: one wrapping its type, of the error type
+    its function returns (by name), or for the module's own result alias the one nearest
+    in the tree, when only one error type there wraps it."""
+    into = (built.converts_into or "").replace(".", "::").split("::")[-1]
+    found = [d for d in wrappers if d.language is built.language
+             and same_type(_wrapped(d) or "", built.type_path)
+             and (not into or d.owner == into)
+             and _common_prefix_len(d.path, built.path) > 0]  # fmt: skip
+    if not found:
+        return None
+    near = max(_common_prefix_len(d.path, built.path) for d in found)
+    nearest = [d for d in found if _common_prefix_len(d.path, built.path) == near]
+    return nearest[0] if len({d.owner for d in nearest}) == 1 else None
 
 
 def _site_at(built: Construction, **what: Any) -> Site:

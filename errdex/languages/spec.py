@@ -9,7 +9,7 @@ it must not hold any one language's values.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -200,6 +200,9 @@ class LanguageSpec:
     # The languages whose files call the error helpers this one's files define (C++ calls
     # C's `die(..)`, C calls a C++ header's `extern "C"` one); itself when empty.
     helpers_reach: frozenset[Language] = frozenset()
+    # From the snapshot's root and its files' paths, the files (of any language) that its
+    # build files say no build compiles (a package's build script naming what it builds).
+    unbuilt: Callable[[str, Iterable[str]], frozenset[str]] | None = None
     # A build condition of the code (errdex.models.SiteFacts.built_when) as a page says it,
     # after "in builds": `feature = "metal"` -> "with the `metal` feature"
     build_condition: Callable[[str], str] | None = None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -70,6 +71,14 @@ class CodeWriter(Protocol):
 
     def try_catch(self, f: PageFacts, call: str, literal: str, advice: str) -> str:
         """`call` with this error caught and translated to `advice`."""
+        ...
+
+    def passed_through(self, exception: str, wrapped: str, module: str,
+                       declared: str) -> Wrapping | None:
+        """How code produces the error `exception` that wraps a `wrapped` whole (its
+        message the wrapped one's own), and the handler that tells it apart (`module`:
+        the defining file's module as users write it, `declared` the line that declares
+        it); None: the language has none."""
         ...
 
     # --- reading the site's snippet (errdex.write.reading) ---
@@ -171,6 +180,21 @@ class BraceReading:
         return [values.get(p, p) for p in params]
 
 
+@dataclass(frozen=True)
+class Wrapping:
+    """What a language's code does to turn one error into the error type that wraps it."""
+
+    how: str  # "a `?` on a `Result<_, E>` in a function returning the library's `Result`"
+    before: str  # code that converts it
+    after: str  # the same code telling the wrapped error apart
+    type_guard: str  # a test of a caught error for this variant
+    try_catch: str  # a call with this variant caught
+    # The calls known to return the wrapped type (`String::from_utf8`), whose conversions
+    # the index finds; empty when none is known (any call might return one)
+    producers: tuple[str, ...] = ()
+    complete: bool = False  # those are all that return one: none converted means none is
+
+
 class BraceWriter(BraceReading):
     """The code a brace language writes where those languages agree: `!` negates, `//`
     comments, `if (c) { .. }` blocks (`parenthesized` False: `if c { .. }`), a validation
@@ -188,6 +212,10 @@ class BraceWriter(BraceReading):
     failure: str  # the statement(s) that fail with the message `{plain}`
     receiver: str | None = None  # regex of the receiver a caller does not write (`this.`)
     methods_by_dot = False  # a function named `a.b` is a method (None: not known)
+
+    def passed_through(self, exception: str, wrapped: str, module: str,
+                       declared: str) -> Wrapping | None:
+        return None
 
     def negate(self, guard: str, *, bare: bool) -> str:
         return f"!{guard.strip()}" if bare else f"!({guard})"

@@ -28,7 +28,7 @@ from errdex.models import (
     StateFact,
     TestRef,
 )
-from errdex.write import branches, commandline, escapes, impossible, reading
+from errdex.write import branches, commandline, escapes, impossible, passed, reading
 from errdex.write.impossible import RuledOut
 from errdex.write.lifted import Lifted, lift
 
@@ -229,7 +229,8 @@ def gather(
             only_when, guard, names, origins, need = guard, None, (), (), None
     where = f"`{site.function}`" if site.function else f"module `{site.path}`"
     position = (site.path, site.line)
-    local = [s for s in siblings if s.id != record.id and shares_function(s, site)]
+    local = [s for s in siblings if s.id != record.id and shares_function(s, site)
+             and passed.declaration(s) is None]  # a `?` that converts checks nothing
     # Only checks the snippet shows on this very path: not another arm, not an else.
     before = tuple(s for s in local if (at := _line_in(s, site)) is not None
                    and at < site.line and reading.on_same_path(site, at, site.line))

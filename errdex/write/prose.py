@@ -45,6 +45,7 @@ from errdex.write.pagefacts import (
     verified_tests,
     violation_of,
 )
+from errdex.write.passed import write_passed_through
 from errdex.write.snippets import example_fix, strategy, try_catch, type_guard, validate
 from errdex.write.solutions import solutions
 
@@ -566,6 +567,9 @@ def write_explanation(
     """The page's prose for `record`, from its own facts; `siblings` are the other records
     raised in the same function(s), in source order; `known` the facts read from the
     repository (typed origins, entry points, tests, history), when there are any."""
+    passed = write_passed_through(record)
+    if passed is not None:
+        return passed
     f = gather(record, siblings, known)
     trigger, situations = _trigger(f), _situations(f)
     if f.runs is not None:  # the user runs (or builds) the program: nobody calls it

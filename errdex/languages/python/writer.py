@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from errdex.analyze import facts
-from errdex.languages.writer import COMPARISONS
+from errdex.languages.writer import COMPARISONS, Wrapping
 from errdex.models import Language, Site, SiteKind
 from errdex.write.pagefacts import PageFacts, quote
 
@@ -259,6 +259,10 @@ class PythonWriter(_Reading):
         exc = caught or "Exception"
         return (f"{imports}def is_{stem}_error(e: BaseException) -> bool:\n"
                 f"    return isinstance(e, {exc}) and {literal} in str(e)")  # fmt: skip
+
+    def passed_through(self, exception: str, wrapped: str, module: str,
+                       declared: str) -> Wrapping | None:
+        return None  # an exception chains its cause (`raise X from e`): no wrapper type
 
     def try_catch(self, f: PageFacts, call: str, literal: str, advice: str) -> str:
         return _awaited(self._try_catch(f, call, literal, advice), call)

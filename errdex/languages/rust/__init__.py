@@ -4,6 +4,7 @@ error-raising macros, methods and calls in `rules.toml`. Its extractor lives in
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -66,6 +67,12 @@ def _extractor() -> Extractor:
     return RustExtractor()
 
 
+def _unbuilt(root: str, paths: Iterable[str]) -> frozenset[str]:
+    from errdex.languages.rust import buildscript
+
+    return buildscript.unbuilt_sources(root, paths)
+
+
 def _writer() -> CodeWriter:
     from errdex.languages.rust import writer
 
@@ -83,7 +90,7 @@ SPEC = LanguageSpec(
     lexer="rust",
     grammar=_grammar,
     query_names=("attr", "macro", "token", "method", "call", "scoped", "struct", "unit",
-                 "enum", "item", "display", "constructor", "macro_body",
+                 "enum", "item", "display", "constructor", "converted", "macro_body",
                  "constant"),
     extractor=_extractor,
     writer=_writer,
@@ -131,6 +138,7 @@ SPEC = LanguageSpec(
     },
     variant_noun="an error variant whose display text is this message",
     unnamed_action="fails with it",
+    unbuilt=_unbuilt,
     build_condition=describe_condition,
     program=lambda path, features, names: _options().program(path, features, names),
     cli_accessors=r"(?:\.(?:as_ref|as_deref|as_str|unwrap|clone|to_string|to_owned)\(\)"

@@ -28,7 +28,7 @@ from errdex.extract.queries import OUTLINE, Captures
 from errdex.extract.shared import find_call_rule, is_literal, rule_guard
 from errdex.extract.structure import Gate
 from errdex.extract.templates import build_template
-from errdex.languages.rust import SPEC, build, composed, options
+from errdex.languages.rust import SPEC, build, composed, conversions, options
 from errdex.languages.rust.errortypes import _CAMEL, ErrorTypes
 from errdex.languages.rust.literals import literal_value, parse_format, unescape
 from errdex.languages.rust.messages import _FORMAT_MACROS
@@ -303,6 +303,7 @@ def _call(state: _File, call: Node, name: Node) -> None:
 
 
 _HANDLERS: dict[str, Callable[[_File, Node, Node], object]] = {
+    "converted": conversions.converted,
     "macro": lambda state, node, name: state.macro_invocation(node, name),
     "token": lambda state, node, name: state.token_macro(name, node),
     "method": lambda state, node, name: state.method_call(node, name),

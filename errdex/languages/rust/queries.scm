@@ -37,6 +37,9 @@
 ;; query: constructor
 ((call_expression function: (scoped_identifier path: (_) name: (identifier) @name) arguments: (arguments)) @node (#match? @name "^[a-z]"))
 
+;; query: converted
+(try_expression (call_expression function: [(scoped_identifier) (generic_function)] @name) @node)
+
 ;; query: macro_body
 (macro_invocation macro: (_) @name (token_tree) @node)
 

@@ -64,6 +64,6 @@ def _rule_set(rules: tuple[Rule, ...]) -> _RuleSet:
     alternatives = "|".join(name + "$" for name in sorted(calls) if _IDENTIFIER.match(name))
     regex = "^([A-Z]" + ("|" + alternatives if alternatives else "") + ")"
     wanted.append(("scoped", {"regex": regex}))
-    wanted += [(kind, {}) for kind in ("struct", "unit", "enum", "item", *_COMPOSED)]
+    wanted += [(kind, {}) for kind in ("struct", "unit", "enum", "item", "converted", *_COMPOSED)]
     query, kinds = build_query(TS_LANGUAGE, _QUERIES, wanted, outline_patterns(SPEC.language))
     return _RuleSet(macros=macros, methods=methods, calls=calls, query=query, kinds=kinds)

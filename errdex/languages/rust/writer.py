@@ -7,7 +7,9 @@ from __future__ import annotations
 import re
 
 from errdex.analyze import facts
-from errdex.languages.writer import BraceReading, BraceWriter
+from errdex.extract.constructions import same_type
+from errdex.languages.rust import conversions
+from errdex.languages.writer import BraceReading, BraceWriter, Wrapping
 from errdex.models import Language, Site, SiteKind
 from errdex.write.pagefacts import PageFacts, quote
 
@@ -154,6 +156,39 @@ class RustWriter(_Reading, BraceWriter):
         return (f"{note}match {call} {{\n    Ok(v) => v,\n    {arm} => {{\n"
                 f"        return Err(format!(\"{_format_literal(advice)}: {{e}}\").into());\n"
                 f"    }}\n    Err(e) => return Err(e.into()),\n}}")  # fmt: skip
+
+
+    def passed_through(self, exception: str, wrapped: str, module: str,
+                       declared: str) -> Wrapping | None:
+        crate = module.split("::")[0]
+        variant = f"{crate}::{exception}" if crate else exception
+        how = (f"a `?` on a `Result<_, {wrapped}>` in a function that returns the "
+               f"library's `Result` (or `{variant.rsplit('::', 1)[0]}::from(e)`, `e.into()`)"
+               if "#[from]" in declared.replace(" ", "")
+               else f"building `{variant}(..)` from a `{wrapped}` (no `?` converts one)")
+        before = (f"fn load(..) -> {crate or 'library'}::Result<T> {{\n"
+                  f"    let v = returns_{_snake(wrapped)}(..)?; // becomes {exception}\n"
+                  "    ..\n}")
+        after = (f"let v = match returns_{_snake(wrapped)}(..) {{\n    Ok(v) => v,\n"
+                 f"    Err(e) => {{\n        // the {wrapped} itself: handle it here, or\n"
+                 f"        return Err(e.into()); // as {exception}\n    }}\n}};")
+        guard = (f"fn is_{_snake(wrapped)}(e: &{variant.rsplit('::', 1)[0]}) -> bool {{\n"
+                 f"    matches!(e, {variant}(_))\n}}")
+        catch = (f"match call(..) {{\n    Ok(v) => v,\n    Err({variant}(e)) => {{\n"
+                 f"        // e: {wrapped}, whose message the page shows\n"
+                 "        return Err(e.into());\n    }\n    Err(e) => return Err(e.into()),\n}")
+        known = conversions.known_errors()
+        producers = tuple(call for call, error in known.items()
+                          if same_type(wrapped, error))
+        whole = any(same_type(wrapped, error) for error in conversions.complete())
+        return Wrapping(how=how, before=before, after=after, type_guard=guard, try_catch=catch,
+                        producers=producers, complete=whole and "#[from]" in declared)
+
+
+def _snake(path: str) -> str:
+    """`std::string::FromUtf8Error` as a name: `from_utf8_error`."""
+    last = re.sub(r"<.*", "", path).split("::")[-1]
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", last).lower() or "error"
 
 
 def _format_literal(text: str) -> str:
