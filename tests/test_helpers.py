@@ -298,3 +298,46 @@ def test_a_go_helper_wrapping_an_error_is_found_through_its_package(tmp_path: Pa
     assert (site.path, site.function, site.guard) == ("cfg/load.go", "Load", "err != nil")
     # Another package's `Wrap` is not this one.
     assert not any("not ours" in text for text in records)
+
+
+_PARSE_GO = """\
+package toml
+
+import "fmt"
+
+type parser struct{ line int }
+
+func (p *parser) panicf(format string, v ...any) {
+	panic(ParseError{
+		Message: fmt.Sprintf(format, v...),
+		Line:    p.line,
+	})
+}
+
+func debugPrint(format string, values ...any) {
+	fmt.Fprintf(DefaultWriter, "[TOML-debug] "+format, values...)
+}
+
+func (p *parser) setKey(key string, seen bool) {
+	if seen {
+		p.panicf("Key '%s' has already been defined.", key)
+	}
+	debugPrint("key %q set at line %d", key, p.line)
+}
+"""
+
+
+def test_printf_style_go_helpers_and_methods_are_sites_of_their_callers_format(
+    tmp_path: Path,
+) -> None:
+    """BurntSushi/toml's `p.panicf(..)` and gin's `debugPrint(..)` (fresh3 pastes that
+    matched nothing): a function or method handing its format and values on to a
+    formatter makes each call a site of the caller's format, with the helper's prefix."""
+    root = _write(tmp_path / "toml", {"parse.go": _PARSE_GO})
+    summary, records = _index(root, "t/toml")
+    assert sorted(summary.helpers) == ["debugPrint (parse.go:14)", "panicf (parse.go:7)"]
+    defined = records["Key '{key}' has already been defined."]
+    (site,) = defined.sites
+    assert (site.kind, site.function, site.guard) == (SiteKind.PANIC, "parser.setKey", "seen")
+    printed = records["[TOML-debug] key {key} set at line {line}"]
+    assert printed.sites[0].kind == SiteKind.LOG

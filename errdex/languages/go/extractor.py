@@ -29,7 +29,7 @@ from errdex.languages.go.messages import (
 )
 from errdex.languages.go.paths import Paths
 from errdex.languages.go.state import receiver_type
-from errdex.languages.go.wrappers import HELPER, PRINTED, around, helpers_in
+from errdex.languages.go.wrappers import HELPER, METHOD, PRINTED, around, helpers_in
 from errdex.models import (
     Language,
     MessageDefinition,
@@ -89,7 +89,8 @@ class _File(Paths):
         if rule is None and "." in name:  # a helper of another package: `errs.Wrap(..)`
             qualifier, _, last = name.rpartition(".")
             rule = self.rules.get(last)
-            if rule is not None and dict(rule.details).get(HELPER) != qualifier:
+            if rule is not None and dict(rule.details).get(HELPER) != qualifier \
+                    and not dict(rule.details).get(METHOD):
                 rule = None
         if rule is None:
             if name == "fmt.Sprintf" and collected_into_errors(call, self.source):
@@ -108,7 +109,8 @@ class _File(Paths):
         message = args[rule.message_arg]
         if message.type == "call_expression" and self.call_name(message) in self.rules:
             return  # `panic(errors.New(..))`: the inner call is the site
-        found = self.pieces(message, name in FORMATTERS, args[rule.message_arg + 1 :])
+        found = self.pieces(message, name in FORMATTERS or rule.format_args,
+                            args[rule.message_arg + 1 :])
         printed = dict(rule.details).get(PRINTED)
         if found is not None and isinstance(printed, str):  # a helper's own text around it
             found = around(printed, found[0]), printed.replace("{message}", found[1])

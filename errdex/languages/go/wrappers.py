@@ -19,14 +19,14 @@ Works on the Go extractor's file state after its handlers ran; parses nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
 from errdex.extract.templates import Hole, Piece
-from errdex.languages.go.messages import FORMATTERS
-from errdex.models import Helper
+from errdex.languages.go.messages import FORMATTERS, literal_value
+from errdex.models import Helper, SiteKind
 
 if TYPE_CHECKING:
     from errdex.languages.go.extractor import _File
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 # that package's name (`errs.Wrap(..)` of package errs) is one of it too.
 HELPER = "helper"
 PRINTED = "printed"  # the helper's text around the message: `{message}`, `{value}`
+METHOD = "method"  # a method: a call through any value (`p.panicf(..)`) is one of it
 
 
 def helpers_in(file: _File, root: Node) -> list[Helper]:
@@ -45,12 +46,95 @@ def helpers_in(file: _File, root: Node) -> list[Helper]:
     package = file.text(clause.named_children[0]) if clause is not None and \
         clause.named_child_count else ""  # fmt: skip
     for function in root.named_children:
-        if function.type != "function_declaration":
+        if function.type not in ("function_declaration", "method_declaration"):
             continue
-        found = _helper(file, function, package)
+        method = function.type == "method_declaration"
+        found = None if method else _helper(file, function, package)
+        found = found or _printf_helper(file, function, package, method)
         if found is not None:
             out.append(found)
     return out
+
+
+# Calls that print or make a message from a format and the arguments after it, each with
+# the position of its format: what a printf-style helper hands its own format on to.
+_FORMATS_AT = {**{name: 0 for name in FORMATTERS}, "fmt.Fprintf": 1, "fmt.Printf": 0}
+_PRINTS = frozenset({"fmt.Fprintf", "fmt.Printf", "log.Printf"})  # printed, not raised
+
+
+def _printf_helper(file: _File, function: Node, package: str, method: bool) -> Helper | None:
+    """`func (p *parser) panicf(format string, v ...any) { panic(ParseError{Message:
+    fmt.Sprintf(format, v...)}) }`, `func (md *MetaData) e(format string, args ...any)
+    error { return fmt.Errorf(prefix+format, args...) }`, `func debugPrint(format string,
+    values ...any) { fmt.Fprintf(w, "[GIN-debug] "+format, values...) }`: a function whose
+    last two parameters are a format and what fills it, and that hands both on to a
+    formatter. Its callers' format literal is the message (with the formatter's literal
+    prefix, where it has one); it panics, returns an error, or prints, as the formatter's
+    place in its body says."""
+    name_node, body = function.child_by_field_name("name"), function.child_by_field_name("body")
+    names, texts, variadic = _parameters(file, function)
+    if name_node is None or body is None or not variadic or len(names) < 2 or not texts[-2]:
+        return None
+    format_name, values = names[-2], names[-1]
+    for call in _calls(body):
+        name = file.call_name(call)
+        at = _FORMATS_AT.get(name)
+        args = file.arguments(call)
+        if at is None or len(args) != at + 2 or file.text(args[at + 1]) != f"{values}...":
+            continue
+        prefix = _prefix(file, args[at], format_name)
+        if prefix is None:
+            continue
+        if name in _PRINTS:
+            kind = SiteKind.LOG
+        elif _inside_panic(file, call, body):
+            kind = SiteKind.PANIC
+        else:
+            kind = SiteKind.BAIL
+        details: tuple[tuple[str, str | int | bool], ...] = ((HELPER, package),)
+        if method:
+            details = (*details, (METHOD, True))
+        if prefix and "{" not in prefix:
+            details = (*details, (PRINTED, prefix + "{message}"))
+        return Helper(
+            language=file.language, name=file.text(name_node), kind=kind,
+            message_arg=len(names) - 2, path=file.path, line=function.start_point.row + 1,
+            arity=None, format_args=True, details=details,
+        )  # fmt: skip
+    return None
+
+
+def _calls(node: Node) -> Iterator[Node]:
+    """The calls inside `node`, outermost first (a function literal's own are not)."""
+    for child in node.named_children:
+        if child.type == "func_literal":
+            continue
+        if child.type == "call_expression":
+            yield child
+        yield from _calls(child)
+
+
+def _prefix(file: _File, argument: Node, format_name: str) -> str | None:
+    """What a formatter's format argument puts before the helper's format: "" for the
+    format itself, the literal of `"[GIN-debug] " + format`, "" for a computed prefix
+    (`f + format`: the caller's text is still there, after it); None for anything else."""
+    if argument.type == "identifier":
+        return "" if file.text(argument) == format_name else None
+    if argument.type != "binary_expression" or file.operator(argument) != "+":
+        return None
+    left, right = argument.child_by_field_name("left"), argument.child_by_field_name("right")
+    if right is None or left is None or file.text(right) != format_name:
+        return None
+    return literal_value(left, file.text(left)) or ""
+
+
+def _inside_panic(file: _File, call: Node, body: Node) -> bool:
+    node = call.parent
+    while node is not None and node != body:
+        if node.type == "call_expression" and file.call_name(node) == "panic":
+            return True
+        node = node.parent
+    return False
 
 
 def _parameters(file: _File, function: Node) -> tuple[list[str], list[bool], bool]:
