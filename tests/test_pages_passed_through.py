@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from errdex.analyze.check import unknown_names
+from errdex.contract import record_to_dict
 from errdex.models import Record
 from tests.builders import indexed_records
 
@@ -74,3 +76,11 @@ def test_a_variant_nothing_converts_says_it_comes_from_your_own_code(tmp_path: P
     assert "nothing in the repository converts one" in page.summary
     assert "your own code" in page.summary and "always returns" not in page.summary
     assert "Err(Error::TryFromIntError(e))" in page.defensive.try_catch
+
+
+def test_the_pages_of_wrapping_variants_cite_no_unknown_names(tmp_path: Path) -> None:
+    """Their code invents no function of the user's (it was `returns_from_utf8_error(..)`):
+    what gives the wrapped error is a parameter of the snippet's own function."""
+    for record in _records(tmp_path).values():
+        data = record_to_dict(record)
+        assert unknown_names(data, frozenset()) == [], record.exception

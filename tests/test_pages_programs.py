@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from errdex.analyze.check import check_store
 from errdex.contract import record_to_dict
 from errdex.index import index_snapshot
 from errdex.source.resolve import SourceOptions, resolve
@@ -259,3 +260,12 @@ def test_an_argparse_option_is_said_as_declared(tmp_path: Path) -> None:
     assert _page(records, "the length is capped")["summary"].startswith(
         "`--max_len` must be at most 100 when running the program")
     assert "the positional argument `<source>`" in _page(records, "a source is")["summary"]
+
+
+def test_a_programs_shell_lines_cite_no_unknown_names(tmp_path: Path) -> None:
+    """`errdex check` reads a program's code sections as the shell commands they are:
+    `cargo`, `grep -qF`, `--model-path` and `# fails: ..` are no names of the library."""
+    _index(tmp_path / "repo")
+    with SQLiteStore(tmp_path / "pages.sqlite") as store:
+        report = check_store(store, "t/programs")
+    assert report["records"] >= 4 and report["unknown"] == []

@@ -10,6 +10,7 @@ writer's sections are checked with the same function before they are accepted.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -20,8 +21,10 @@ from errdex.languages import spec_for
 from errdex.models import Explanation, Language
 from errdex.sections import Kind, checked_fields
 from errdex.store import Store
+from errdex.write.commandline import SHELL_COMMENT, SHELL_WORDS
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SHELL_START = re.compile(rf"\s*(?:{re.escape(SHELL_COMMENT)}|(?:cargo|python|if)\s)")
 _BACKTICKED = re.compile(r"`([^`\n]+)`")
 _DOUBLE_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _CODE_STRINGS = re.compile(r"""[rbfu]*"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)'""")
@@ -46,10 +49,15 @@ def _prose_names(text: str) -> set[str]:
     return found
 
 
-def _code_names(code: str, language: Language) -> tuple[set[str], set[str]]:
-    """(names used, names the snippet defines itself)."""
-    comment = re.compile(re.escape(spec_for(language).comment) + r"[^\n]*")
+def _code_names(code: str, language: Language, shell: bool = False
+                ) -> tuple[set[str], set[str]]:  # fmt: skip
+    """(names used, names the snippet defines itself). `shell`: a program's page, whose
+    code sections are the commands that run it (its flags and words are no names)."""
+    marker = SHELL_COMMENT if shell else spec_for(language).comment
+    comment = re.compile(re.escape(marker) + r"[^\n]*")
     code = _CODE_STRINGS.sub('""', comment.sub("", code))
+    if shell:
+        code = re.sub(r"(?<![\w-])-{1,2}[\w-]+|'[^']*'", " ", code)
     defined: set[str] = set()
     for m in _DEFINES.finditer(code):
         defined.update(g for g in m.groups() if g)
@@ -57,11 +65,28 @@ def _code_names(code: str, language: Language) -> tuple[set[str], set[str]]:
     # regex, as origins reads it: Java's is its return type, `boolean isXError(`).
     keyword = f"(?:{spec_for(language).function_keyword})"
     defined.update(re.findall(rf"\b{keyword}\s+([A-Za-z_]\w*)\s*(?=[(<\[])", code))
-    # function parameters of a snippet-defined function: `fn x_ok(a: T, b: U)`, `(err error)`
-    for params in re.findall(rf"\b(?:fn|def|{keyword})\s+\w+\s*\(([^)]*)\)", code):
-        defined.update(p.split(":")[0].strip().lstrip("&*") for p in params.split(","))
-        defined.update(w for p in params.split(",") for w in _IDENT.findall(p.split(":")[0]))
+    # function parameters of a snippet-defined function: `fn x_ok(a: T, b: U)`, `(err error)`,
+    # `fn load<T>(produce: impl FnOnce() -> R)`
+    for m in re.finditer(rf"\b(?:fn|def|{keyword})\s+\w+\s*(?:<[^<>()]*>)?\s*\(", code):
+        for param in _parameters(code, m.end()):
+            defined.update(_IDENT.findall(param.split(":")[0]))
     return set(_IDENT.findall(code)), defined
+
+
+def _parameters(code: str, start: int) -> list[str]:
+    """The parameters of a parameter list that opens just before `start`, split at its
+    own commas (a `FnOnce() -> R` or `Vec<(A, B)>` inside one stays whole)."""
+    depth, out, current = 1, [], list[str]()
+    for char in code[start:].replace("->", "  "):  # a return arrow opens nothing
+        depth += {"(": 1, "<": 1, "[": 1, ")": -1, ">": -1, "]": -1}.get(char, 0)
+        if depth == 0:
+            break
+        if char == "," and depth == 1:
+            out.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    return [*out, "".join(current)]
 
 
 def sections(explanation: Explanation | dict[str, Any]) -> Iterable[tuple[str, str, bool]]:
@@ -91,16 +116,22 @@ def record_words(record: dict[str, Any]) -> frozenset[str]:
         texts += [site.get("snippet", {}).get("code", ""), site.get("function") or "",
                   site.get("guard") or "", site.get("path") or "", site.get("exception") or "",
                   site.get("variant") or ""]
+    for facts in (record.get("facts") or {}).get("sites", ()):
+        program = facts.get("program") or {}  # the command, its flags, their typed values
+        texts += [program.get("command") or "", json.dumps(program.get("flags") or []),
+                  json.dumps(program.get("values") or [])]
     return frozenset(w for text in texts for w in _IDENT.findall(text))
 
 
 def _values_of_types(used: set[str], known: frozenset[str]) -> set[str]:
     """Names a snippet uses for the caller's value of a known type: `tensor` for a
-    `Tensor`, `var_builder` or `varBuilder` for a `VarBuilder` (the receiver of a user's
-    method call)."""
-    return {name for name in used if name[:1].islower() and (
-        "".join(part.capitalize() for part in name.split("_")) in known
-        or name[:1].upper() + name[1:] in known)}  # `commandInstance`, camelCase
+    `Tensor`, `var_builder` or `varBuilder` for a `VarBuilder`, `bz2_file` for a `BZ2File`
+    (the receiver of a user's method call)."""
+    wanted = {name: name.replace("_", "").lower() for name in used if name[:1].islower()}
+    if not wanted:
+        return set()
+    types = {k.lower() for k in known if k[:1].isupper()}  # `BZ2File` for `bz2_file`
+    return {name for name, folded in wanted.items() if folded in types}
 
 
 def unknown_names(
@@ -112,11 +143,15 @@ def unknown_names(
     if not explanation:
         return []
     language = Language(record["language"])
+    programs = any(site.get("program") for site in (record.get("facts") or {}).get("sites", ()))
     known = vocabulary | record_words(record) | spec_for(language).reserved_words
     out: list[UnknownName] = []
     for section, text, is_code in sections(explanation):
+        # A program's page may write the commands that run it, in the shell
+        shell = programs and is_code and bool(_SHELL_START.match(text))
         if is_code:
-            used, defined = _code_names(text, language)
+            used, defined = _code_names(text, language, shell)
+            defined |= SHELL_WORDS if shell else set()
             defined |= _values_of_types(used - known - defined, known)
         else:
             used, defined = _prose_names(text), set()

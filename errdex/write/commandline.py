@@ -181,5 +181,12 @@ def shell_check(program: Program, literal: str, advice: str) -> str:
             "fi")
 
 
+# The shell a program's code sections are written in (errdex.analyze.check reads them so):
+# its comment marker and the words of the commands they write.
+SHELL_COMMENT = "#"
+SHELL_WORDS = frozenset("if then fi else exit echo grep qF err txt cargo run build "
+                        "example bin p features python m".split())
+
+
 def _shell_quote(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"

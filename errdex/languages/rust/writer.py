@@ -166,17 +166,23 @@ class RustWriter(_Reading, BraceWriter):
                f"library's `Result` (or `{variant.rsplit('::', 1)[0]}::from(e)`, `e.into()`)"
                if "#[from]" in declared.replace(" ", "")
                else f"building `{variant}(..)` from a `{wrapped}` (no `?` converts one)")
-        before = (f"fn load(..) -> {crate or 'library'}::Result<T> {{\n"
-                  f"    let v = returns_{_snake(wrapped)}(..)?; // becomes {exception}\n"
-                  "    ..\n}")
-        after = (f"let v = match returns_{_snake(wrapped)}(..) {{\n    Ok(v) => v,\n"
-                 f"    Err(e) => {{\n        // the {wrapped} itself: handle it here, or\n"
-                 f"        return Err(e.into()); // as {exception}\n    }}\n}};")
-        guard = (f"fn is_{_snake(wrapped)}(e: &{variant.rsplit('::', 1)[0]}) -> bool {{\n"
+        # `produce`: whatever call of the user's gives the wrapped error (no name invented)
+        owner = variant.rsplit("::", 1)[0]
+        returned = f"{crate}::Result<T>" if crate else f"Result<T, {owner}>"
+        header = f"fn load<T>(produce: impl FnOnce() -> Result<T, {wrapped}>) -> {returned} {{\n"
+        before = (f"{header}    let v = produce()?; // becomes {exception}\n"
+                  "    Ok(v)\n}")
+        after = (f"{header}    match produce() {{\n        Ok(v) => Ok(v),\n"
+                 f"        Err(e) => {{\n            // the {wrapped} itself: handle it here, "
+                 f"or\n            Err(e.into()) // as {exception}\n        }}\n    }}\n}}")
+        guard = (f"fn is_{_snake(wrapped)}(e: &{owner}) -> bool {{\n"
                  f"    matches!(e, {variant}(_))\n}}")
-        catch = (f"match call(..) {{\n    Ok(v) => v,\n    Err({variant}(e)) => {{\n"
-                 f"        // e: {wrapped}, whose message the page shows\n"
-                 "        return Err(e.into());\n    }\n    Err(e) => return Err(e.into()),\n}")
+        catch = (f"fn run<T>(call: impl FnOnce() -> Result<T, {owner}>) -> Result<T, {owner}> "
+                 f"{{\n    match call() {{\n        Ok(v) => Ok(v),\n"
+                 f"        Err({variant}(e)) => {{\n"
+                 f"            // e: {wrapped}, whose message the page shows\n"
+                 f"            Err({variant}(e))\n        }}\n"
+                 "        Err(e) => Err(e),\n    }\n}")
         known = conversions.known_errors()
         producers = tuple(call for call, error in known.items()
                           if same_type(wrapped, error))
