@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Iterator
 
 from tree_sitter import Node
 
@@ -42,17 +43,21 @@ _VALUE_NAME = re.compile(r"#\[\s*(?:value|clap)\s*\(.*?\bname\s*=\s*\"(?P<name>[
 _WORDS = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
-def _values(owner: str, body: Node, source: bytes) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
+def _attributed(body: Node, source: bytes, kind: str) -> Iterator[tuple[Node, list[str]]]:
+    """Each child of `body` of type `kind`, with the attributes written above it."""
     attributes: list[str] = []
     for child in body.named_children:
         if child.type == "attribute_item":
             attributes.append(_text(child, source))
-            continue
-        if child.type != "enum_variant":
-            continue
+        elif child.type == kind:
+            yield child, attributes
+            attributes = []
+
+
+def _values(owner: str, body: Node, source: bytes) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for child, given in _attributed(body, source, "enum_variant"):
         name = child.child_by_field_name("name")
-        given, attributes = attributes, []
         if name is None or any("skip" in a for a in given):
             continue
         variant = _text(name, source)
@@ -86,15 +91,8 @@ def _items(root: Node, source: bytes) -> list[CommandOption | tuple[str, str]]:
 
 def _fields(owner: str, body: Node, source: bytes) -> list[CommandOption]:
     out: list[CommandOption] = []
-    attributes: list[str] = []
-    for child in body.named_children:
-        if child.type == "attribute_item":
-            attributes.append(_text(child, source))
-            continue
-        if child.type != "field_declaration":
-            continue
+    for child, given in _attributed(body, source, "field_declaration"):
         name = child.child_by_field_name("name")
-        given, attributes = attributes, []
         if name is None or any(_NOT_FLAGS.search(a) for a in given):
             continue
         field = _text(name, source)
