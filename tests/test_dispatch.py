@@ -235,3 +235,65 @@ def test_a_method_of_an_object_built_on_the_spot_is_its_class_method(tmp_path: P
                  if r.template.message.startswith("a tree needs")]
     assert record.facts is not None
     assert "pkg.trees.tostring" in [e.function for e in record.facts.sites[0].entry_points]
+
+
+QUANTIZED = """\
+use crate::qcuda::QCudaStorage;
+use crate::qmetal::QMetalStorage;
+
+pub struct QTensor {
+    storage: QStorage,
+}
+
+impl QTensor {
+    pub fn cuda_fwd(&self, storage: &QCudaStorage) -> Result<()> {
+        storage.fwd(self)
+    }
+
+    pub fn metal_fwd(&self, storage: &QMetalStorage) -> Result<()> {
+        storage.fwd(self)
+    }
+}
+"""
+
+QCUDA = """\
+pub struct QCudaStorage {
+    dtype: GgmlDType,
+}
+
+impl QCudaStorage {
+    pub fn fwd(&self, t: &QTensor) -> Result<()> {
+        if self.dtype == GgmlDType::Q8_1 {
+            bail!("unsupported dtype for quantized matmul {:?}", self.dtype)
+        }
+        Ok(())
+    }
+}
+"""
+
+QMETAL = """\
+pub struct QMetalStorage {
+    dtype: GgmlDType,
+}
+
+impl QMetalStorage {
+    pub fn fwd(&self, t: &QTensor) -> Result<()> {
+        Ok(())
+    }
+}
+"""
+
+
+def test_a_caller_named_for_another_backend_is_not_a_way_into_this_one(
+    tmp_path: Path,
+) -> None:
+    """`QTensor::metal_fwd` calls a `storage.fwd(..)` too, but it is the Metal one's: the
+    round-8 review found `QTensor::metal_fwd` listed as a way into CUDA code."""
+    files = {"core/src/quantized.rs": QUANTIZED, "core/src/qcuda.rs": QCUDA,
+             "core/src/qmetal.rs": QMETAL}
+    (record,) = [r for r in indexed_records(tmp_path, files, "t/repo")
+                 if r.template.message.startswith("unsupported dtype")]
+    assert record.facts is not None
+    entries = [e.function for e in record.facts.sites[0].entry_points]
+    assert "QTensor::cuda_fwd" in entries
+    assert "QTensor::metal_fwd" not in entries

@@ -42,8 +42,8 @@ class Def:
 
 @lru_cache(maxsize=4096)
 def words(name: str) -> tuple[str, ...]:
-    """The lowercase words of a name (`MetalStorage`, `storage_mut()`): metal, storage."""
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
+    """The lowercase words of a name (`QMetalStorage`, `storage_mut()`): q, metal, storage."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name)
     return tuple(w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower())
                  if w and w not in NOT_NAMES)
 

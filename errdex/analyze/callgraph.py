@@ -237,15 +237,23 @@ class CallGraph:
                 owner in self.types_in.get(home, frozenset()) for home in homes):
             return set()  # a type of another crate (`impl Backend for HashMap<..>`)
         kind = words(owner)[-1:]
+        # The words that tell the owner from the other types of the method (`metal` of
+        # `QMetalStorage` beside `QCudaStorage`): a caller named with one (`metal_fwd`)
+        # dispatches to that other type
+        others = {self.defs[i].owner for i in self.by_name.get(target.name, ())} - {owner, None}
+        elsewhere = {w for o in others for w in words(o or "")} - {
+            *words(owner), *words(target.name)}  # `FeedForward` says nothing of `forward`
         found = set()
         for c, qualifier in self.callers.get(target.name, ()):
             d = self.defs[c]
             if d.path not in homes and qualifier[:1].islower() \
                     and words(qualifier)[-1:] == kind and qualifier not in ("self", d.receiver) \
+                    and not elsewhere.intersection(words(d.name)) \
                     and owner in self.mentions.get(d.path, frozenset()) \
                     and owner not in self.types_in.get(d.path, frozenset()):
                 found.add(c)
         return found
+
     def dispatched_by(self, target: _Def) -> list[int]:
         """The methods that look `target` up by a prefix of its name on their own object
         (`getattr(self, "visit_" + name)`): of its own class, or of a class it derives

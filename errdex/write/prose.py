@@ -64,7 +64,7 @@ def _tail(f: PageFacts) -> str:
 
 
 def _built_in(f: PageFacts) -> str:
-    """" in builds with the `metal` feature": the build conditions every site the page
+    """" (only in builds with the `metal` feature)": the build conditions every site the page
     knows of is compiled under (only some builds have this error)."""
     known = f.known.sites if f.known else ()
     say = spec_for(f.lang).build_condition
@@ -72,7 +72,8 @@ def _built_in(f: PageFacts) -> str:
         if known and say else set()  # fmt: skip
     if not shared or say is None or (f.runs is not None and f.runs.kind == commandline.BUILD):
         return ""  # a build command names its features itself
-    return " in builds " + " and ".join(say(c) for c in known[0].built_when if c in shared)
+    return " (only in builds " + " and ".join(
+        say(c) for c in known[0].built_when if c in shared) + ")"
 
 
 def _caught_where(f: PageFacts) -> str:
