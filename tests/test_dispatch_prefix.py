@@ -153,3 +153,32 @@ def test_a_local_called_match_is_a_name_not_a_keyword(tmp_path: Path) -> None:
     assert [o.name for o in record.facts.sites[0].origins] == ["match"]
     assert "Trace the values" not in " ".join(record.explanation.solutions)
     assert "`_bad_re.search(url)`" in record.explanation.summary
+
+
+VALIDATED = '''\
+import re
+
+_bad_re = re.compile("[ ]")
+
+
+class Connection:
+    def _validate_path(self, url):
+        match = _bad_re.search(url)
+        if match:
+            raise ValueError(f"URL has a space: {url!r}")
+
+    def putrequest(self, method, url):
+        self._validate_path(url)
+'''
+
+
+def test_a_local_of_a_private_check_is_said_on_the_public_callers_argument(
+    tmp_path: Path,
+) -> None:
+    """http.client's `_validate_path`: the check reads a local set from its parameter;
+    the page says it on what the user passes to `putrequest`, not "Trace the values"."""
+    record = _record(tmp_path, {"pkg/__init__.py": VALIDATED}, "URL has a space")
+    assert record.explanation is not None
+    assert "Connection.putrequest" in record.explanation.summary
+    assert "Trace the values" not in " ".join(record.explanation.solutions)
+    assert "`_bad_re.search(url)`" in record.explanation.summary

@@ -304,7 +304,8 @@ def gather(
     lifted = None
     if not user_terms and not public and guard and users and params is not None \
             and site_facts is not None:  # fmt: skip
-        lifted = lift(facts.through_locals(guard, origins, lang) or guard, names, params,
+        read = facts.through_locals(guard, origins, lang) or guard  # `match` -> its value
+        lifted = lift(read, facts.guarded_names(read, lang), params,
                       site_facts.entry_points, users[0], lang)
     if lifted is not None:  # the requirement on what the user passes to the caller
         checked, guard = checked or guard, lifted.guard
