@@ -182,3 +182,41 @@ def test_a_local_of_a_private_check_is_said_on_the_public_callers_argument(
     assert "Connection.putrequest" in record.explanation.summary
     assert "Trace the values" not in " ".join(record.explanation.solutions)
     assert "`_bad_re.search(url)`" in record.explanation.summary
+
+
+COOKIES = '''\
+class Morsel(dict):
+    _reserved = {"path": "Path"}
+
+    def set(self, key, val):
+        if key.lower() in self._reserved:
+            raise KeyError(f"Attempt to set a reserved key {key!r}")
+        self.key = key
+
+
+class BaseCookie(dict):
+    def __set(self, key, value):
+        M = self.get(key, Morsel())
+        M.set(key, value)
+        dict.__setitem__(self, key, M)
+
+    def __setitem__(self, key, value):
+        self.__set(key, value)
+
+
+'''
+
+JAR = '''\
+class Jar:
+    def set(self, key, val):
+        return None
+'''
+
+
+def test_a_capitalized_local_is_a_value_not_a_type(tmp_path: Path) -> None:
+    """http.cookies' `M = self.get(key, Morsel()); M.set(..)`: `M` names no type, so the
+    call may be `Morsel.set`, and `cookie[key] = value` is a way in (round-8 review)."""
+    files = {"pkg/__init__.py": COOKIES, "pkg/jar.py": JAR}  # another `set` elsewhere
+    record = _record(tmp_path, files, "Attempt to set a reserved")
+    assert record.facts is not None
+    assert "BaseCookie.__setitem__" in [e.function for e in record.facts.sites[0].entry_points]

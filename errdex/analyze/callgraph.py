@@ -53,6 +53,7 @@ class CallGraph:
         self.methods: dict[tuple[str, str], set[int]] = defaultdict(set)
         self.mentions: dict[str, frozenset[str]] = {}  # path -> the identifiers it uses
         self.types_in: dict[str, frozenset[str]] = {}  # path -> the types it defines
+        self._types: frozenset[str] = frozenset()  # all of them, once asked
         self.module_names: set[str] = set()  # the top-level modules (`os`, `candle_core`)
         # (path, line) of the definitions in private modules that no package re-exports
         self.private_defs: set[tuple[str, int]] = set()
@@ -189,7 +190,7 @@ class CallGraph:
             # In its own file too, a call through another type is that type's function
             # (`Cursor::new(..)` beside `VoxtralModel::new`).
             edges = {(c, q) for c, q in self.callers_in.get((target.name, target.path), ())
-                     if not q[:1].isupper() or q in (named, "Self")}
+                     if not self._through_type(self.defs[c], q) or q in (named, "Self")}
             if named:
                 # `MLP::new(..)` in a file with a `MLP` of its own calls that one
                 others = {self.defs[i].path for i in self.methods.get((named, target.name), ())}
@@ -223,6 +224,16 @@ class CallGraph:
             self.virtual[(target.path, target.line)] = set(virtual)
             out.extend(virtual)
         return sorted(set(out), key=lambda i: (self.defs[i].path, self.defs[i].line))
+
+    def _through_type(self, caller: _Def, qualifier: str) -> bool:
+        """Whether a call's qualifier names a type: capitalized, and written as a path
+        (`Cursor::new(..)`) or a type the snapshot defines (`Thread.__init__(self)`); not a
+        capitalized local (`M.set(..)` of `M = self.get(key, Morsel())`)."""
+        if not qualifier[:1].isupper():
+            return False
+        if not self._types:
+            self._types = frozenset().union(*self.types_in.values())
+        return caller.separator == "::" or qualifier in self._types
 
     def _on_values_of(self, target: _Def) -> set[int]:
         """The calls of the target's name, in other files, on a value named like its owner
