@@ -9,6 +9,7 @@ runs code from the indexed tree.
 
 from __future__ import annotations
 
+import re
 import time
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
@@ -58,6 +59,7 @@ class Rule:
     # (() any), and what only the language's reader knows of it, as its rules.toml writes it.
     arities: tuple[int, ...] = ()
     details: tuple[tuple[str, str | int | bool], ...] = ()
+    receiver: str | None = None  # a method's: a regex its object must match (`(?i)log`)
 
 
 class Extractor(Protocol):
@@ -278,11 +280,23 @@ def parse_rules(entries: Iterable[Mapping[str, Any]], origin: str) -> list[Rule]
                     guard_op=entry.get("guard_op"),
                     exception=entry.get("exception"),
                     format_args=bool(entry.get("format_args", False)),
+                    receiver=_receiver(entry.get("receiver"), origin),
                 )
             )
         except (KeyError, ValueError, TypeError) as exc:
             raise ConfigError(f"{origin}: rule {i + 1} is invalid: {exc}") from None
     return rules
+
+
+def _receiver(pattern: object, origin: str) -> str | None:
+    """A method rule's receiver regex, checked to compile (a bad one is the config's error)."""
+    if pattern is None:
+        return None
+    try:
+        re.compile(str(pattern))
+    except re.error as exc:
+        raise ConfigError(f"{origin}: receiver {pattern!r} is not a regex: {exc}") from None
+    return str(pattern)
 
 
 CONFIG_NAME = "errdex.toml"
@@ -291,7 +305,7 @@ MAX_CONFIG_RULES = 1_000  # rules per language in it: every call site is tried a
 # The fields of a rule in errdex.toml, and the type each must have.
 _RULE_FIELDS: dict[str, type] = {"name": str, "form": str, "kind": str, "message_arg": int,
                                  "guard_arg": int, "guard_op": str, "exception": str,
-                                 "format_args": bool}
+                                 "format_args": bool, "receiver": str}
 _REQUIRED = ("name", "form")
 MAX_ARGUMENT = 64  # the highest argument position a rule may name
 

@@ -276,9 +276,9 @@ class _File(ExceptionClasses, Paths):
                                short_callee=True)
         if found is None and "." in callee:
             # `fut.set_exception(exc)`: a method of whatever object, named by its last part.
-            method = callee.rsplit(".", 1)[-1]
-            found = next((r for r in self.rules if r.form == "method" and r.name == method),
-                         None)
+            receiver, _, method = callee.rpartition(".")
+            found = next((r for r in self.rules if r.form == "method" and r.name == method
+                          and (r.receiver is None or re.search(r.receiver, receiver))), None)
         return found
 
     def _on_rule(self, rule: Rule, node: Node, args: _Args) -> None:
