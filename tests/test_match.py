@@ -480,6 +480,26 @@ def test_among_near_misses_sharing_words_the_one_keeping_their_order_ranks_first
     assert (found[0].record_id, found[0].exact) == ("kv", False)
 
 
+def test_a_near_miss_that_explains_more_of_the_message_ranks_first() -> None:
+    """An older wording of one of two throws (pybind11's cast error before 2.10): the short
+    template's words are nearly all in the message, but only the longer one explains the
+    message's own tail, so the longer one is the nearest record."""
+    m = Matcher(
+        [
+            entry("detailed", "Unable to cast Python instance of type {t} to C++ type '{u}'"),
+            entry("plain", "Unable to cast Python instance of type {t} to C++ type '?' "
+                           "(#define DETAILED_ERROR_MESSAGES or compile in debug mode for "
+                           "details)"),
+        ]
+    )
+    found = m.match("RuntimeError: Unable to cast Python instance to C++ type "
+                    "(compile in debug mode for details)")
+    assert [(f.record_id, f.exact) for f in found][:2] == [("plain", False), ("detailed", False)]
+    # A message that is the short wording with a word changed still finds the short one.
+    found = m.match("Unable to cast Python object of type list to C++ type 'Variable'")
+    assert found[0].record_id == "detailed"
+
+
 # --- hostile input -----------------------------------------------------------------------
 
 

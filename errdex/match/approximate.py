@@ -49,7 +49,7 @@ def find_approximate(
     if len(matched) >= len(paste.groups):
         return out  # every message has its exact match (most pastes)
     budget = 20 * sum(len(doc.text) for doc in paste.docs) + 1_000_000
-    done: dict[str, list[tuple[int, float, tuple[int, int], float]]] = {}
+    done: dict[str, list[tuple[tuple[int, float, tuple[int, int], float], float]]] = {}
     for group in paste.groups:  # a message repeated later was already matched
         if group.index in matched:
             done[_message(paste, group)] = []
@@ -62,11 +62,12 @@ def find_approximate(
                 break
             nearest, read = near.nearest(message)
             stats.approximate += read
-            done[message] = nearest
-        for i, score, words, order in done[message]:
+            shares = near.message_shares(message, [n[0] for n in nearest])
+            done[message] = list(zip(nearest, shares, strict=True))
+        for (i, score, words, order), covers in done[message]:
             span = (group.start, group.end)
             out.append(Found(i, False, (), span, score, group.index, "", order=order,
-                             words=words))
+                             words=words, covers=covers))
     return out
 
 

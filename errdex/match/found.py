@@ -56,12 +56,14 @@ class Found:
     partial: bool = False  # exact, but text is left over on the message's line(s)
     words: tuple[int, int] = (0, 0)  # approximate only: template words kept, of all
     cut: bool = False  # not exact: the text holds the template's beginning (truncated.py)
+    covers: float = 0.0  # approximate only: share of the message's words the template holds
 
     def __init__(
         self, entry: int, exact: bool, values: tuple[tuple[str, str], ...], span: tuple[int, int],
         score: float, group: int, detail: str, rank: tuple[int | float, ...] = (), why: str = "",
         site_index: int | None = None, variant: bool = False, order: float = 0.0,
-        partial: bool = False, words: tuple[int, int] = (0, 0), cut: bool = False
+        partial: bool = False, words: tuple[int, int] = (0, 0), cut: bool = False,
+        covers: float = 0.0,
     ) -> None:
         self.entry = entry
         self.exact = exact
@@ -78,3 +80,4 @@ class Found:
         self.partial = partial
         self.words = words
         self.cut = cut
+        self.covers = covers

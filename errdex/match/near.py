@@ -264,6 +264,35 @@ class NearIndex:
             return self._native_low.nearest(message.lower())
         return self._nearest_python(message.lower(), threshold)
 
+    def message_shares(self, message: str, templates: Sequence[int]) -> list[float]:
+        """For each template, the share of the message's (rarity-weighted) words it holds: the
+        other side of `nearest`'s score, which is the share of the template the message holds.
+        A short template whose words all lie in a longer message scores 1.0 there and low here
+        (`Unable to cast Python instance to C++ type (compile in debug mode for details)`
+        holds all of today's `.. of type {t} to C++ type '{u}'` but half its own words are
+        the other template's). A word in no template counts as rare as a word can be."""
+        ids, idf = self._ids, self._idf
+        mine: set[int] = set()
+        others: set[str] = set()
+        for token in _TOKEN_WORD.findall(message[:2_000].lower()):
+            value = ids.get(token, -1)
+            if value < 0 or not value & 1:
+                word = _word_of(token)
+                value = ids.get(word, -1) if word else -1
+                if value < 0:
+                    if word:
+                        others.add(word)
+                    continue
+            mine.add(value >> 1)
+        rarest = max(idf, default=1.0)
+        total = sum(idf[w] for w in mine) + rarest * len(others)
+        starts, flat = self._words_start, self._template_words
+        shares: list[float] = []
+        for i in templates:
+            held = {_u32(flat, at) for at in range(_u32(starts, i), _u32(starts, i + 1))}
+            shares.append(sum(idf[w] for w in mine & held) / total if total else 0.0)
+        return shares
+
     def _nearest_python(
         self, lowered: str, threshold: float = APPROX_THRESHOLD
     ) -> tuple[list[tuple[int, float, tuple[int, int], float]], int]:

@@ -156,7 +156,11 @@ def rank(
         item.rank = (framed, 1, last, frame_rank, 0 if agrees else 1, -held, library,
                      holes, -c.solid_chars)
     else:
-        item.rank = (framed, 2, last, frame_rank, 0 if agrees else 1, -item.score,
+        # A near miss both ways: how much of the template the message holds, and how much
+        # of the message the template explains (a short template inside a longer message
+        # holds all of itself, and explains little).
+        both = (item.score + item.covers) / 2
+        item.rank = (framed, 2, last, frame_rank, 0 if agrees else 1, -both, -item.score,
                      -item.order, library, -c.solid_chars, holes)
     if reasons:  # else the detail alone, made when shown (_detail)
         item.why = "; ".join([_detail(item), *reasons])
