@@ -303,7 +303,10 @@ def test_a_go_helper_wrapping_an_error_is_found_through_its_package(tmp_path: Pa
 _PARSE_GO = """\
 package toml
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 type parser struct{ line int }
 
@@ -318,11 +321,27 @@ func debugPrint(format string, values ...any) {
 	fmt.Fprintf(DefaultWriter, "[TOML-debug] "+format, values...)
 }
 
+func (p *parser) printErrf(format string, values ...any) {
+	p.printErr(fmt.Sprintf(format, values...))
+}
+
+func (p *parser) fail(format string, values ...any) error {
+	return errors.New(fmt.Sprintf(format, values...))
+}
+
 func (p *parser) setKey(key string, seen bool) {
 	if seen {
 		p.panicf("Key '%s' has already been defined.", key)
 	}
 	debugPrint("key %q set at line %d", key, p.line)
+	p.printErrf("Run '%v --help' for usage.", key)
+}
+
+func (p *parser) check(n int) error {
+	if n < 0 {
+		return p.fail("negative count %d", n)
+	}
+	return nil
 }
 """
 
@@ -332,10 +351,15 @@ def test_printf_style_go_helpers_and_methods_are_sites_of_their_callers_format(
 ) -> None:
     """BurntSushi/toml's `p.panicf(..)` and gin's `debugPrint(..)` (fresh3 pastes that
     matched nothing): a function or method handing its format and values on to a
-    formatter makes each call a site of the caller's format, with the helper's prefix."""
+    formatter makes each call a site of the caller's format, with the helper's prefix.
+    A message handed to a call whose result is dropped is printed (cobra's `PrintErrf`
+    writes its usage hint to stderr), one returned through `errors.New` is an error."""
     root = _write(tmp_path / "toml", {"parse.go": _PARSE_GO})
     summary, records = _index(root, "t/toml")
-    assert sorted(summary.helpers) == ["debugPrint (parse.go:14)", "panicf (parse.go:7)"]
+    assert sorted(summary.helpers) == ["debugPrint (parse.go:17)", "fail (parse.go:25)",
+                                       "panicf (parse.go:10)", "printErrf (parse.go:21)"]
+    assert records["Run '{key} --help' for usage."].sites[0].kind == SiteKind.LOG
+    assert records["negative count {n}"].sites[0].kind == SiteKind.BAIL
     defined = records["Key '{key}' has already been defined."]
     (site,) = defined.sites
     assert (site.kind, site.function, site.guard) == (SiteKind.PANIC, "parser.setKey", "seen")

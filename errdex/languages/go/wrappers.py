@@ -85,7 +85,7 @@ def _printf_helper(file: _File, function: Node, package: str, method: bool) -> H
         prefix = _prefix(file, args[at], format_name)
         if prefix is None:
             continue
-        if name in _PRINTS:
+        if name in _PRINTS or _handed_to_a_statement_call(file, call):
             kind = SiteKind.LOG
         elif _inside_panic(file, call, body):
             kind = SiteKind.PANIC
@@ -126,6 +126,16 @@ def _prefix(file: _File, argument: Node, format_name: str) -> str | None:
     if right is None or left is None or file.text(right) != format_name:
         return None
     return literal_value(left, file.text(left)) or ""
+
+
+def _handed_to_a_statement_call(file: _File, call: Node) -> bool:
+    """`c.PrintErr(fmt.Sprintf(format, i...))`: the message goes to a call whose result is
+    dropped, so it is written somewhere (cobra's `PrintErrf`), not returned as an error."""
+    holder = call.parent
+    outer = holder.parent if holder is not None and holder.type == "argument_list" else None
+    return (outer is not None and outer.type == "call_expression"
+            and outer.parent is not None and outer.parent.type == "expression_statement"
+            and file.call_name(outer) != "panic")  # fmt: skip
 
 
 def _inside_panic(file: _File, call: Node, body: Node) -> bool:
