@@ -121,6 +121,28 @@ impl CustomOp1 for Clamp {
 pub fn clamp(xs: &Tensor, max: f32) -> Result<Tensor> {
     xs.apply_op1(Clamp { max })
 }
+
+pub struct Floor;
+
+impl CustomOp1 for Floor {
+    fn cpu_fwd(&self, storage: &Storage, layout: &Layout) -> Result<(Storage, Shape)> {
+        fn inner(storage: &Storage, l: &Layout) -> Result<(Storage, Shape)> {
+            if l.dims().is_empty() {
+                tcore::bail!("cpu floor needs a tensor of rank 1 or more")
+            }
+            Ok((storage.clone(), l.shape().clone()))
+        }
+        inner(storage, layout)
+    }
+
+    fn metal_fwd(&self, storage: &Storage, layout: &Layout) -> Result<(Storage, Shape)> {
+        Ok((storage.clone(), layout.shape().clone()))
+    }
+}
+
+pub fn floor(xs: &Tensor) -> Result<Tensor> {
+    xs.apply_op1(Floor)
+}
 """
 
 FILES = {
@@ -185,3 +207,15 @@ def test_an_op_is_reached_only_from_what_applies_a_value_of_its_type(tmp_path: P
     assert _entries(record) == ["tother::clamp::clamp"]
     squash = _record(tmp_path, "metal squash")
     assert not any("run_any" in e or "clamp" in e for e in _entries(squash))
+
+
+def test_a_function_nested_in_an_ops_method_leads_from_the_function_applying_it(
+    tmp_path: Path,
+) -> None:
+    """`fn inner` written in `Floor::cpu_fwd` is no method of the impl: `cpu_fwd` calls
+    it, and `floor` applies the op."""
+    record = _record(tmp_path, "cpu floor needs")
+    assert record.explanation is not None
+    assert _entries(record) == ["tother::clamp::floor"]
+    assert "`tother::clamp::floor`" in record.explanation.summary
+    assert "inner" not in record.explanation.summary

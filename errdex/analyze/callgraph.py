@@ -89,6 +89,7 @@ class CallGraph:
         # the calls that apply an op value (`xs.apply_op1(Sigmoid)`): the callers of the
         # trait methods of its type (errdex.analyze.applied)
         self.applications = Applications()
+        self._in_path: dict[str, list[int]] = defaultdict(list)  # path -> its defs, once asked
 
     @classmethod
     def build(cls, files: Iterable[tuple[str, Language, FileStructure]]) -> CallGraph:
@@ -186,6 +187,12 @@ class CallGraph:
         return found
 
     def _find_callers(self, target: _Def, index: int) -> list[int]:
+        outer = self._outer(index) if target.in_trait else None
+        if outer is not None and self.defs[outer].owner == target.owner:
+            # A function nested in a trait method (`fn inner` in `RotaryEmbI::cpu_fwd`) is
+            # no method of the impl: only the method it is written in calls it by name.
+            calls = self.callers_in.get((target.name, target.path), ())
+            return [outer] if any(c == outer for c, _ in calls) else []
         if target.in_trait and target.owner:
             # A trait's method name is shared by every impl (`fwd`, `load`, `convert`):
             # callers by that name call some impl, not this one. Only the free functions
@@ -236,6 +243,16 @@ class CallGraph:
             self.virtual[(target.path, target.line)] = set(virtual)
             out.extend(virtual)
         return sorted(set(out), key=lambda i: (self.defs[i].path, self.defs[i].line))
+
+    def _outer(self, index: int) -> int | None:
+        """The definition that the definition `index` is written in, if any (innermost)."""
+        if not self._in_path:
+            for i, d in enumerate(self.defs):
+                self._in_path[d.path].append(i)
+        d = self.defs[index]
+        around = [i for i in self._in_path.get(d.path, ()) if i != index
+                  and self.defs[i].line < d.line <= self.defs[i].end_line]
+        return max(around, key=lambda i: self.defs[i].line, default=None)
 
     def _through_type(self, caller: _Def, qualifier: str) -> bool:
         """Whether a call's qualifier names a type: capitalized, and written as a path
