@@ -13,11 +13,13 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 
+from errdex.analyze.applied import Applications
 from errdex.analyze.calldefs import Def as _Def
 from errdex.analyze.calldefs import last_part, root, top, words
 from errdex.analyze.visibility import is_private_module, named_by, package_entries
 from errdex.extract.structure import DISPATCH, RESULT, FileStructure
 from errdex.languages import spec_for
+from errdex.languages.spec import AppliedOp
 from errdex.models import EntryPoint, Language, Site
 
 _REFERENCE = re.compile(r"(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)")  # `self._connect_sock`
@@ -84,6 +86,10 @@ class CallGraph:
         self._related_memo: dict[tuple[str, str], bool] = {}
         self._found: dict[int, list[int]] = {}  # def index -> its callers, once asked
         self._at: dict[tuple[str, int], int] = {}  # (path, line) -> def index, once asked
+        # the calls that apply an op value (`xs.apply_op1(Sigmoid)`): the callers of the
+        # trait methods of its type (errdex.analyze.applied)
+        self.applications = Applications()
+        self._in_path: dict[str, list[int]] = defaultdict(list)  # path -> its defs, once asked
 
     @classmethod
     def build(cls, files: Iterable[tuple[str, Language, FileStructure]]) -> CallGraph:
@@ -103,14 +109,15 @@ class CallGraph:
                             private=private, entries=entries if private else {},
                             prefix=prefix or "",
                             constructors=spec.outline.constructors,
-                            instantiation=spec.outline.instantiation)
+                            instantiation=spec.outline.instantiation,
+                            applied=spec.outline.applied, borrow=spec.reference_prefix)
         return graph
 
     def _add_file(
         self, path: str, separator: str, module: str, structure: FileStructure,
         private: bool = False, entries: Mapping[str, frozenset[str]] | None = None,
         constructors: frozenset[str] = frozenset(), instantiation: frozenset[str] = frozenset(),
-        prefix: str = "",
+        prefix: str = "", applied: tuple[AppliedOp, ...] = (), borrow: str | None = None,
     ) -> None:  # fmt: skip
         """`entries`: the names each package entry of a private module's packages holds
         (module -> names): a free function one of them names is called by that package."""
@@ -143,7 +150,12 @@ class CallGraph:
             for base in bases:
                 if base != name:
                     self.derived[base].add(name)
+        applying = {name: op for op in applied for name in op.calls}
         for call in structure.calls:
+            if call.name in applying and call.arguments:
+                self.applications.add(first + call.caller, applying[call.name], call.qualifier,
+                                      call.arguments, separator == "::" and
+                                      call.qualifier[:1].isupper(), borrow)  # fmt: skip
             if call.kind == DISPATCH:
                 owner = structure.defs[call.caller].owner
                 if owner:
@@ -171,17 +183,24 @@ class CallGraph:
         and every record above it asks again (candle: 5,682 asks of 1,883 sites)."""
         found = self._found.get(index)
         if found is None:
-            found = self._found[index] = self._find_callers(self.defs[index])
+            found = self._found[index] = self._find_callers(self.defs[index], index)
         return found
 
-    def _find_callers(self, target: _Def) -> list[int]:
+    def _find_callers(self, target: _Def, index: int) -> list[int]:
+        outer = self._outer(index) if target.in_trait else None
+        if outer is not None and self.defs[outer].owner == target.owner:
+            # A function nested in a trait method (`fn inner` in `RotaryEmbI::cpu_fwd`) is
+            # no method of the impl: only the method it is written in calls it by name.
+            calls = self.callers_in.get((target.name, target.path), ())
+            return [outer] if any(c == outer for c, _ in calls) else []
         if target.in_trait and target.owner:
             # A trait's method name is shared by every impl (`fwd`, `load`, `convert`):
             # callers by that name call some impl, not this one. Only the free functions
             # that build this type are known to reach it; else none is.
             found = self._builders_of(target.owner) if target.public \
                 else self._hidden_callers(target)
-            return sorted(set(found) | self._on_values_of(target),
+            applying = {a.caller for a in self.applications.of(self, index)}
+            return sorted(set(found) | applying | self._on_values_of(target),
                           key=lambda i: (self.defs[i].path, self.defs[i].line))
         if len(self.files_of[target.name]) > 1:
             # A name several files define: the calls in the target's own file, and those
@@ -224,6 +243,16 @@ class CallGraph:
             self.virtual[(target.path, target.line)] = set(virtual)
             out.extend(virtual)
         return sorted(set(out), key=lambda i: (self.defs[i].path, self.defs[i].line))
+
+    def _outer(self, index: int) -> int | None:
+        """The definition that the definition `index` is written in, if any (innermost)."""
+        if not self._in_path:
+            for i, d in enumerate(self.defs):
+                self._in_path[d.path].append(i)
+        d = self.defs[index]
+        around = [i for i in self._in_path.get(d.path, ()) if i != index
+                  and self.defs[i].line < d.line <= self.defs[i].end_line]
+        return max(around, key=lambda i: self.defs[i].line, default=None)
 
     def _through_type(self, caller: _Def, qualifier: str) -> bool:
         """Whether a call's qualifier names a type: capitalized, and written as a path
@@ -525,11 +554,14 @@ class CallGraph:
                     if caller in self.virtual.get((self.defs[index].path,
                                                    self.defs[index].line), ()):
                         indirect.add((d.path, d.line))
-                    if d.public:
+                    if d.public and not self.applications.of(self, caller):
                         # A direct caller's arguments: the site's checks on its parameters
-                        # can be said on the caller's (errdex.write.pagefacts).
+                        # can be said on the caller's (errdex.write.pagefacts); a custom
+                        # op's are the values the call applying it passes.
                         given = self._arguments(self.defs[index], caller) if depth == 1 \
                             else None
+                        if given is None and depth == 1:
+                            given = self.applications.arguments(self, index, caller)
                         found.append(EntryPoint(d.qualified, d.path, d.line, depth,
                                                 arguments=given,
                                                 parameters=d.params if given is not None

@@ -75,6 +75,23 @@ def read_rules_text(package: str) -> str:
 
 
 @dataclass(frozen=True)
+class AppliedOp:
+    """A library method that runs the methods of a value it is handed: a custom op
+    (`xs.apply_op3(k, v, op)` runs `op`'s `cpu_fwd(s1, l1, s2, l2, s3, l3)`). The
+    functions that apply a value of a type are the callers of that type's methods
+    (errdex.analyze.applied), and the method's parameters are the applying call's values."""
+
+    trait: str  # the trait the value's type implements: its impl's file names it
+    calls: frozenset[str]  # the methods that apply the value (its last argument)
+    runs: frozenset[str]  # the trait's methods they run
+    operands: int  # the values the run method gets, in order: the call's receiver, then
+    # its arguments before the op (a call through the type, `Tensor::apply_op2(&a, &b,
+    # op)`, passes the receiver first)
+    per_operand: int  # the run method's parameters per operand after its receiver
+    # (`storage, layout`: 2)
+
+
+@dataclass(frozen=True)
 class Outline:
     """How a file's functions, their owners and the calls they write are read from its
     tree (errdex.extract.outline): the grammar's own tags query, whose
@@ -117,6 +134,7 @@ class Outline:
     descriptor_get: str | None = None  # the method a class attribute's class runs when
     # the attribute is read (Python's `__get__`), and the call that reads one by a
     dynamic_read: str | None = None  # name computed at run time (Python's `getattr`)
+    applied: tuple[AppliedOp, ...] = ()  # methods running a value's trait methods
     try_node: str | None = None  # the node type of a try statement: its handlers that
     handler_node: str | None = None  # (this node type) catch and do not raise again
     # are recorded for each call in its body (`LanguageSpec.handlers` reads their text)

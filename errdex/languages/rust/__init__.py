@@ -9,6 +9,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from errdex.languages.rust.build import describe_condition
+from errdex.languages.rust.ops import applied_ops
 from errdex.languages.spec import C_FAMILY_CONDITIONS, LanguageSpec, Outline
 from errdex.models import Language, SiteKind
 
@@ -116,6 +117,7 @@ SPEC = LanguageSpec(
         not_calls=frozenset({"macro_invocation"}),
         separator="::",
         constructors=frozenset({"new", "load"}),  # by convention: `Model::new(vb, cfg)`
+        applied=applied_ops(),  # custom ops: `xs.apply_op1(Sigmoid)` runs its `cpu_fwd`
     ),
     module_path=_module_path,
     function_keyword="fn",
