@@ -175,6 +175,9 @@ def test_a_private_ops_backend_check_is_reached_from_the_function_applying_it(
     assert "`tnn::ops::squash`" in summary
     assert "Squash::metal_fwd" not in summary
     assert "`xs` must be contiguous" in summary
+    # `squash` never calls the op's method itself: the op is applied for it.
+    assert "directly" not in record.explanation.what_it_means
+    assert "`tnn::ops::squash` (" in record.explanation.what_it_means
 
 
 def test_an_op_bound_to_a_local_is_reached_from_the_function_applying_it(

@@ -461,7 +461,7 @@ def test_a_helper_s_check_on_its_parameter_is_said_on_the_caller_s_argument(priv
     # `parse(value)` calls `get_word(value)`: the requirement is on what the user passes.
     page = _page(private, "an encoded word must start with =?")
     assert page["summary"] == '`value` must start with `"=?"` when calling `hdr.parse.parse`'
-    assert ("`hdr.parse.parse` calls `get_word` directly (hdr/parse.py:4), passing `value` as "
+    assert ("`hdr.parse.parse` (hdr/parse.py:4) reaches `get_word` with `value` as "
             "`value`") in page["what_it_means"]
     assert page["trigger"].startswith('Calling `hdr.parse.parse` when `value` does not start')
     assert page["defensive"]["validate"].startswith('if not value.startswith("=?"):')
@@ -528,7 +528,7 @@ def test_a_rust_method_s_check_is_said_at_the_public_method_of_its_type(tmp_path
     page = _page(records, "the grid is at most 64 cells wide")
     # `resize(width)` calls `self.check_width(width * 2)`: the argument as written
     assert page["summary"] == "`width * 2` must be at most 64 when calling `Grid::resize`"
-    assert "passing `width * 2` as `w`" in page["what_it_means"]
+    assert "with `width * 2` as `w`" in page["what_it_means"]
     # `grid.fill(rows)` is a method call on some value, not the free function `fill`:
     # nothing is said at `Board::paint`
     assert "Board::paint" not in _page(records, "fill takes an even count")["summary"]

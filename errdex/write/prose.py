@@ -305,8 +305,10 @@ def _what_it_means(f: PageFacts) -> str:
     if f.lifted is not None:
         point = f.lifted.entry
         given = ", ".join(f"`{arg}` as `{param}`" for param, arg in f.lifted.passed)
-        out.append(f"`{point.function}` calls `{fn_name(f)}` directly ({point.path}:"
-                   f"{point.line}), passing {given}.")
+        # "reaches", not "calls": an applied op (`xs.apply_op1(Sigmoid)`) runs the method
+        # for its caller, who never names it.
+        out.append(f"`{point.function}` ({point.path}:{point.line}) reaches "
+                   f"`{fn_name(f)}` with {given}.")
     if f.req and f.user_terms:
         violation = violation_of(f)
         out.append(f"To pass, {f.req}" + (f"; it fails when {violation}." if violation else "."))
