@@ -113,7 +113,8 @@ class Site:
     # Literal values the site passes for placeholders, e.g. {"op": "matmul"}.
     bound: tuple[tuple[str, str], ...] = ()
     # For error variants / exception classes: the type name and its fields in declared
-    # order, so a Debug form `Variant { a: .., b: .. }` can be matched back.
+    # order, so a Debug form `Variant { a: .., b: .. }` can be matched back (for a
+    # class, what a caught one lets its user read: MessageDefinition.attributes).
     variant: str | None = None
     variant_fields: tuple[str, ...] = ()
 
@@ -134,6 +135,10 @@ class MessageDefinition:
     # What is raised when it isn't the definition itself: a helper function that builds
     # and raises an exception from its argument (`self.fail(msg)` raising TemplateError).
     exception: str | None = None
+    # What a caught value lets its user read, when that is not `fields` (an exception's
+    # `__init__` parameters are not its attributes: the public `self.x` it assigns, and
+    # the accessors returning the private ones, `getMessage()`); None: the fields.
+    attributes: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -176,5 +176,5 @@ def _defined_site(built: Construction, definition: MessageDefinition) -> Site:
                                           inline_literals=definition.exception is not None)),
         bound=bound,
         variant=definition.name,
-        variant_fields=fields,
+        variant_fields=fields if definition.attributes is None else definition.attributes,
     )

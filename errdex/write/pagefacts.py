@@ -313,7 +313,8 @@ def gather(
         need, origins, user_terms = facts.requirement_of(guard, lang), (), True
         users = (re.sub(r"\.__(?:init|new)__$", "", lifted.entry.function),)  # the class
         params = list(lifted.entry.parameters or ())
-    w = spec_for(lang).writer()
+    w, raised, imported = spec_for(lang).writer(), record.exception or site.exception, \
+        _imported(sites, known)  # a class as written -> as users import it
     req = facts.describe(need, lang) if need else None
     holds = facts.describe(need, lang, mood="is") if need else None
     program = site_facts.program if site_facts is not None else None
@@ -338,8 +339,8 @@ def gather(
         caught_above=caught_above, never_seen=never_seen,
         on_receiver=user_terms and on_receiver and not roots and lifted is None,
         selects=selects,
-        exc_class=w.exception_class(record.exception or site.exception),
-        imported=_imported(sites, known),
+        exc_class=w.exception_class(raised) or (raised if raised in imported else None),
+        imported=imported,
         lifted=lifted, checked=checked, cli=cli, only_when=only_when, program=program,
         paths=paths,
     )  # fmt: skip
@@ -524,8 +525,9 @@ def single_leaf(f: PageFacts) -> facts.Leaf | None:
 
 
 def action(f: PageFacts) -> str:
-    kind, exc = f.site.kind, f.record.exception or f.site.exception
-    spec = spec_for(f.lang)
+    kind, exc, spec = f.site.kind, f.record.exception or f.site.exception or "", spec_for(f.lang)
+    if exc in f.imported and spec.writer().exception_class(exc) is None:  # `source.error`
+        exc = f.imported[exc]  # is `re.error`
     text = spec.actions.get(kind) or _ACTION.get(kind, "fails with this message")
     if "{exc}" in text and not exc:
         text = spec.unnamed_action

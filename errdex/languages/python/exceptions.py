@@ -69,6 +69,7 @@ class ExceptionClasses(Messages):
                 (self.exception_classes[b] for b in bases if b in self.exception_classes), ()
             )
         self.exception_classes[name] = params
+        self.readable[name] = self._readable(init, methods, bases)
         template = self._class_template(init, methods.get("__str__"))
         if template is None:
             inherited = next((self.defined[b] for b in bases if b in self.defined), None)
@@ -83,9 +84,55 @@ class ExceptionClasses(Messages):
             fields=params,
             path=self.path,
             line=node.start_point[0] + 1,
+            attributes=self.readable[name],
         )
         self.definitions.append(definition)
         self.defined[name] = definition
+
+    def _readable(self, init: Node | None, methods: dict[str, Node],
+                  bases: Sequence[str]) -> tuple[str, ...]:
+        """What a caught instance lets its user read: the public attributes `__init__`
+        assigns to `self`, the public methods and properties that return a private one
+        (`getMessage()` of `self._msg`), and its bases' (of this file); `args` for a
+        class without `__init__` that has nothing else."""
+        assigned = self._self_assigned(init) if init is not None else []
+        own = [a for a in assigned if not a.startswith("_")]
+        for method, function in methods.items():
+            if method.startswith("_") or method in own:
+                continue
+            holder = function.parent
+            decorated = holder is not None and holder.type == "decorated_definition"
+            prop = holder is not None and decorated and any(
+                self.text(d).strip() == "@property" for d in holder.named_children
+                if d.type == "decorator")
+            if not prop and (decorated or self._parameters(function)):
+                continue
+            returned = [n for n in self._walk_body(function) if n.type == "return_statement"]
+            if returned and all(re.search(r"\bself\._\w", self.text(n)) for n in returned):
+                own.append(method if prop else f"{method}()")
+        inherited: list[str] = []
+        for base in bases:  # a base of another file adds what is not seen here: left out
+            inherited += [a for a in self.readable.get(base, ()) if a != "args"]
+        out = list(dict.fromkeys([*inherited, *own]))
+        # Without an `__init__` of its own it keeps what it is raised with in `args`.
+        return tuple(out) or (("args",) if init is None else ())
+
+    def _self_assigned(self, function: Node) -> list[str]:
+        """The attributes a method assigns to `self.` (`self.x = ..`, `self.x, self.y =
+        ..`), in order."""
+        out: list[str] = []
+        for node in self._walk_body(function):
+            if node.type != "assignment" or (left := node.child_by_field_name("left")) is None:
+                continue
+            targets = left.named_children if left.type in ("pattern_list", "tuple_pattern") \
+                else [left]
+            for target in targets:
+                obj = target.child_by_field_name("object")
+                attr = target.child_by_field_name("attribute")
+                if target.type == "attribute" and obj is not None and attr is not None \
+                        and self.text(obj) == "self":
+                    out.append(self.text(attr))
+        return list(dict.fromkeys(out))
 
     def _parameters(self, function: Node) -> tuple[str, ...]:
         """The named parameters of a method, after `self`."""

@@ -30,9 +30,11 @@ class Importer:
                                        if p.endswith(".py"))  # fmt: skip
         self.modules: dict[str, str] = {}  # dotted module -> its path
         self.definers: dict[str, list[str]] = {}  # class name -> the modules defining it
+        self.factories: dict[str, frozenset[str]] = {}  # path -> the names of its methods
         for path, structure in structures.items():
             if not path.endswith(".py"):
                 continue
+            self.factories[path] = frozenset(d.name for d in structure.defs if d.owner)
             module = module_name(path)
             if module and module not in self.modules:
                 self.modules[module] = path
@@ -44,12 +46,18 @@ class Importer:
         when it is a builtin, not a class, or not found in the snapshot."""
         parts = written.split(".")
         name = parts[-1]
-        if not name[:1].isupper() or (len(parts) == 1 and name in _BUILTINS):
+        if (len(parts) == 1 and name in _BUILTINS) or not (
+                name[:1].isupper() or name in self.definers):  # `re.error` is a class too
             return None
         module = module_name(path)
         package = module if PurePosixPath(path).name == "__init__.py" \
             else module.rpartition(".")[0]  # fmt: skip
         defining = self._qualified(parts[:-1], package) if len(parts) > 1 else None
+        if defining is None and len(parts) > 1 and not name[:1].isupper() and not (
+                parts[0] not in ("self", "cls") and name in self.factories.get(path, ())):
+            # `source.error(..)` of no module: the class only when this file's own method
+            # of that name builds it (re's `Tokenizer.error` returning `error(..)`)
+            return None
         if defining is None:
             defining = self._definer(name, module, package)
         if defining is None:

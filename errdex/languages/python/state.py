@@ -55,6 +55,8 @@ class PythonFile:
         # exception classes defined in this file: name -> __init__ parameters
         self.exception_classes: dict[str, tuple[str, ...]] = {}
         self.defined: dict[str, MessageDefinition] = {}
+        # exception classes of this file: name -> what a caught one lets its user read
+        self.readable: dict[str, tuple[str, ...]] = {}
         # functions of this file that build an exception and return it: name -> its type
         self.factories: dict[str, str] = {}
         # The function (or class body, or module) whose locals messages are resolved in;
