@@ -222,8 +222,9 @@ class LanguageSpec:
     # build files say no build compiles (a package's build script naming what it builds).
     unbuilt: Callable[[str, Iterable[str]], frozenset[str]] | None = None
     # A build condition of the code (errdex.models.SiteFacts.built_when) as a page says it,
-    # after "in builds": `feature = "metal"` -> "with the `metal` feature"
-    build_condition: Callable[[str], str] | None = None
+    # given the site's function and path: `feature = "metal"` -> "in builds with the
+    # `metal` feature", or "on a Metal device" for that backend's own code
+    build_condition: Callable[[str, str | None, str], str] | None = None
     # How a file is run when it is a program of its own, not a library's code: (path, the
     # build conditions of its file's items around the site, the identifiers the file uses)
     # -> ("run", the command that runs it) or ("build", the command whose build runs it); None for a

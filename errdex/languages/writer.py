@@ -34,6 +34,9 @@ class CodeWriter(Protocol):
     binding: str  # declares a new local ("let "), or "" when assigning declares it
     keyword_arguments: bool  # a call can name its arguments (`f(x=1)`)
     copies_fields: bool  # a guarded struct field is copied once from the caller's value
+    # `call(f)` writes, for a function users cannot call, code that parses in its place
+    # (Python's `...  # your call that reaches x`); else the page writes no call for it
+    writes_own_call: bool
 
     def negate(self, guard: str, *, bare: bool) -> str:
         """`guard` negated as code; `bare`: one term, written without parentheses."""
@@ -120,6 +123,18 @@ class CodeWriter(Protocol):
         """The doc comment of the function defined at `lines[index]`, joined."""
         ...
 
+    def gives_error(self, header: str, function: str, exception: str | None) -> bool:
+        """Whether a function with this header returns the error `exception` itself (a
+        constructor of it: `fn with_path(self, p) -> Self` on the error type), not a
+        result a caller can test or unwrap."""
+        ...
+
+    def settled_by(self, site: Site) -> int | None:
+        """The line of a handler at the end of the site's own function that takes the
+        error before a caller can (a promise chain ending in `.catch(..)`: awaiting the
+        call never throws it); None when the error reaches the caller."""
+        ...
+
     def exception_class(self, name: str | None) -> str | None:
         """`name` when it is an error type a caller can match; None when it is a helper
         that builds the error (`self._invalid`, `source.error`)."""
@@ -175,6 +190,14 @@ class BraceReading:
 
     def exception_class(self, name: str | None) -> str | None:
         return name
+
+    writes_own_call = False
+
+    def gives_error(self, header: str, function: str, exception: str | None) -> bool:
+        return False
+
+    def settled_by(self, site: Site) -> int | None:
+        return None
 
     def arguments(self, params: list[str], values: dict[str, str]) -> list[str] | None:
         return [values.get(p, p) for p in params]

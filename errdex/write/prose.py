@@ -26,6 +26,7 @@ from errdex.models import (
     StateFact,
 )
 from errdex.write import commandline
+from errdex.write.built import conditioned
 from errdex.write.impossible import RuledOut
 from errdex.write.pagefacts import (
     MAX_SETTERS,
@@ -54,26 +55,12 @@ from errdex.write.solutions import solutions
 
 def _tail(f: PageFacts) -> str:
     sites = f.record.sites
-    built = _built_in(f)
     if len(sites) < 2:
-        return built
+        return ""
     functions = len({(s.path, s.function) for s in sites})
     where = f" in {functions} functions" if functions > 1 else ""
     does = {"logged": "log it", "emitted": "warn with it"}.get(raised_word(f), "raise it")
-    return f"{built} (one of {len(sites)} places{where} that {does})"
-
-
-def _built_in(f: PageFacts) -> str:
-    """" (only in builds with the `metal` feature)": the build conditions every site the page
-    knows of is compiled under (only some builds have this error)."""
-    known = f.known.sites if f.known else ()
-    say = spec_for(f.lang).build_condition
-    shared = set(known[0].built_when).intersection(*(s.built_when for s in known[1:])) \
-        if known and say else set()  # fmt: skip
-    if not shared or say is None or (f.runs is not None and f.runs.kind == commandline.BUILD):
-        return ""  # a build command names its features itself
-    return " (only in builds " + " and ".join(
-        say(c) for c in known[0].built_when if c in shared) + ")"
+    return f" (one of {len(sites)} places{where} that {does})"
 
 
 def _caught_where(f: PageFacts) -> str:
@@ -580,7 +567,7 @@ def write_explanation(
         trigger = trigger.replace(f"Calling {f.entry}", ran, 1)
         situations = tuple(s.replace(f"Calling {f.entry}", ran, 1) for s in situations)
     return Explanation(
-        summary=_summary(f),
+        summary=conditioned(f, _summary(f)),
         what_it_means=_what_it_means(f),
         solutions=solutions(f),
         example_fix=example_fix(f),

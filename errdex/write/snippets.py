@@ -16,8 +16,8 @@ import re
 from errdex.analyze import facts
 from errdex.languages import spec_for
 from errdex.languages.writer import CodeWriter
-from errdex.models import ExampleFix
-from errdex.write import commandline
+from errdex.models import ExampleFix, SiteKind
+from errdex.write import commandline, reading
 from errdex.write.pagefacts import (
     MAX_SETTERS,
     PageFacts,
@@ -90,15 +90,45 @@ def _receiver(f: PageFacts) -> str | None:
     return m.group(1) if m else None
 
 
+def _gives_error(f: PageFacts) -> bool:
+    """The site's function returns the error itself (`Error::with_path(self, p) -> Self`):
+    a call of it is no call that fails, and `?` or `Ok(..)` on it does not compile."""
+    header = reading.signature(f.site) if f.site.function else None
+    return header is not None and f.site.function is not None and _writer(f).gives_error(
+        header, f.site.function, f.site.exception or f.record.exception)
+
+
+def _entries(f: PageFacts) -> list[str]:
+    """The public functions that reach the site, other than its own, nearest first."""
+    found = f.site_facts.entry_points if f.site_facts is not None else ()
+    return list(dict.fromkeys(e.function for e in found if e.function != f.site.function))
+
+
+def no_call(f: PageFacts) -> str | None:
+    """Why the page can write no call of the user's that reaches the site: "private" (a
+    private or nested function, a private type's method, with no public caller known),
+    "gives" (a function that returns the error itself, no caller known); None: it can."""
+    if f.runs is not None or f.lifted is not None:
+        return None
+    if _gives_error(f):
+        return None if _entries(f) else "gives"
+    if f.public is False and not f.users and not _writer(f).writes_own_call:
+        return "private"
+    return None
+
+
 def user_call(f: PageFacts, values: dict[str, str] | None = None) -> str:
     """The call a user writes to reach the site: the public function itself with its
     parameters (`values` replacing some), or the nearest public entry point; the raising
-    function only when no public one is known."""
+    function only when no public one is known (see `no_call`: none is then written)."""
     w, values = _writer(f), values or {}
+    if f.lifted is None and _gives_error(f) and _entries(f):
+        return w.user_call(_entries(f)[0], None, None)  # what fails with the error it builds
     # A check said at the caller (errdex.write.lifted) is called as the caller.
     fn = f.lifted.entry.function if f.lifted is not None else f.site.function
     constructor = re.search(r"\.__(?:init|new)__$", fn or "")
-    if fn and constructor:  # a constructor: the user calls the class
+    # a constructor: the user calls the class (when users can name it)
+    if fn and constructor and (f.public is not False or f.lifted is not None or f.users):
         return w.user_call(fn[: constructor.start()], w.arguments(
             [p for p in f.params or () if p not in ("self", "cls")], values)
             if f.params is not None else None, False)
@@ -123,10 +153,23 @@ def example_fix(f: PageFacts) -> ExampleFix:
     if f.runs is not None:  # the user runs the program: no call of theirs reaches it
         return commandline.example_fix(f.runs, quote(message_text(f.record)),
                                        f.holds if f.user_terms else None)
+    why = no_call(f)
+    if why is not None:
+        return _without_call(f, why, _example_fix(f, _CALL))
+    return _example_fix(f, _stmt(f, user_call(f)))
+
+
+def _example_fix(f: PageFacts, stmt: str) -> ExampleFix:
     w = _writer(f)
     note, end, inline = w.comment, w.statement_end, w.inline_comment
-    stmt = _stmt(f, user_call(f))
     message = quote(message_text(f.record))
+    if _gives_error(f):  # the call of a caller of the function that builds it
+        return ExampleFix(
+            before=f"{stmt}{inline} fails: {message}",
+            after=f"{note} `{f.site.function}` wraps another error in this one (it returns "
+            f"the error, not a Result):\n{note} the wrapped error, shown in the message, is "
+            f"the cause: fix what it names\n{stmt}",
+        )
     failing = f"{stmt}{inline} fails: {message}"
     if f.invariant and f.never_seen:
         return ExampleFix(
@@ -214,6 +257,35 @@ def example_fix(f: PageFacts) -> ExampleFix:
     )
 
 
+def _not_callable(f: PageFacts, why: str) -> str:
+    """Comment lines (without their marker, joined by newlines) on why no call is written."""
+    if why == "gives":
+        return (f"`{f.site.function}` returns this error itself (not a Result):\n"
+                "no call of it fails with it")
+    return (f"`{f.site.function}` is internal (not public): no call of yours\n"
+            "names it, and no public call that reaches it is known")
+
+
+_CALL = "\x00call\x00"  # where the call would be, in a fix written without one
+
+
+def _without_call(f: PageFacts, why: str, fix: ExampleFix) -> ExampleFix:
+    """`fix` with its lines that hold the call replaced by why none is written."""
+    w = _writer(f)
+    said = "\n".join(f"{w.comment} {line}" for line in _not_callable(f, why).split("\n"))
+    before = []
+    for line in fix.before.split("\n"):
+        if _CALL not in line:
+            before.append(line)
+            continue
+        rest = line.split(_CALL, 1)[1].strip()
+        rest = rest.removeprefix(w.inline_comment.strip()).strip()
+        lead = "the error it builds" if why == "gives" else "a call that reaches it"
+        before.append(f"{said};\n{w.comment} {lead}: {rest}" if rest else said)
+    after = [line for line in fix.after.split("\n") if _CALL not in line]
+    return ExampleFix(before="\n".join(before), after="\n".join(after) or said)
+
+
 def strategy(f: PageFacts) -> str:
     leaf = single_leaf(f)
     if leaf is not None and leaf.rel in ("+isinstance", "-isinstance"):
@@ -236,6 +308,11 @@ def validate(f: PageFacts) -> str:
         return commandline.shell_check(f.runs, quote(f.literal or message_text(f.record)),
                                        what)
     w = _writer(f)
+    why = no_call(f)
+    if why is not None:
+        said = _not_callable(f, why).replace("\n", f"\n{w.comment} ")
+        return (f"{w.comment} nothing to validate before a call: {said};\n{w.comment} "
+                "catch the error instead (see try/catch).")
     stmt = _stmt(f, user_call(f))
     if f.req and f.guard and f.user_terms:
         guard, plain = _in_caller_terms(f, f.guard), quote(f.req.replace("`", ""))
@@ -294,4 +371,14 @@ def try_catch(f: PageFacts) -> str:
     advice = (f.req if f.user_terms and f.req else f"see {loc(f.site)}").replace("`", "")
     if f.runs is not None:
         return commandline.shell_check(f.runs, literal, advice)
+    why = no_call(f)
+    if why is not None and f.site.kind in (SiteKind.LOG, SiteKind.WARN):
+        return (f"{_writer(f).comment} nothing is thrown to catch: this message is "
+                f"{raised_word(f)} and the code goes on;\n{_writer(f).comment} {advice}")
+    if why is not None:
+        note = _writer(f).comment
+        said = _not_callable(f, why).replace("\n", f"\n{note} ")
+        return (f"{note} no call to wrap here: {said}.\n{note} Where your call into "
+                f"{f.record.repo} returns an error, tell this one by its text, {literal}\n"
+                f"{note} (see the type guard); {advice}")
     return _writer(f).try_catch(f, user_call(f), literal, advice)

@@ -57,6 +57,35 @@ class _Reading(BraceReading):
             return True
         return None
 
+    def settled_by(self, site: Site) -> int | None:
+        # A throw inside a `.then(..)` callback of a chain the function ends with
+        # `.catch(..)`: the chain's promise resolves with what the handler returns.
+        lines, start = site.snippet.code.splitlines(), site.snippet.start_line
+        at = site.line - start
+        name = (site.function or "").rsplit(".", 1)[-1]
+        if not name or not 0 <= at < len(lines):
+            return None
+        head = next((i for i in range(at, -1, -1) if self.defines(lines[i], name)), None)
+        if head is None or not any(re.match(r"\s*\.then\(", line)
+                                   for line in lines[head + 1 : at]):
+            return None
+        depth = len(lines[head]) - len(lines[head].lstrip())
+        for i in range(at + 1, len(lines)):
+            line = lines[i]
+            if line.strip() and len(line) - len(line.lstrip()) <= depth:
+                return None  # the function ends before any handler
+            if re.match(r"\s*\.catch\(", line):
+                rest = []  # the handler, to the function's end: no rethrow, nothing after
+                for more in lines[i:]:
+                    if more.strip() and len(more) - len(more.lstrip()) <= depth:
+                        break
+                    rest.append(more)
+                later = [r for r in rest[1:] if re.match(r"\s*\.\w", r)]
+                said = self.strings.sub('""', "\n".join(rest))
+                rethrows = re.search(r"\bthrow\b|\breject\(", said)
+                return None if later or rethrows else start + i
+        return None
+
     def doc_of(self, lines: list[str], index: int) -> str | None:
         """The JSDoc block (`/** .. */`) or `//` lines right above the definition."""
         found: list[str] = []
@@ -119,6 +148,13 @@ class ScriptWriter(_Reading, BraceWriter):
         if f.site.kind in (SiteKind.LOG, SiteKind.WARN):
             return (f"// nothing is thrown: {call.split('(', 1)[0]} prints this message and "
                     f"carries on;\n// {advice}\n{call};")  # fmt: skip
+        settled = self.settled_by(f.site)
+        if settled is not None:
+            name = call.split("(", 1)[0]
+            return (f"// nothing to catch: {name} ends its promise chain with .catch(..) "
+                    f"({f.site.path}:{settled}),\n// which takes this error: awaiting "
+                    f"{name} never throws it, and the\n// promise resolves with what that "
+                    f"handler returns;\n// {advice}\nawait {call};")
         # An async function rejects instead of throwing, and an error handed on may be a
         # rejection too: either is caught by awaiting the call.
         awaited = "await " if f.site.kind is SiteKind.BAIL or _is_async(f) else ""

@@ -102,6 +102,14 @@ class _Reading:
     def public_header(self, header: str) -> bool | None:
         return None
 
+    writes_own_call = True
+
+    def gives_error(self, header: str, function: str, exception: str | None) -> bool:
+        return False  # a call of it is written the same whatever it returns
+
+    def settled_by(self, site: Site) -> int | None:
+        return None
+
     def doc_of(self, lines: list[str], index: int) -> str | None:
         i = index
         while i < len(lines) and not lines[i].rstrip().endswith(":"):
@@ -220,8 +228,8 @@ class PythonWriter(_Reading):
                               f.site.guard or "")
             return _module_call(".".join(parts[:-1]) or module, name,
                                 [f"name={asked.group(1)}"] if asked else None)
-        if _private(name) or name.startswith("__"):
-            return _users_own(fn)
+        if _private(name) or name.startswith("__") or f.public is False:
+            return _users_own(fn)  # a name in a private module (`_elffile`), not exported
         return f"{name}({args})"
 
     def statement(self, f: PageFacts, call: str) -> str:

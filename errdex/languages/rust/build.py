@@ -34,12 +34,36 @@ def cfg_condition(attribute: str) -> str | None:
 
 _FEATURE = re.compile(r'^(?P<not>not\()?feature\s*=\s*"(?P<name>[^"]+)"\)?$')
 
+# Features that name a device backend: code of that backend (named for it, or in its own
+# files) runs for values on that device, which a build with the feature merely allows.
+_DEVICES = {"metal": "Metal", "cuda": "CUDA", "vulkan": "Vulkan", "wgpu": "WebGPU",
+            "rocm": "ROCm", "opencl": "OpenCL"}
 
-def describe_condition(condition: str) -> str:
-    """A build condition as a page says it after "in builds": "with the `metal`
-    feature", "without the `cuda` feature", "where `cfg(target_os = "macos")` holds"."""
+
+def _words(name: str) -> set[str]:
+    """The lowercase words of a name (`QMetalStorage`: q, metal, storage; `metal_fwd`)."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name)
+    return {w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w}
+
+
+def describe_condition(condition: str, function: str | None = None, path: str = "") -> str:
+    """A build condition as a page says it: "in builds with the `metal` feature", "in
+    builds without the `cuda` feature", "in builds where `cfg(target_os = "macos")`
+    holds"; for a device backend's own code (the site's function, its type or its file
+    named for the feature: `MetalStorage::affine`, `Sigmoid::metal_fwd`,
+    `metal_backend/mod.rs`) "on a Metal device"."""
     found = _FEATURE.match(condition)
     if found is None or bool(found.group("not")) != condition.endswith(")"):
-        return f"where `cfg({condition})` holds"
+        return f"in builds where `cfg({condition})` holds"
+    name = found.group("name")
+    parts = (function or "").split("::")
+    # A type's method (`MetalStorage::affine`, a `CustomOp`'s `Sigmoid::metal_fwd`) is
+    # picked by the value's device; a free or nested fn (`moe_gemm::cuda_fwd`) is called
+    # whatever the device, so its name says nothing.
+    typed = len(parts) > 1 and all(p[:1].isupper() for p in parts[:-1])
+    own = (_words(function or "") if typed else set()) | _words(
+        "/".join(path.split("/")[-2:]).removesuffix(".rs"))
+    if not found.group("not") and name in _DEVICES and name in own:
+        return f"on a {_DEVICES[name]} device"
     word = "without" if found.group("not") else "with"
-    return f"{word} the `{found.group('name')}` feature"
+    return f"in builds {word} the `{name}` feature"

@@ -237,6 +237,7 @@ class RustExtractor:
             else:
                 found.append((kind, node, names[0]))
         state.excluded.sort()
+        _gate_aliased(state, tree.root_node)
         declared = options.command_options(tree.root_node, source)
         # errdex.languages.rust.composed's sections after the others, each in match order.
         found.sort(key=lambda f: f[0] in composed.HANDLERS)
@@ -294,6 +295,44 @@ def _exclude(state: _File, attr: Node) -> None:
         state.gates.append(Gate(attr.start_point.row + 1, item.end_point.row + 1, condition))
         folder = (posixpath.dirname(files[1]),) if files else ()  # its submodules' folder
         state.gated_files.extend((place, condition) for place in (*files, *folder))
+
+
+def _gate_aliased(state: _File, root: Node) -> None:
+    """A module the file declares for every build (`pub mod dummy_cuda_backend;`) but names
+    only in `use`s under one condition (`#[cfg(not(feature = "cuda"))] pub use
+    dummy_cuda_backend as cuda;`) is reached only in builds where that holds: its files
+    are gated by it, as a gated `mod` declaration's are."""
+    modules: dict[str, tuple[str, ...]] = {}
+    uses: list[tuple[int, str]] = []  # (line, first module of the path)
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "mod_item" and node.parent == root \
+                and node.child_by_field_name("body") is None:  # fmt: skip
+            name = node.child_by_field_name("name")
+            if name is not None:
+                modules[state.text(name)] = build.module_files(state.path, state.text(name))
+        elif node.type == "use_declaration":
+            path = re.sub(r"^(?:pub(?:\([^)]*\))?\s+)?use\s+", "", state.text(node))
+            path = re.sub(r"^(?:(?:super|self|crate)::)+", "", path.strip())
+            uses.append((node.start_point.row + 1, re.split(r"::|\s|;|\{", path, maxsplit=1)[0]))
+            continue
+        stack.extend(node.children)
+    gated = {place for place, _ in state.gated_files}
+    whole = state.text(root)
+    for module, files in modules.items():
+        if set(files) & gated:
+            continue
+        lines = [line for line, first in uses if first == module]
+        written = len(re.findall(rf"\b{re.escape(module)}\b", whole))
+        if not lines or written > len(lines) + 1:  # named elsewhere than its `use`s
+            continue
+        conditions = {tuple(g.condition for g in state.gates if g.line <= line <= g.end_line)
+                      for line in lines}
+        if len(conditions) != 1 or not (condition := next(iter(conditions))):
+            continue
+        folder = (posixpath.dirname(files[1]),)
+        state.gated_files.extend((place, c) for c in condition for place in (*files, *folder))
 
 
 def _call(state: _File, call: Node, name: Node) -> None:

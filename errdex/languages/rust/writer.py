@@ -65,6 +65,18 @@ class _Reading(BraceReading):
             return False  # a free function of the module without `pub`
         return None  # a method without `pub` may still be public through a trait
 
+    def gives_error(self, header: str, function: str, exception: str | None) -> bool:
+        returned = re.search(r"\)\s*->\s*(?P<type>[^{;]+?)\s*(?:\{|\bwhere\b|;|$)", header)
+        if returned is None or not exception:
+            return False
+        kind = returned.group("type").strip()
+        error = re.sub(r"<.*", "", exception).split("::")
+        owner = error[:-1] or error  # `Error` of the variant `Error::WithPath`
+        if kind == "Self":  # a method of the error type that builds one
+            parts = function.split("::")
+            return len(parts) > 1 and re.sub(r"<.*", "", parts[-2]) == owner[-1]
+        return re.sub(r"<.*", "", kind).split("::")[-1] == owner[-1]
+
     def doc_of(self, lines: list[str], index: int) -> str | None:
         found: list[str] = []
         i = index - 1
