@@ -344,6 +344,7 @@ class MatchEntry:
     variant_fields: tuple[str, ...] = ()  # its fields in declared order
     language: str = "python"  # "python" | "rust"
     version: str | None = None  # the indexed snapshot's release version, where known
+    kind: str = ""  # the record's SiteKind value: a "log" record is printed, not raised
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ def entry(
     sites: tuple[tuple[str, int], ...] = (),
     variant: str | None = None,
     variant_fields: tuple[str, ...] = (),
+    kind: str = "raise",
 ) -> MatchEntry:
     return MatchEntry(
         record_id=record_id,
@@ -45,6 +46,7 @@ def entry(
         variant=variant,
         variant_fields=variant_fields,
         language="rust" if variant else "python",
+        kind=kind,
     )
 
 
@@ -478,6 +480,20 @@ def test_among_near_misses_sharing_words_the_one_keeping_their_order_ranks_first
     )
     found = m.match("shape mismatch k [4, 16] and value [4, 32]")
     assert (found[0].record_id, found[0].exact) == ("kv", False)
+
+
+def test_an_error_ranks_before_a_line_the_library_prints_beside_it() -> None:
+    """cobra prints its usage hint after the error, and an application may print the
+    error again: the error is what the paste is about, wherever the hint is."""
+    m = Matcher([entry("hint", "Run '{cmd} --help' for usage.", kind="log"),
+                 entry("unknown", "unknown command {name} for {cmd}", kind="bail")])
+    for text in ('Error: unknown command "serve" for "halcyon"\n'
+                 "Run 'halcyon --help' for usage.",
+                 "Run 'halcyon --help' for usage.\n"
+                 'unknown command "serve" for "halcyon"'):
+        assert [f.record_id for f in m.match(text)] == ["unknown", "hint"], text
+    # Alone, the printed line is still found.
+    assert [f.record_id for f in m.match("Run 'halcyon --help' for usage.")] == ["hint"]
 
 
 def test_a_near_miss_that_explains_more_of_the_message_ranks_first() -> None:

@@ -302,6 +302,8 @@ def test_match_entries_and_candidates(store: Store) -> None:
     assert (variant.variant, variant.variant_fields, variant.version, variant.language) == (
         "UnsupportedDtype", ("dtype",), "3.1", "rust")
     assert variant.template == records[2].template and variant.sites == (("src/lib.rs", 5),)
+    # The matcher ranks a printed line after a raised error: each entry keeps its kind.
+    assert [e.kind for e in entries] == [r.kind for r in store.records()]
     text = "Error: shape mismatch in matmul: [2, 3] vs [4, 5]"
     candidates = store.match_candidates(text)
     assert candidates is not None and records[0].id in {e.record_id for e in candidates}

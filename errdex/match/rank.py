@@ -17,7 +17,7 @@ from errdex.match.evidence import components, library_rank, path_agrees, text_li
 from errdex.match.found import Found
 from errdex.match.near import near_detail
 from errdex.match.paste import Frame, Group, Paste
-from errdex.models import Match, MatchEntry
+from errdex.models import Match, MatchEntry, SiteKind
 
 _IDENTITY = ((0, 0),)  # a Doc's offsets are the input's own
 # Languages that print an exception's type before its message: there a type the text
@@ -141,10 +141,13 @@ def rank(
     # Frames first: the site the traceback's innermost frame names, of the type the
     # text names (or none named), comes before any text similarity elsewhere.
     framed = 0 if frame_rank == 0 and (agrees or text_type is None) else 1
+    # A line the library prints (a log record, a usage hint) comes after an error it
+    # raises in the same paste: the error is what the user asks about.
+    printed = int(entry.kind == SiteKind.LOG.value)
     disagrees = text_type is not None and c.exception is not None and not agrees and (
         entry.language in _NAMED)
     if item.exact and not disagrees and explains_content(item, c, group):
-        item.rank = (framed, 0, last, frame_rank, 0 if agrees else 1, -c.solid_chars,
+        item.rank = (framed, 0, last, printed, frame_rank, 0 if agrees else 1, -c.solid_chars,
                      item.partial, library, holes, -item.score)
     elif item.exact or item.cut:
         # A paste cut short, or an exact match that the text's own type contradicts or
@@ -153,14 +156,14 @@ def rank(
         if disagrees:
             reasons.append(f"the text names {text_type}, the record raises {c.exception}")
         held = item.score if item.cut else float(explains_content(item, c, group))
-        item.rank = (framed, 1, last, frame_rank, 0 if agrees else 1, -held, library,
+        item.rank = (framed, 1, last, printed, frame_rank, 0 if agrees else 1, -held, library,
                      holes, -c.solid_chars)
     else:
         # A near miss both ways: how much of the template the message holds, and how much
         # of the message the template explains (a short template inside a longer message
         # holds all of itself, and explains little).
         both = (item.score + item.covers) / 2
-        item.rank = (framed, 2, last, frame_rank, 0 if agrees else 1, -both, -item.score,
+        item.rank = (framed, 2, last, printed, frame_rank, 0 if agrees else 1, -both, -item.score,
                      -item.order, library, -c.solid_chars, holes)
     if reasons:  # else the detail alone, made when shown (_detail)
         item.why = "; ".join([_detail(item), *reasons])

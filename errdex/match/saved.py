@@ -43,7 +43,7 @@ from errdex.match.variants import NameParts
 from errdex.models import MatchEntry, Placeholder, Template
 
 MAGIC: Final = b"errdex-matcher\x00\x01"
-FORMAT: Final = 1  # bumped whenever what is saved, or how the matcher reads it, changes
+FORMAT: Final = 2  # bumped whenever what is saved, or how the matcher reads it, changes
 ENTRY_CHUNK: Final = 64  # entries per compressed chunk: one decompression per first read
 _DIGEST: Final = 32
 _PREFIX: Final = len(MAGIC) + 4 + _DIGEST
@@ -288,17 +288,18 @@ def _entry_row(entry: MatchEntry) -> list[Any]:
     return [entry.record_id, entry.repo, entry.exception, t.message, list(t.literals),
             [[p.name, p.expression, p.spec] for p in t.placeholders],
             [[path, line] for path, line in entry.sites], entry.variant,
-            list(entry.variant_fields), entry.language, entry.version]
+            list(entry.variant_fields), entry.language, entry.version, entry.kind]
 
 
 def _entry_of(row: list[Any]) -> MatchEntry:
     (record_id, repo, exception, message, literals, holes, sites, variant, fields, language,
-     version) = row
+     version, kind) = row
     template = Template(str(message), tuple(str(x) for x in literals),
                         tuple(Placeholder(str(n), str(e), str(s)) for n, e, s in holes))
     return MatchEntry(str(record_id), str(repo), _text(exception), template,
                       tuple((str(p), int(line)) for p, line in sites), _text(variant),
-                      tuple(str(f) for f in fields), str(language), _text(version))
+                      tuple(str(f) for f in fields), str(language), _text(version),
+                      str(kind))
 
 
 def _text(value: object) -> str | None:

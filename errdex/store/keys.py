@@ -30,10 +30,11 @@ import re
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from errdex.contract import template_from_dict
 from errdex.languages import languages_that
-from errdex.models import MatchEntry, Template
+from errdex.models import MatchEntry, Record, Template
 from errdex.words import WORD
 
 INDEX_VERSION = 2
@@ -203,6 +204,19 @@ def probe_order(keys: Iterable[str]) -> list[str]:
     return exact + near + always
 
 
+def match_data(record: Record, data: dict[str, Any]) -> dict[str, Any]:
+    """What the matcher reads of a record (`entries_from_rows` makes it a MatchEntry
+    again), from the record and its JSON (`data`), as every backend stores it."""
+    first = record.sites[0]
+    return {
+        "template": data["template"], "message": data["message"],
+        "placeholders": data["placeholders"],
+        "sites": [[s.path, s.line] for s in record.sites],
+        "variant": first.variant, "variant_fields": list(first.variant_fields),
+        "kind": record.kind.value,
+    }
+
+
 def entries_from_rows(rows: Iterable[Sequence[object]]) -> list[MatchEntry]:
     """(id, repo, exception, language, match_data, version) rows -> MatchEntry."""
     out = []
@@ -219,6 +233,7 @@ def entries_from_rows(rows: Iterable[Sequence[object]]) -> list[MatchEntry]:
                 variant_fields=tuple(data["variant_fields"]),
                 language=str(language),
                 version=None if version is None else str(version),
+                kind=str(data.get("kind", "")),  # stored before kinds were kept: none
             )
         )
     return out

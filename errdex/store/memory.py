@@ -115,12 +115,7 @@ class MemoryStore(Backend):
                 "message": record.template.message, "path": first.path, "line": first.line,
                 "site_count": len(record.sites),
             }
-            match_data = {
-                "template": data["template"], "message": data["message"],
-                "placeholders": data["placeholders"],
-                "sites": [[s.path, s.line] for s in record.sites],
-                "variant": first.variant, "variant_fields": list(first.variant_fields),
-            }
+            match_data = keys.match_data(record, data)
             stored[(sid, record.id)] = _Stored(listing, json.dumps(data, ensure_ascii=False),
                                                match_data)
         gone = {key for key in self._records if key[0] == sid}

@@ -354,12 +354,7 @@ class PostgresStore(Backend):
         for record in records:
             data = record_to_dict(record)
             first = record.sites[0]
-            match_data = {
-                "template": data["template"], "message": data["message"],
-                "placeholders": data["placeholders"],
-                "sites": [[s.path, s.line] for s in record.sites],
-                "variant": first.variant, "variant_fields": list(first.variant_fields),
-            }
+            match_data = keys.match_data(record, data)
             slug = (data.get("failure_class") or {}).get("slug")
             rows.append((sid, record.id, record.repo, record.language.value, record.kind.value,
                          _plain(record.exception), _plain(record.template.message),

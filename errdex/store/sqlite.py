@@ -279,12 +279,7 @@ class SQLiteStore(Backend):
         for record in records:
             data = record_to_dict(record)
             first = record.sites[0]
-            match_data = {
-                "template": data["template"], "message": data["message"],
-                "placeholders": data["placeholders"],
-                "sites": [[s.path, s.line] for s in record.sites],
-                "variant": first.variant, "variant_fields": list(first.variant_fields),
-            }
+            match_data = keys.match_data(record, data)
             rows.append((record.id, record.repo, record.language.value, record.kind.value,
                          record.exception, record.template.message, first.path, first.line,
                          len(record.sites), pack(json.dumps(data, ensure_ascii=False)),
