@@ -35,6 +35,7 @@ from errdex.languages.spec import LanguageSpec
 from errdex.models import Language
 
 _OWNER_NAME = re.compile(r"([A-Za-z_]\w*)\s*$")
+_ATTRIBUTE_NAME = re.compile(r"#!?\[\s*(?:\w+::)*(\w+)")  # `#[pyo3::pymethods]`: pymethods
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TYPE_NAME = re.compile(r"[A-Za-z_]\w*")
 _DEFINES = ("definition.function", "definition.method")
@@ -161,8 +162,10 @@ def _outline(
                  for d, outer in zip(defs, enclosing, strict=True))  # fmt: skip
     # A method of a type users cannot name (a private `struct` of this file, even in a
     # trait impl) is not theirs to call: they reach it through what builds the type.
-    defs = tuple(replace(d, public=False) if d.public and d.owner in hidden else d
-                 for d in defs)  # fmt: skip
+    # Unless a mark exposes the method itself (pyo3's `#[pymethods]`: Python calls it).
+    defs = tuple(replace(d, public=False) if d.public and d.owner in hidden
+                 and not _exposed_def(spec, node, source) else d
+                 for d, (node, _) in zip(defs, ordered, strict=True))  # fmt: skip
     if exports is not None:  # a name the module does not export is not its public API
         defs = tuple(replace(d, public=False) if d.public and (d.owner or d.name) not in exports
                      else d for d in defs)  # fmt: skip
@@ -206,6 +209,29 @@ def _marked(spec: LanguageSpec, node: Node, source: bytes) -> bool:
         for c in (*node.children, *children))  # fmt: skip
 
 
+def _exposed_def(spec: LanguageSpec, node: Node, source: bytes) -> bool:
+    """Whether a function, or a block holding it, is marked as exposed (`#[pymethods]`)."""
+    at: Node | None = node
+    while spec.outline.exposed_by and at is not None:
+        if _exposed(spec, at, source):
+            return True
+        at = at.parent
+    return False
+
+
+def _exposed(spec: LanguageSpec, node: Node, source: bytes) -> bool:
+    """Whether an attribute just above `node` exposes it (`#[pymethods] impl PyTensor`)."""
+    names, attribute = spec.outline.exposed_by, spec.outline.attribute
+    above = node.prev_named_sibling
+    while names and above is not None and (above.type == attribute
+                                           or above.type.endswith("comment")):
+        found = _ATTRIBUTE_NAME.match(_text(above, source))
+        if found and found.group(1) in names:
+            return True
+        above = above.prev_named_sibling
+    return False
+
+
 def _text(node: Node, source: bytes) -> str:
     return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
@@ -216,6 +242,7 @@ def _definition(spec: LanguageSpec, node: Node, name: Node, source: bytes) -> Ou
     outline = spec.outline
     owner: str | None = None
     in_trait = False
+    exposed = _exposed_def(spec, node, source)
     parent = node.parent
     while parent is not None:
         for block, name_field, trait_field in outline.owners:
@@ -235,7 +262,7 @@ def _definition(spec: LanguageSpec, node: Node, name: Node, source: bytes) -> Ou
     if outline.exported_by_capital:
         public = own_name[:1].isupper() and (owner is None or owner[:1].isupper())
     elif outline.public_marker is not None:
-        public = _marked(spec, node, source) or in_trait
+        public = _marked(spec, node, source) or in_trait or exposed
     else:  # `_private`, but a dunder (`__init__`) is reached through its class; a
         # module's attribute hook (`__getattr__`, PEP 562) runs when an attribute is read
         dunder = own_name.startswith("__") and own_name.endswith("__")

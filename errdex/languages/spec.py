@@ -118,6 +118,10 @@ class Outline:
     package_entry: str | None = None  # the file of a folder that re-exports (`__init__.py`)
     modifiers: str | None = None  # a definition's child node that holds its modifier
     # words (Java's `modifiers`): `public_marker` is looked for among its children too
+    exposed_by: frozenset[str] = frozenset()  # attributes that make a function, or every
+    # function of the block they mark, callable from outside whatever its own mark says
+    # (pyo3's `#[pymethods]`/`#[pyfunction]`: Python calls them)
+    attribute: str | None = None  # the node type of an attribute written above an item
     attribute_hooks: frozenset[str] = frozenset()  # a module's functions run by reading
     # an attribute of it, never called (Python's `__getattr__`, `__dir__`: PEP 562)
     instantiation: frozenset[str] = frozenset()  # the methods a call of the class runs

@@ -112,7 +112,10 @@ def no_call(f: PageFacts) -> str | None:
         return None
     if _gives_error(f):
         return None if _entries(f) else "gives"
-    if f.public is False and not f.users and not _writer(f).writes_own_call:
+    # Private by its definition's tree (`pub`, a trait, `#[pymethods]`), not by the
+    # snippet's header: a trait's method has no `pub` of its own.
+    defined = f.site_facts.public if f.site_facts is not None else None
+    if defined is False and not f.users and not _writer(f).writes_own_call:
         return "private"
     return None
 

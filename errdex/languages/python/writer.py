@@ -178,6 +178,12 @@ def _method_call(owner: str, name: str, listed: str, function: str) -> str:
     return f"{value}.{name}({listed})"
 
 
+def _private_module(path: str) -> bool:
+    """`packaging/_elffile.py`, `_pydecimal.py`: users import none of its names (a name
+    outside `__all__` of a public module, `urllib.parse.splituser`, they still can)."""
+    return any(_private(part) for part in re.sub(r"\.py$", "", path).split("/"))
+
+
 def _users_own(function: str) -> str:
     """No public function is known to reach `function`: the call is the user's own, into
     its module; `_parse(...)` or `__enter__(...)` is nothing a user writes."""
@@ -228,8 +234,8 @@ class PythonWriter(_Reading):
                               f.site.guard or "")
             return _module_call(".".join(parts[:-1]) or module, name,
                                 [f"name={asked.group(1)}"] if asked else None)
-        if _private(name) or name.startswith("__") or f.public is False:
-            return _users_own(fn)  # a name in a private module (`_elffile`), not exported
+        if _private(name) or name.startswith("__") or _private_module(f.site.path):
+            return _users_own(fn)  # a name in a private module (`_elffile`)
         return f"{name}({args})"
 
     def statement(self, f: PageFacts, call: str) -> str:
