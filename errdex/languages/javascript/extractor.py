@@ -128,15 +128,16 @@ class _File(Paths):
             if cur.type == "program":
                 return self._top_level().get(wanted)
             if cur.type in _BLOCKS:
-                earlier: list[Node] = []
-                for statement in cur.named_children:
-                    if statement == child:
+                # The statements just before, nearest first: walked back from the one that
+                # holds the name, so a block of thousands of throws is no square of work.
+                statement = child.prev_named_sibling
+                for _ in range(_MAX_EARLIER):
+                    if statement is None:
                         break
-                    earlier.append(statement)
-                for statement in reversed(earlier[-_MAX_EARLIER:]):
                     value = _declarations(self, statement).get(wanted)
                     if value is not None:
                         return value
+                    statement = statement.prev_named_sibling
             child, cur = cur, cur.parent
         return None
 
