@@ -120,7 +120,7 @@ class Outline:
     # words (Java's `modifiers`): `public_marker` is looked for among its children too
     exposed_by: frozenset[str] = frozenset()  # attributes that make a function, or every
     # function of the block they mark, callable from outside whatever its own mark says
-    # (pyo3's `#[pymethods]`/`#[pyfunction]`: Python calls them)
+    # (pyo3's `#[pymethods]`: Python calls them as methods of the class it exposes)
     attribute: str | None = None  # the node type of an attribute written above an item
     attribute_hooks: frozenset[str] = frozenset()  # a module's functions run by reading
     # an attribute of it, never called (Python's `__getattr__`, `__dir__`: PEP 562)
