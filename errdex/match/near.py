@@ -79,6 +79,7 @@ class NearIndex:
         self._native_low: _nearc.Lookup | None = None  # made on first use (`nearest`)
         self._low_threshold = 0.0
         self._table: bytes | None = None
+        self._rarest: float | None = None  # the largest idf, made on first use
         if saved is not None:
             self._restore(saved, native)
             return
@@ -284,7 +285,9 @@ class NearIndex:
                         others.add(word)
                     continue
             mine.add(value >> 1)
-        rarest = max(idf, default=1.0)
+        if self._rarest is None:  # once: the idf array has a value per distinct token
+            self._rarest = max(idf, default=1.0)
+        rarest = self._rarest
         total = sum(idf[w] for w in mine) + rarest * len(others)
         starts, flat = self._words_start, self._template_words
         shares: list[float] = []

@@ -304,11 +304,15 @@ def _gate_aliased(state: _File, root: Node) -> None:
     are gated by it, as a gated `mod` declaration's are."""
     modules: dict[str, tuple[str, ...]] = {}
     uses: list[tuple[int, str]] = []  # (line, first module of the path)
-    stack = [root]
+    # Items only: the file's own and those of its inline modules (`mod x { pub use .. }`),
+    # never a function's or an impl's body.
+    stack = list(root.named_children)
     while stack:
         node = stack.pop()
-        if node.type == "mod_item" and node.parent == root \
-                and node.child_by_field_name("body") is None:  # fmt: skip
+        body = node.child_by_field_name("body") if node.type == "mod_item" else None
+        if node.type == "mod_item" and body is not None:
+            stack.extend(body.named_children)
+        elif node.type == "mod_item" and node.parent == root:
             name = node.child_by_field_name("name")
             if name is not None:
                 modules[state.text(name)] = build.module_files(state.path, state.text(name))
@@ -316,8 +320,6 @@ def _gate_aliased(state: _File, root: Node) -> None:
             path = re.sub(r"^(?:pub(?:\([^)]*\))?\s+)?use\s+", "", state.text(node))
             path = re.sub(r"^(?:(?:super|self|crate)::)+", "", path.strip())
             uses.append((node.start_point.row + 1, re.split(r"::|\s|;|\{", path, maxsplit=1)[0]))
-            continue
-        stack.extend(node.children)
     gated = {place for place, _ in state.gated_files}
     whole = state.text(root)
     for module, files in modules.items():
