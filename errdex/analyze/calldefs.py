@@ -29,6 +29,7 @@ class Def:
     shown: str = ""  # the module users name it by, when a package re-exports it (`tomllib`)
     constructs: bool = False  # a constructor of its owner (spec.outline.constructors)
     instantiated: bool = False  # run by calling its class (spec.outline.instantiation)
+    local: bool = False  # seen by name only near where it is written (OutlineDef.local)
 
     @property
     def qualified(self) -> str:

@@ -16,11 +16,12 @@ from collections.abc import Callable, Iterable, Mapping
 from errdex.analyze.applied import Applications
 from errdex.analyze.calldefs import Def as _Def
 from errdex.analyze.calldefs import last_part, root, top, words
+from errdex.analyze.scopes import Scopes
 from errdex.analyze.visibility import is_private_module, named_by, package_entries
 from errdex.extract.structure import DISPATCH, RESULT, FileStructure
 from errdex.languages import spec_for
 from errdex.languages.spec import AppliedOp
-from errdex.models import EntryPoint, Language, Site
+from errdex.models import EntryPoint, Language, Site, SiteKind
 
 _REFERENCE = re.compile(r"(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)")  # `self._connect_sock`
 MAX_DEPTH = 3
@@ -29,7 +30,10 @@ MAX_DEPTH = 3
 MAX_PRIVATE_DEPTH = 8
 MAX_ENTRY_POINTS = 6
 MAX_HOMES = 2  # files defining a delegated-to method (a backend and its stand-in)
-CAUGHT_DEPTH = 2  # callers followed up to say that the library catches a private error
+CAUGHT_DEPTH = 6  # callers followed up to say that the library catches a private error
+# The kinds of site whose error is a value its caller gets back (a panic is no value: a
+# `match` on the result does not stop it)
+RETURNED = frozenset({SiteKind.BAIL, SiteKind.CONTEXT, SiteKind.ERROR_ENUM})
 MAX_BUILDERS = 3  # an op type is built where it is applied: by a few functions, not dozens
 
 
@@ -90,6 +94,7 @@ class CallGraph:
         # trait methods of its type (errdex.analyze.applied)
         self.applications = Applications()
         self._in_path: dict[str, list[int]] = defaultdict(list)  # path -> its defs, once asked
+        self.scopes = Scopes()  # what each call's name can reach where it is written
 
     @classmethod
     def build(cls, files: Iterable[tuple[str, Language, FileStructure]]) -> CallGraph:
@@ -134,7 +139,7 @@ class CallGraph:
             self.defs.append(_Def(d.name, d.owner, path, d.line, d.public, separator,
                                   d.in_trait, module, d.params, d.receiver,
                                   d.end_line, shown, d.name in constructors,
-                                  d.name in instantiation))  # fmt: skip
+                                  d.name in instantiation, d.local))  # fmt: skip
             index = len(self.defs) - 1
             if prefix and (d.name.startswith(prefix) or (d.owner or "").startswith(prefix)) \
                     and not d.name.startswith(prefix * 2):  # `_x`, `_Owner.x`; not `__init__`
@@ -143,6 +148,7 @@ class CallGraph:
             self.files_of[d.name].add(path)
             if d.owner:
                 self.methods[(d.owner, d.name)].add(index)
+        self.scopes.add_file(path, self.defs[first:], first, structure.import_paths)
         for holder, held in structure.held:
             self.holders[held].add(holder)
         for name, bases in structure.bases:
@@ -212,10 +218,14 @@ class CallGraph:
                      if not self._through_type(self.defs[c], q) or q in (named, "Self")}
             if named:
                 # `MLP::new(..)` in a file with a `MLP` of its own calls that one
-                others = {self.defs[i].path for i in self.methods.get((named, target.name), ())}
-                others.discard(target.path)
+                homes = self._named_through(target, named)
+                others = {self.defs[i].path for i in homes} - {target.path}
+                # and one after `use candle_nn::Linear;` calls candle_nn's `Linear::new`
                 edges = edges | {(c, q) for c, q in self.callers_through.get(
-                    (target.name, named), ()) if self.defs[c].path not in others}
+                    (target.name, named), ()) if self.defs[c].path not in others
+                    and self.scopes.agrees(self.defs, self.defs[c].path, q, index, homes)}
+            if target.owner is None:  # `sdpa(..)` after `use crate::ops::sdpa;`
+                edges |= self._imported_bare(target, index)
             edges |= {(c, "") for c in self._on_values_of(target)}
         else:
             edges = self.callers.get(target.name, set())
@@ -224,6 +234,8 @@ class CallGraph:
             c = self.defs[caller]
             if c.name == target.name and qualifier.endswith(RESULT):
                 continue  # `_safe_super(Mock, self).__init__(..)`: dispatch only (_on_values_of)
+            if not self.scopes.reaches(self.defs, index, caller, qualifier):
+                continue  # a nested function called elsewhere, a parameter of that name
             if self._runs_own_method(c, qualifier, target):
                 continue  # `self.m(..)` runs the caller's own type's `m`, not this one
             if target.owner and self._on_something_else(c, qualifier, target):
@@ -243,6 +255,24 @@ class CallGraph:
             self.virtual[(target.path, target.line)] = set(virtual)
             out.extend(virtual)
         return sorted(set(out), key=lambda i: (self.defs[i].path, self.defs[i].line))
+
+    def _named_through(self, target: _Def, named: str) -> list[int]:
+        """The definitions a call `named::<target's name>(..)` may run: the methods of
+        that owner, or the free functions of modules whose last part it is."""
+        if target.owner is not None:
+            return sorted(self.methods.get((named, target.name), ()))
+        return [i for i in self.by_name.get(target.name, ())
+                if self.defs[i].owner is None and last_part(self.defs[i]) == named]
+
+    def _imported_bare(self, target: _Def, index: int) -> set[tuple[int, str]]:
+        """The bare calls of a free function's name in the files that import it by a
+        path naming it best among the functions of that name."""
+        paths = self.scopes.importers.get(target.name, set()) - {target.path}
+        if not paths:
+            return set()
+        homes = [i for i in self.by_name.get(target.name, ()) if self.defs[i].owner is None]
+        return {(c, q) for path in paths for c, q in self.callers_in.get((target.name, path), ())
+                if not q and self.scopes.agrees(self.defs, path, "", index, homes, named=True)}
 
     def _outer(self, index: int) -> int | None:
         """The definition that the definition `index` is written in, if any (innermost)."""
@@ -464,9 +494,12 @@ class CallGraph:
         on (`catches(handler types, raised class and its bases)`), the handlers'
         "path:line"; () unless all of them are. A public function's users call it directly."""
         start = self._start(site)
-        if start is None or not site.exception or not self._internal(start):
+        returned = spec_for(site.language).can("errors_propagate_by_return")
+        if start is None or not self._internal(start) or not (
+                site.kind in RETURNED if returned else site.exception):
             return ()
-        raised = self._ancestors(re.split(r"::|\.", site.exception)[-1])
+        raised = self._ancestors(re.split(r"::|\.", site.exception)[-1]) if site.exception \
+            else frozenset()
         found = self._caught_above(start, lambda types: catches(types, raised), CAUGHT_DEPTH)
         return tuple(f"{path}:{line}" for path, line in sorted(set(found or ())))
 
@@ -475,8 +508,9 @@ class CallGraph:
         is called on the objects that class's users get (`f.fileno()`), and a function a
         module imports by name may be re-exported (`importlib.util.source_from_cache`)."""
         d = self.defs[index]
-        return index in self.hidden or (d.owner is None and d.name not in self.imported
-                                        and (d.path, d.line) in self.private_defs)
+        return index in self.hidden or d.local or (
+            d.owner is None and d.name not in self.imported
+            and (d.path, d.line) in self.private_defs)
 
     def _caught_above(
         self, index: int, catches: Callable[[str], bool], depth: int

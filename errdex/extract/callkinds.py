@@ -61,8 +61,11 @@ def swallowing_handlers(
 ) -> tuple[tuple[str, int], ...]:
     """The handlers of the try statements whose body holds `call`, innermost first, that
     catch and carry on: no raise in the handler, the error not printed, logged or handed
-    on. Up to the function starting at byte `stop`. Each: (its types as written, its line)."""
+    on. Up to the function starting at byte `stop`. Each: (its types as written, its line).
+    A language whose errors are values reads what handles the call's result instead."""
     outline = spec.outline
+    if outline.result_handlers is not None:  # a `match` on its result, an `.ok()` after it
+        return outline.result_handlers(call, source)
     if outline.try_node is None or outline.handler_node is None or spec.handlers is None:
         return ()
     _, handles, raises, hands_on = (_pattern(p) for p in spec.handlers)

@@ -95,6 +95,7 @@ def file_structure(
         matches = (captures for _, captures in QueryCursor(_tags(language)).matches(root))
     defs, calls, writes, types, imported, bases, held = _outline(language, matches, source)
     return FileStructure(
+        import_paths=_import_paths(language, path, root, source),
         path=path,
         paths=tuple(paths),
         defs=defs,
@@ -109,6 +110,20 @@ def file_structure(
             n for n in set(_IDENT.findall(text)) if len(n) <= MAX_NAME_CHARS
         ),
     )
+
+
+def _import_paths(
+    language: Language, path: str, root: Node, source: bytes
+) -> tuple[tuple[str, str], ...]:
+    """The names the file's top-level imports bind, with the paths they name
+    (`Outline.import_paths`)."""
+    spec = spec_for(language)
+    read, kind = spec.outline.import_paths, spec.outline.import_node
+    if read is None or kind is None:
+        return ()
+    module = spec.module_path(path)
+    return tuple(bound for child in root.named_children if child.type == kind
+                 for bound in read(_text(child, source), module))  # fmt: skip
 
 
 def _outline(
@@ -158,8 +173,12 @@ def _outline(
     # A function defined inside another (a closure, a nested helper) is that one's own:
     # no user calls it by name.
     enclosing = _innermost(ordered, [node.start_byte for node, _ in ordered], inside=True)
-    defs = tuple(replace(d, public=False) if d.public and outer is not None else d
+    defs = tuple(replace(d, public=False, local=True) if outer is not None else d
                  for d, outer in zip(defs, enclosing, strict=True))  # fmt: skip
+    if spec.outline.unmarked_local:  # `fn f` with no `pub` at all: its module's own
+        defs = tuple(replace(d, local=True) if not d.in_trait and not _has_marker(spec, node)
+                     and not _exposed_def(spec, node, source) else d
+                     for d, (node, _) in zip(defs, ordered, strict=True))  # fmt: skip
     # A method of a type users cannot name (a private `struct` of this file, even in a
     # trait impl) is not theirs to call: they reach it through what builds the type.
     # Unless a mark exposes the method itself (pyo3's `#[pymethods]`: Python calls it).
@@ -207,6 +226,11 @@ def _marked(spec: LanguageSpec, node: Node, source: bytes) -> bool:
     return any(c.type == outline.public_marker and (
         outline.public_text is None or _text(c, source) == outline.public_text)
         for c in (*node.children, *children))  # fmt: skip
+
+
+def _has_marker(spec: LanguageSpec, node: Node) -> bool:
+    """Whether a definition carries the public marker in any form (`pub(crate)` too)."""
+    return any(c.type == spec.outline.public_marker for c in node.children)
 
 
 def _exposed_def(spec: LanguageSpec, node: Node, source: bytes) -> bool:

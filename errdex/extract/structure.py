@@ -87,6 +87,10 @@ class OutlineDef:
     # `c` of `func (c *Command)`), when it has one
     results: int | None = None  # how many values it returns, where the grammar lists them
     # (Go's `(T, error)`: 2); None: not read
+    # Seen by name only near where it is written (errdex.analyze.scopes): a function
+    # defined inside another (only that one calls it), or an item the language keeps in
+    # its own module when unmarked (Rust's `fn` with no `pub` of any kind)
+    local: bool = False
 
 
 @dataclass(frozen=True)
@@ -198,6 +202,9 @@ class FileStructure:
     # (class, the class of an object its body sets as a class attribute): reading the
     # attribute runs that class's `__get__` (Python's descriptors)
     held: tuple[tuple[str, str], ...] = ()
+    # (a name its imports bind, the path it names from the root, as the language writes a
+    # module path): `use candle_nn::Linear;` binds `Linear` to `candle_nn::Linear`
+    import_paths: tuple[tuple[str, str], ...] = ()
 
     def def_at(self, line: int) -> OutlineDef | None:
         """The innermost definition spanning `line`, when the outline knows its end."""

@@ -142,6 +142,18 @@ class Outline:
     try_node: str | None = None  # the node type of a try statement: its handlers that
     handler_node: str | None = None  # (this node type) catch and do not raise again
     # are recorded for each call in its body (`LanguageSpec.handlers` reads their text)
+    # A definition with no public marker of any kind (not even a restricted one) is seen
+    # only in its module and the modules inside it (Rust's `fn f`, not `pub(crate) fn f`)
+    unmarked_local: bool = False
+    # From an import statement's text and the module of its file, the names it binds
+    # with the paths they name from the root (`use super::Linear;` in `m::a` binds
+    # `Linear` to `m::Linear`): an `Owner::name(..)` call goes to the imported Owner's
+    import_paths: Callable[[str, str], tuple[tuple[str, str], ...]] | None = None
+    import_node: str | None = None  # the node type of the statements it reads
+    # What handles a call's result so that its error stops there, besides a try around it
+    # (Rust's `match f(x) { Ok(v) => .., Err(_) => fallback }`, `f(x).ok()`): from the
+    # call's node and the file's bytes, those handlers as (types, "" for any; line)
+    result_handlers: Callable[[Any, bytes], tuple[tuple[str, int], ...]] | None = None
 
 
 @dataclass(frozen=True)

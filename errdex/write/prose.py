@@ -68,10 +68,17 @@ def _caught_where(f: PageFacts) -> str:
     if f.caught_above:
         site, handlers = f.caught_above[0]
         name = f"`{site.function}`" if site.function else loc(site)
-        return (f"every call of {name} sits inside a try whose handler catches it and "
-                f"carries on ({', '.join(handlers[:3])})")
+        return f"every call of {name} {_handled(f)} ({', '.join(handlers[:3])})"
     _, at = f.swallowed[0]
     return f"it is raised inside a try of {f.where} whose handler (line {at}) catches it"
+
+
+def _handled(f: PageFacts, carries_on: str = "carries on") -> str:
+    """How the library's calls stop an error: a try around them, or (where errors are
+    returned values) the handling of their result."""
+    if spec_for(f.lang).can("errors_propagate_by_return"):
+        return "handles its error (a `match` arm or a default in its place) and carries on"
+    return f"sits inside a try whose handler catches it and {carries_on}"
 
 
 def _summary(f: PageFacts) -> str:
@@ -309,8 +316,8 @@ def _what_it_means(f: PageFacts) -> str:
     out += [f"At {loc(site)} the error is caught by the handler at line {at} of the same "
             "function, which does not raise again: it never reaches a caller."
             for site, at in f.swallowed]
-    out += [f"At {loc(site)} the error leaves `{site.function}`, but every call of it is "
-            f"inside a try whose handler catches it and does not raise again "
+    out += [f"At {loc(site)} the error leaves `{site.function}`, but every call of it "
+            f"{_handled(f, 'does not raise again').replace('sits inside', 'is inside')} "
             f"({', '.join(handlers[:3])}): it never reaches a caller outside the library."
             for site, handlers in f.caught_above]
     if f.invariant and f.never_seen:

@@ -37,6 +37,12 @@ def _options() -> ModuleType:
     return options
 
 
+def _imports() -> ModuleType:
+    from errdex.languages.rust import imports
+
+    return imports
+
+
 def _tags() -> str:
     import tree_sitter_rust
 
@@ -120,6 +126,10 @@ SPEC = LanguageSpec(
         separator="::",
         constructors=frozenset({"new", "load"}),  # by convention: `Model::new(vb, cfg)`
         applied=applied_ops(),  # custom ops: `xs.apply_op1(Sigmoid)` runs its `cpu_fwd`
+        unmarked_local=True,  # `fn f` (no `pub`): seen in its module and those inside it
+        import_paths=lambda text, module: _imports().import_paths(text, module),
+        import_node="use_declaration",
+        result_handlers=lambda call, source: _imports().result_handlers(call, source),
     ),
     module_path=_module_path,
     function_keyword="fn",
