@@ -148,7 +148,12 @@ class CallGraph:
             self.files_of[d.name].add(path)
             if d.owner:
                 self.methods[(d.owner, d.name)].add(index)
-        self.scopes.add_file(path, self.defs[first:], first, structure.import_paths)
+        self.scopes.add_file(path, module, self.defs[first:], first, structure.import_paths)
+        for offset, d in enumerate(structure.defs):
+            outer = self.scopes.outer[first + offset]
+            if d.returned and outer is not None:  # handed on to its function's caller
+                self.passed.add(d.name)
+                self.scopes.passed_by[d.name].add((outer, ""))
         for holder, held in structure.held:
             self.holders[held].add(holder)
         for name, bases in structure.bases:
@@ -176,6 +181,7 @@ class CallGraph:
             for argument in call.arguments or ():
                 if named := _REFERENCE.fullmatch(argument):
                     self.passed.add(named.group(1))
+                    self.scopes.passed_by[named.group(1)].add((first + call.caller, call.name))
             if call.arguments is not None:
                 self.arguments.setdefault((call.name, first + call.caller),
                                           (call.qualifier, call.arguments))
@@ -229,7 +235,8 @@ class CallGraph:
             edges |= {(c, "") for c in self._on_values_of(target)}
         else:
             edges = self.callers.get(target.name, set())
-        out = []
+        # A nested function its own function hands on (`self._apply(cast)`) runs for it
+        out = self.scopes.handed_on(index, self.by_name)
         for caller, qualifier in edges:
             c = self.defs[caller]
             if c.name == target.name and qualifier.endswith(RESULT):
@@ -508,7 +515,7 @@ class CallGraph:
         is called on the objects that class's users get (`f.fileno()`), and a function a
         module imports by name may be re-exported (`importlib.util.source_from_cache`)."""
         d = self.defs[index]
-        return index in self.hidden or d.local or (
+        return index in self.hidden or self.scopes.unnamed(self.defs, index) or (
             d.owner is None and d.name not in self.imported
             and (d.path, d.line) in self.private_defs)
 

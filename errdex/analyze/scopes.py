@@ -19,9 +19,11 @@ Built from the outlines alone, like the graph; it reads no file.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from errdex.analyze.calldefs import Def
+
+MAX_REEXPORTS = 4  # `pub use` steps followed from an imported path to what it names
 
 
 class Scopes:
@@ -34,9 +36,15 @@ class Scopes:
         self.nested: dict[int, set[str]] = defaultdict(set)
         self.imports: dict[str, dict[str, str]] = {}  # path -> name bound -> path named
         self.importers: dict[str, set[str]] = defaultdict(set)  # name -> files importing it
+        self.by_module: dict[str, dict[str, str]] = {}  # module -> its files' imports
+        # a name passed as a value (`self._apply(cast)`) -> (the def passing it, the name
+        # of the call it is passed to; "" when the def returns it)
+        self.passed_by: dict[str, set[tuple[int, str]]] = defaultdict(set)
+        self._names: list[str] = []  # def index -> its name
+        self._owners: list[str | None] = []  # def index -> its owner
 
     def add_file(
-        self, path: str, defs: Sequence[Def], first: int,
+        self, path: str, module: str, defs: Sequence[Def], first: int,
         import_paths: Sequence[tuple[str, str]] = (),
     ) -> None:  # fmt: skip
         """The file's definitions (`defs`, in the order they start, the first being def
@@ -51,27 +59,48 @@ class Scopes:
                 self.nested[first + outer].add(d.name)
             if d.end_line >= d.line:
                 open_defs.append(offset)
+        self._names.extend(d.name for d in defs)
+        self._owners.extend(d.owner for d in defs)
         if import_paths:
             self.imports[path] = dict(import_paths)
+            if module:
+                self.by_module.setdefault(module, {}).update(import_paths)
             for name, _ in import_paths:
                 self.importers[name].add(path)
+
+    def handed_on(self, target: int, defined: Mapping[str, object]) -> list[int]:
+        """The function a nested function is written in, when that function (or one
+        nested in it) returns it or passes it to a function of the snapshot (`defined`:
+        the names defined): what runs it does so for that call. Handed to what the
+        snapshot does not define (`property(get, set)`, `setattr`), it is only stored."""
+        outer = self.outer[target] if target < len(self.outer) else None
+        if outer is None or self._owners[outer] != self._owners[target]:
+            return []
+        passing = self.passed_by.get(self._names[target], set())
+        return [outer] if any(self._within(p, outer) and (not to or to in defined)
+                              for p, to in passing) else []
 
     def reaches(self, defs: Sequence[Def], target: int, caller: int, qualifier: str) -> bool:
         """Whether the call of the target's name in `caller`, through `qualifier` ("" for
         a bare call), may run `target` as far as scopes tell."""
         t, c = defs[target], defs[caller]
         outer = self.outer[target] if target < len(self.outer) else None
-        if outer is not None:
-            if c.path != t.path or not self._within(defs, caller, outer):
-                return False
-            # a plain nested function is called bare; a method of a class defined in a
-            # function is called on its objects
-            return qualifier == "" or defs[outer].owner != t.owner
-        if t.local and not _in_module(c, t):
+        # A plain nested function is called bare where it is written; a method of a
+        # class defined in a function is called on its objects, wherever they go.
+        if outer is not None and defs[outer].owner == t.owner:
+            return c.path == t.path and self._within(caller, outer) and qualifier == ""
+        if t.local and outer is None and not _in_module(c, t):
             return False
         return not (qualifier == "" and self._shadowed(defs, caller, t.name))
 
-    def _within(self, defs: Sequence[Def], caller: int, outer: int) -> bool:
+    def unnamed(self, defs: Sequence[Def], index: int) -> bool:
+        """Whether users cannot call the definition by any name: a function nested in
+        another, an item kept in its module; not a method of a class defined in a
+        function (its objects may be handed to anyone)."""
+        outer = self.outer[index] if index < len(self.outer) else None
+        return defs[index].local and (outer is None or defs[outer].owner == defs[index].owner)
+
+    def _within(self, caller: int, outer: int) -> bool:
         at: int | None = caller
         while at is not None:
             if at == outer:
@@ -101,10 +130,26 @@ class Scopes:
         bound = self.imports.get(path, {}).get(qualifier or defs[target].name)
         if bound is None or target not in candidates:
             return not named
+        bound = self._reexported(bound, defs[target].separator)
         scores = {i: _score(bound, _named(defs[i], qualifier), defs[i].separator)
                   for i in candidates}  # fmt: skip
         best = max(scores.values())
-        return scores[target] == best if best else not named
+        if not best:
+            return not named
+        # a new caller only when the import names the target alone
+        return scores[target] == best and (not named or list(scores.values()).count(best) == 1)
+
+    def _reexported(self, bound: str, separator: str) -> str:
+        """The path an imported path names once the modules that re-export it are
+        followed (`candle_nn::rms_norm` is `candle_nn::layer_norm::rms_norm` when
+        `candle_nn`'s files `use` it so), a few steps at most."""
+        for _ in range(MAX_REEXPORTS):
+            parent, _, name = bound.rpartition(separator)
+            further = self.by_module.get(parent, {}).get(name)
+            if not parent or further is None or further == bound:
+                return bound
+            bound = further
+        return bound
 
 
 def _spans(outer: Def, inner: Def) -> bool:

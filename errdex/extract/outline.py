@@ -173,7 +173,9 @@ def _outline(
     # A function defined inside another (a closure, a nested helper) is that one's own:
     # no user calls it by name.
     enclosing = _innermost(ordered, [node.start_byte for node, _ in ordered], inside=True)
-    defs = tuple(replace(d, public=False, local=True) if outer is not None else d
+    defs = tuple(replace(d, public=False, local=True,
+                         returned=_returned(spec, d.name, ordered[outer][0], source))
+                 if outer is not None else d
                  for d, outer in zip(defs, enclosing, strict=True))  # fmt: skip
     if spec.outline.unmarked_local:  # `fn f` with no `pub` at all: its module's own
         defs = tuple(replace(d, local=True) if not d.in_trait and not _has_marker(spec, node)
@@ -226,6 +228,13 @@ def _marked(spec: LanguageSpec, node: Node, source: bytes) -> bool:
     return any(c.type == outline.public_marker and (
         outline.public_text is None or _text(c, source) == outline.public_text)
         for c in (*node.children, *children))  # fmt: skip
+
+
+def _returned(spec: LanguageSpec, name: str, outer: Node, source: bytes) -> bool:
+    """Whether the function `outer` returns its nested function `name` as a value."""
+    pattern = spec.outline.returns
+    return pattern is not None and re.search(
+        pattern.replace("{name}", re.escape(name)), _text(outer, source)) is not None
 
 
 def _has_marker(spec: LanguageSpec, node: Node) -> bool:

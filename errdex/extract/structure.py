@@ -91,6 +91,8 @@ class OutlineDef:
     # defined inside another (only that one calls it), or an item the language keeps in
     # its own module when unmarked (Rust's `fn` with no `pub` of any kind)
     local: bool = False
+    returned: bool = False  # a nested function its own function returns (a decorator's
+    # `wrapper`): what calls the returned value runs it, for that function's caller
 
 
 @dataclass(frozen=True)

@@ -150,6 +150,9 @@ class Outline:
     # `Linear` to `m::Linear`): an `Owner::name(..)` call goes to the imported Owner's
     import_paths: Callable[[str, str], tuple[tuple[str, str], ...]] | None = None
     import_node: str | None = None  # the node type of the statements it reads
+    # regex of a statement returning the function named `{name}` as a value (not its
+    # call's result): `return wrapper`; a nested function so returned escapes its function
+    returns: str | None = None
     # What handles a call's result so that its error stops there, besides a try around it
     # (Rust's `match f(x) { Ok(v) => .., Err(_) => fallback }`, `f(x).ok()`): from the
     # call's node and the file's bytes, those handlers as (types, "" for any; line)

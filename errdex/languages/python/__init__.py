@@ -115,6 +115,7 @@ SPEC = LanguageSpec(
                         r"(?P<type>[A-Za-z_][\w.]*)(?:\[[^\]]*\])?\(",
         descriptor_get="__get__",
         dynamic_read="getattr",
+        returns=r"\breturn\b[^\n]*?(?<![\w.]){name}\b(?!\s*\()",
         try_node="try_statement",
         handler_node="except_clause",
     ),
