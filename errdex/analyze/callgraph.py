@@ -13,6 +13,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 
+from errdex.analyze import caught
 from errdex.analyze.applied import Applications
 from errdex.analyze.calldefs import Def as _Def
 from errdex.analyze.calldefs import last_part, root, top, words
@@ -21,7 +22,7 @@ from errdex.analyze.visibility import is_private_module, named_by, package_entri
 from errdex.extract.structure import DISPATCH, RESULT, FileStructure
 from errdex.languages import spec_for
 from errdex.languages.spec import AppliedOp
-from errdex.models import EntryPoint, Language, Site, SiteKind
+from errdex.models import EntryPoint, Language, Site
 
 _REFERENCE = re.compile(r"(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)")  # `self._connect_sock`
 MAX_DEPTH = 3
@@ -30,10 +31,6 @@ MAX_DEPTH = 3
 MAX_PRIVATE_DEPTH = 8
 MAX_ENTRY_POINTS = 6
 MAX_HOMES = 2  # files defining a delegated-to method (a backend and its stand-in)
-CAUGHT_DEPTH = 6  # callers followed up to say that the library catches a private error
-# The kinds of site whose error is a value its caller gets back (a panic is no value: a
-# `match` on the result does not stop it)
-RETURNED = frozenset({SiteKind.BAIL, SiteKind.CONTEXT, SiteKind.ERROR_ENUM})
 MAX_BUILDERS = 3  # an op type is built where it is applied: by a few functions, not dozens
 
 
@@ -190,7 +187,7 @@ class CallGraph:
                 self.by_qualifier[call.qualifier].add(first + call.caller)
 
 
-    def _callers_of(self, index: int) -> list[int]:
+    def callers_of(self, index: int) -> list[int]:
         """The callers of definition `index`, worked out once: every site of a function
         and every record above it asks again (candle: 5,682 asks of 1,883 sites)."""
         found = self._found.get(index)
@@ -336,7 +333,7 @@ class CallGraph:
         (`getattr(self, "visit_" + name)`): of its own class, or of a class it derives
         from, by name, in the snapshot (`ast.NodeVisitor.visit` for a `visit_Name` of a
         `NodeVisitor` subclass)."""
-        owners = self._ancestors(target.owner or "")
+        owners = self.ancestors(target.owner or "")
         found = [c for owner in owners for c, prefix in self.dispatchers.get(owner, ())
                  if target.name.startswith(prefix) and self.defs[c] is not target]
         runs = {o for c in found for o in self._override(target.owner or "", c)}
@@ -359,7 +356,7 @@ class CallGraph:
         of `WriteTransport` runs `_SelectorSocketTransport.write`)."""
         if target.public or not (target.owner or "").startswith("_"):
             return []
-        bases = self._ancestors(target.owner or "") - {target.owner}
+        bases = self.ancestors(target.owner or "") - {target.owner}
         return [i for base in bases for i in self.methods.get((base, target.name), ())
                 if self.defs[i].public]
 
@@ -368,7 +365,7 @@ class CallGraph:
         with no `m` of its own there: on an object of the target's class it runs the
         target (`CodeGenerator.visit_Output` calling `self._output_child_to_const` runs
         `NativeCodeGenerator`'s)."""
-        bases = self._ancestors(target.owner or "") - {target.owner}
+        bases = self.ancestors(target.owner or "") - {target.owner}
         if not bases:
             return []
         # Even one the target's class overrides: the override may call `super().m(..)`
@@ -481,7 +478,7 @@ class CallGraph:
                 qualifier in ("self", "Self", c.receiver) and c.owner == target.owner)
         return arguments if sure else None
 
-    def _start(self, site: Site) -> int | None:
+    def start(self, site: Site) -> int | None:
         """The definition that holds the site (the innermost one); else the nearest: two
         `f`s of two impls are apart by lines, and the nearer start may be the next one."""
         if not site.function:
@@ -495,51 +492,9 @@ class CallGraph:
     def caught_by_callers(
         self, site: Site, catches: Callable[[str, frozenset[str]], bool]
     ) -> tuple[str, ...]:
-        """Where the library catches the site's error when it leaves a private function:
-        every call of that function (and, for a private caller whose calls are not,
-        every call of that caller) is inside a try whose handler catches it and carries
-        on (`catches(handler types, raised class and its bases)`), the handlers'
-        "path:line"; () unless all of them are. A public function's users call it directly."""
-        start = self._start(site)
-        returned = spec_for(site.language).can("errors_propagate_by_return")
-        if start is None or not self._internal(start) or not (
-                site.kind in RETURNED if returned else site.exception):
-            return ()
-        raised = self._ancestors(re.split(r"::|\.", site.exception)[-1]) if site.exception \
-            else frozenset()
-        found = self._caught_above(start, lambda types: catches(types, raised), CAUGHT_DEPTH)
-        return tuple(f"{path}:{line}" for path, line in sorted(set(found or ())))
-
-    def _internal(self, index: int) -> bool:
-        """Whether users cannot call the definition themselves: a method of a public class
-        is called on the objects that class's users get (`f.fileno()`), and a function a
-        module imports by name may be re-exported (`importlib.util.source_from_cache`)."""
-        d = self.defs[index]
-        return index in self.hidden or self.scopes.unnamed(self.defs, index) or (
-            d.owner is None and d.name not in self.imported
-            and (d.path, d.line) in self.private_defs)
-
-    def _caught_above(
-        self, index: int, catches: Callable[[str], bool], depth: int
-    ) -> list[tuple[str, int]] | None:
-        callers = self._callers_of(index)
-        if not callers or self.defs[index].name in self.passed:
-            return None  # nothing known calls it, or it is handed on: nothing known catches it
-        name, out = self.defs[index].name, []
-        for caller in callers:
-            calls = self.caught.get((name, caller), [])
-            held = [next((at for types, at in handlers if catches(types)), None)
-                    for handlers in calls]  # fmt: skip
-            if calls and None not in held:
-                out += [(self.defs[caller].path, at) for at in held if at is not None]
-                continue
-            if depth <= 1 or not self._internal(caller):
-                return None
-            above = self._caught_above(caller, catches, depth - 1)
-            if above is None:
-                return None
-            out += above
-        return out
+        """Where the library catches the site's error above its function
+        (errdex.analyze.caught): the handlers' "path:line"; () unless all calls do."""
+        return caught.by_callers(self, site, catches)
 
     def _related(self, one: str, other: str) -> bool:
         """Whether an object can be of both classes: one derives from the other, or a
@@ -550,8 +505,8 @@ class CallGraph:
         key = (one, other) if one < other else (other, one)
         if key not in self._related_memo:
             below = self._descendants(one) & self._descendants(other)
-            self._related_memo[key] = bool(below) or one in self._ancestors(other) \
-                or other in self._ancestors(one)
+            self._related_memo[key] = bool(below) or one in self.ancestors(other) \
+                or other in self.ancestors(one)
         return self._related_memo[key]
 
     def _descendants(self, name: str) -> set[str]:
@@ -563,7 +518,7 @@ class CallGraph:
                     todo.append(sub)
         return found
 
-    def _ancestors(self, name: str) -> frozenset[str]:
+    def ancestors(self, name: str) -> frozenset[str]:
         """A class's name with the names of every class it derives from in the snapshot."""
         found, todo, bases = {name}, [name], self._bases()
         while todo:
@@ -575,7 +530,7 @@ class CallGraph:
 
     def entry_points(self, site: Site) -> tuple[EntryPoint, ...]:
         """Public callers of the site's function, nearest first, up to MAX_DEPTH levels."""
-        start = self._start(site)
+        start = self.start(site)
         if start is None:
             return ()
         seen, frontier = {start}, [start]
@@ -586,7 +541,7 @@ class CallGraph:
                 break
             nxt = []
             for index in frontier:
-                for caller in self._callers_of(index):
+                for caller in self.callers_of(index):
                     if caller in seen:
                         continue
                     seen.add(caller)
