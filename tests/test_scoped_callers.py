@@ -109,6 +109,39 @@ def test_an_error_caught_four_calls_up_never_reaches_the_user(tmp_path: Path) ->
     assert "pkg/core.py:54" in record.explanation.summary, record.explanation.summary
 
 
+IMPORTED = {
+    "pkg/__init__.py": "",
+    "pkg/util.py": (
+        "def _validate(x):\n"
+        "    if not x:\n"
+        "        raise ValueError('util: the value is empty')\n"
+        "    return x\n"
+    ),
+    "pkg/other.py": (
+        "def _validate(x):\n"
+        "    return x\n"
+        "\n"
+        "\n"
+        "def check(x):\n"
+        "    return _validate(x)\n"
+    ),
+    "pkg/api.py": (
+        "from .util import _validate\n"
+        "\n"
+        "\n"
+        "def run(x):\n"
+        "    return _validate(x)\n"
+    ),
+}
+
+
+def test_a_bare_call_of_an_imported_function_is_a_caller_of_the_one_it_imports(
+        tmp_path: Path) -> None:
+    page = _page(_records(tmp_path, IMPORTED)["util: the value is empty"])
+    assert "`pkg.api.run`" in page, page
+    assert "pkg.other.check" not in page, page
+
+
 RUST = {
     "mini/Cargo.toml": "[package]\nname = \"mini\"\nversion = \"0.1.0\"\n",
     "mini/src/lib.rs": "pub mod a;\npub mod b;\npub mod c;\npub mod d;\n",

@@ -118,12 +118,11 @@ def _import_paths(
     """The names the file's top-level imports bind, with the paths they name
     (`Outline.import_paths`)."""
     spec = spec_for(language)
-    read, kind = spec.outline.import_paths, spec.outline.import_node
-    if read is None or kind is None:
+    read, kinds = spec.outline.import_paths, spec.outline.import_nodes
+    if read is None:
         return ()
-    module = spec.module_path(path)
-    return tuple(bound for child in root.named_children if child.type == kind
-                 for bound in read(_text(child, source), module))  # fmt: skip
+    return tuple(bound for child in root.named_children if child.type in kinds
+                 for bound in read(_text(child, source), path))  # fmt: skip
 
 
 def _outline(

@@ -145,11 +145,11 @@ class Outline:
     # A definition with no public marker of any kind (not even a restricted one) is seen
     # only in its module and the modules inside it (Rust's `fn f`, not `pub(crate) fn f`)
     unmarked_local: bool = False
-    # From an import statement's text and the module of its file, the names it binds
-    # with the paths they name from the root (`use super::Linear;` in `m::a` binds
-    # `Linear` to `m::Linear`): an `Owner::name(..)` call goes to the imported Owner's
+    # From an import statement's text and its file's path, the names it binds with the
+    # paths they name from the root (`use super::Linear;` in `m::a` binds `Linear` to
+    # `m::Linear`): an `Owner::name(..)` call goes to the imported Owner's
     import_paths: Callable[[str, str], tuple[tuple[str, str], ...]] | None = None
-    import_node: str | None = None  # the node type of the statements it reads
+    import_nodes: frozenset[str] = frozenset()  # the node types of the statements it reads
     # regex of a statement returning the function named `{name}` as a value (not its
     # call's result): `return wrapper`; a nested function so returned escapes its function
     returns: str | None = None

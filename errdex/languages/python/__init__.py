@@ -7,6 +7,7 @@ from __future__ import annotations
 import builtins
 import keyword
 from collections.abc import Callable, Mapping
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from errdex.languages.spec import LanguageSpec, Outline
@@ -44,6 +45,12 @@ def _importer(structures: Mapping[str, FileStructure]) -> Callable[[str, str], s
     from errdex.languages.python.importable import importer
 
     return importer(structures)
+
+
+def _imports() -> ModuleType:
+    from errdex.languages.python import imports
+
+    return imports
 
 
 def _extractor() -> Extractor:
@@ -115,6 +122,8 @@ SPEC = LanguageSpec(
                         r"(?P<type>[A-Za-z_][\w.]*)(?:\[[^\]]*\])?\(",
         descriptor_get="__get__",
         dynamic_read="getattr",
+        import_paths=lambda text, path: _imports().import_paths(text, path),
+        import_nodes=frozenset({"import_statement", "import_from_statement"}),
         returns=r"\breturn\b[^\n]*?(?<![\w.]){name}\b(?!\s*\()",
         try_node="try_statement",
         handler_node="except_clause",

@@ -127,8 +127,8 @@ SPEC = LanguageSpec(
         constructors=frozenset({"new", "load"}),  # by convention: `Model::new(vb, cfg)`
         applied=applied_ops(),  # custom ops: `xs.apply_op1(Sigmoid)` runs its `cpu_fwd`
         unmarked_local=True,  # `fn f` (no `pub`): seen in its module and those inside it
-        import_paths=lambda text, module: _imports().import_paths(text, module),
-        import_node="use_declaration",
+        import_paths=lambda text, path: _imports().import_paths(text, _module_path(path)),
+        import_nodes=frozenset({"use_declaration"}),
         result_handlers=lambda call, source: _imports().result_handlers(call, source),
     ),
     module_path=_module_path,
