@@ -109,6 +109,38 @@ def test_an_error_caught_four_calls_up_never_reaches_the_user(tmp_path: Path) ->
     assert "pkg/core.py:54" in record.explanation.summary, record.explanation.summary
 
 
+HANDED = {
+    "pkg/__init__.py": "",
+    "pkg/tree.py": (
+        "def _each(items, fn):\n"
+        "    return [fn(i) for i in items]\n"
+        "\n"
+        "\n"
+        "def scale(items, by):\n"
+        "    def one(i):\n"
+        "        if by == 0:\n"
+        "            raise ValueError('scale: the factor is zero')\n"
+        "        return i * by\n"
+        "    return _each(items, one)\n"
+        "\n"
+        "\n"
+        "def one(x):\n"
+        "    return x\n"
+        "\n"
+        "\n"
+        "def unrelated(x):\n"
+        "    return one(x)\n"
+    ),
+}
+
+
+def test_a_nested_function_handed_to_the_library_runs_for_its_function(
+        tmp_path: Path) -> None:
+    page = _page(_records(tmp_path, HANDED)["scale: the factor is zero"])
+    assert "`pkg.tree.scale`" in page, page
+    assert "unrelated" not in page, page
+
+
 IMPORTED = {
     "pkg/__init__.py": "",
     "pkg/util.py": (
