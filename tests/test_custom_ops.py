@@ -94,6 +94,17 @@ pub fn mix(a: &Tensor, b: &Tensor, w: &Tensor) -> Result<Tensor> {
     let op = Mix { scale: 1.0 };
     a.apply_op3_no_bwd(b, w, &op)
 }
+
+fn same_kind(s1: &Storage, s2: &Storage) -> Result<()> {
+    if !matches!((s1, s2), (Storage::F32(s1), Storage::F32(s2))) {
+        tcore::bail!("pair: both storages must be f32")
+    }
+    Ok(())
+}
+
+pub fn pair(a: &Storage, b: &Storage) -> Result<()> {
+    same_kind(a, b)
+}
 """
 
 # Another crate's op, with a `metal_fwd` of its own and a public builder: `squash` never
@@ -200,6 +211,30 @@ def test_a_helper_of_an_op_leads_from_the_function_applying_it(tmp_path: Path) -
     assert "tnn::ops::mix" in _entries(record)
     assert "Mix::cpu_fwd" not in _entries(record)
     assert "`tnn::ops::mix`" in record.explanation.summary
+
+
+def test_a_helper_s_check_of_an_op_is_said_on_the_tensors_the_user_passed(
+    tmp_path: Path,
+) -> None:
+    """`mix(a, b, w)` applies `Mix`, whose `cpu_fwd` passes its layouts on to `check(l1,
+    l2)`: two hops up, the shapes compared are those of the user's `a` and `b`."""
+    record = _record(tmp_path, "mix: the inputs")
+    assert record.explanation is not None
+    assert record.explanation.summary.startswith(
+        "`a` and `b` must have the same shape when calling `tnn::ops::mix`")
+    assert "reaches `check` with `a` as `l1`, `b` as `l2`" in record.explanation.what_it_means
+
+
+def test_a_name_a_pattern_binds_is_not_replaced_by_the_caller_s_argument(
+    tmp_path: Path,
+) -> None:
+    """`matches!((s1, s2), (Storage::F32(s1), ..))` binds `s1` again inside the pattern:
+    `pair(a, b)` passes `a` for the first `s1` only, so the page must not write
+    `Storage::F32(a)`, a pattern that binds the user's own name."""
+    record = _record(tmp_path, "pair: both storages")
+    assert record.explanation is not None
+    assert "F32(a)" not in record.explanation.what_it_means
+    assert "F32(a)" not in record.explanation.summary
 
 
 def test_an_op_is_reached_only_from_what_applies_a_value_of_its_type(tmp_path: Path) -> None:

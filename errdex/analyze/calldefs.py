@@ -67,3 +67,26 @@ def last_part(target: Def) -> str:
     if target.owner is not None or not target.module:
         return ""
     return target.module.rsplit(target.separator, 1)[-1]
+
+
+_RECEIVERS = ("self", "cls")
+_LITERAL = re.compile(r"-?\d[\w.]*|true|false|True|False|None|nil|null")
+
+
+def passed_on(inner: tuple[str, ...], middle: Def,
+              outer: tuple[str, ...]) -> tuple[str, ...] | None:
+    """What `middle` passes on (`inner`, written with its own parameters) said with what
+    its caller gave those parameters (`outer`, in order after the receiver): only when
+    each is one of them, not a field of the caller's own object, or a literal; else None."""
+    own = [p for p in middle.params or () if p not in _RECEIVERS]
+    values = dict(zip(own, outer, strict=False))
+    out = []
+    for argument in inner:
+        plain = argument.strip().lstrip("&")
+        if plain in values and not re.search(r"\b(?:self|Self)\b", values[plain]):
+            out.append(values[plain])
+        elif _LITERAL.fullmatch(plain):
+            out.append(argument)
+        else:
+            return None
+    return tuple(out)

@@ -16,7 +16,8 @@ from collections.abc import Callable, Iterable, Mapping
 from errdex.analyze import caught
 from errdex.analyze.applied import Applications
 from errdex.analyze.calldefs import Def as _Def
-from errdex.analyze.calldefs import last_part, root, top, words
+from errdex.analyze.calldefs import last_part, passed_on, root, top, words
+from errdex.analyze.hierarchy import Hierarchy
 from errdex.analyze.scopes import Scopes
 from errdex.analyze.visibility import is_private_module, named_by, package_entries
 from errdex.extract.structure import DISPATCH, RESULT, FileStructure
@@ -63,8 +64,7 @@ class CallGraph:
         # (caller def index, prefix): `getattr(self, "visit_" + name)` calls each method of
         # the caller's class, or of a class derived from it, whose name has that prefix
         self.dispatchers: dict[str, set[tuple[int, str]]] = defaultdict(set)  # by owner
-        self.derived: dict[str, set[str]] = defaultdict(set)  # class -> its direct subclasses
-        self.classes: set[str] = set()  # the classes whose bases the snapshot lists
+        self.hierarchy = Hierarchy()  # the classes and which derive from which
         # Definitions users cannot call by name: their own or their owner's name is private
         # (`_parse`, `_Validator.x`); a function of a private module that no file imports
         # by name is one too (`email._header_value_parser.get_mailbox`)
@@ -83,8 +83,6 @@ class CallGraph:
         # that catch and carry on (one tuple per call; () for a call nothing catches)
         self.caught: dict[tuple[str, int], list[tuple[tuple[str, int], ...]]] = \
             defaultdict(list)
-        self._bases_of: dict[str, set[str]] = defaultdict(set)  # class -> its bases, once asked
-        self._related_memo: dict[tuple[str, str], bool] = {}
         self._found: dict[int, list[int]] = {}  # def index -> its callers, once asked
         self._at: dict[tuple[str, int], int] = {}  # (path, line) -> def index, once asked
         # the calls that apply an op value (`xs.apply_op1(Sigmoid)`): the callers of the
@@ -154,10 +152,10 @@ class CallGraph:
         for holder, held in structure.held:
             self.holders[held].add(holder)
         for name, bases in structure.bases:
-            self.classes.add(name)
+            self.hierarchy.classes.add(name)
             for base in bases:
                 if base != name:
-                    self.derived[base].add(name)
+                    self.hierarchy.derived[base].add(name)
         applying = {name: op for op in applied for name in op.calls}
         for call in structure.calls:
             if call.name in applying and call.arguments:
@@ -245,7 +243,7 @@ class CallGraph:
             if target.owner and self._on_something_else(c, qualifier, target):
                 continue
             if qualifier == "self" and c.owner and target.owner and \
-                    not self._related(c.owner, target.owner):
+                    not self.hierarchy.related(c.owner, target.owner):
                 continue  # `self.visit(..)` of `NodeTransformer` is no `_Unparser.visit`
             out.append(caller)
         if target.instantiated and target.owner:
@@ -378,7 +376,8 @@ class CallGraph:
         nearest definition of that name from `owner` up to the dispatcher's class
         (`_Unparser.visit`, which users reach through `ast.unparse`, rather than the
         `NodeVisitor.visit` it hands on to); the dispatcher itself when none overrides it."""
-        name, level, seen, bases = self.defs[dispatcher].name, [owner], {owner}, self._bases()
+        name, level, seen = self.defs[dispatcher].name, [owner], {owner}
+        bases = self.hierarchy.bases()
         while level:
             own = {i for cls in level for i in self.methods.get((cls, name), ())}
             if own:
@@ -386,13 +385,6 @@ class CallGraph:
             level = [b for cls in level for b in bases.get(cls, ()) if b not in seen]
             seen.update(level)
         return {dispatcher}
-
-    def _bases(self) -> dict[str, set[str]]:
-        if not self._bases_of:
-            for base, subclasses in self.derived.items():
-                for sub in subclasses:
-                    self._bases_of[sub].add(base)
-        return self._bases_of
 
     def _on_something_else(self, caller: _Def, qualifier: str, target: _Def) -> bool:
         """Whether a call to a method's name is surely on something of another type: a
@@ -496,37 +488,9 @@ class CallGraph:
         (errdex.analyze.caught): the handlers' "path:line"; () unless all calls do."""
         return caught.by_callers(self, site, catches)
 
-    def _related(self, one: str, other: str) -> bool:
-        """Whether an object can be of both classes: one derives from the other, or a
-        class derives from both (a mixin's `self.m(..)`), by name in the snapshot.
-        A class the snapshot does not know the bases of may be anything."""
-        if one == other or one not in self.classes or other not in self.classes:
-            return True
-        key = (one, other) if one < other else (other, one)
-        if key not in self._related_memo:
-            below = self._descendants(one) & self._descendants(other)
-            self._related_memo[key] = bool(below) or one in self.ancestors(other) \
-                or other in self.ancestors(one)
-        return self._related_memo[key]
-
-    def _descendants(self, name: str) -> set[str]:
-        found, todo = {name}, [name]
-        while todo:
-            for sub in self.derived.get(todo.pop(), ()):
-                if sub not in found:
-                    found.add(sub)
-                    todo.append(sub)
-        return found
-
     def ancestors(self, name: str) -> frozenset[str]:
         """A class's name with the names of every class it derives from in the snapshot."""
-        found, todo, bases = {name}, [name], self._bases()
-        while todo:
-            for base in bases.get(todo.pop(), ()):
-                if base not in found:
-                    found.add(base)
-                    todo.append(base)
-        return frozenset(found)
+        return self.hierarchy.ancestors(name)
 
     def entry_points(self, site: Site) -> tuple[EntryPoint, ...]:
         """Public callers of the site's function, nearest first, up to MAX_DEPTH levels."""
@@ -536,6 +500,7 @@ class CallGraph:
         seen, frontier = {start}, [start]
         found: list[EntryPoint] = []
         indirect: set[tuple[str, int]] = set()  # entries reached through a virtual edge
+        through: dict[int, tuple[str, ...]] = {}  # what each direct caller passes
         for depth in range(1, MAX_PRIVATE_DEPTH + 1):
             if depth > MAX_DEPTH and not (found and all(map(self._private, found))):
                 break
@@ -550,18 +515,10 @@ class CallGraph:
                     if caller in self.virtual.get((self.defs[index].path,
                                                    self.defs[index].line), ()):
                         indirect.add((d.path, d.line))
+                    given = self._given(index, caller, depth, through)
                     if d.public and not self.applications.of(self, caller):
-                        # A direct caller's arguments: the site's checks on its parameters
-                        # can be said on the caller's (errdex.write.pagefacts); a custom
-                        # op's are the values the call applying it passes.
-                        given = self._arguments(self.defs[index], caller) if depth == 1 \
-                            else None
-                        if given is None and depth == 1:
-                            given = self.applications.arguments(self, index, caller)
-                        found.append(EntryPoint(d.qualified, d.path, d.line, depth,
-                                                arguments=given,
-                                                parameters=d.params if given is not None
-                                                else None))
+                        found.append(EntryPoint(d.qualified, d.path, d.line, depth, given,
+                                                d.params if given is not None else None))
             if sum(not self._private(e) for e in found) >= MAX_ENTRY_POINTS or not nxt:
                 break
             frontier = nxt[:50]  # a hub function would otherwise pull in the whole crate
@@ -571,6 +528,25 @@ class CallGraph:
         found.sort(key=lambda e: (self._private(e), e.depth, (e.path, e.line) in indirect,
                                   e.path != site.path, top(e.path) != home))
         return tuple(found[:MAX_ENTRY_POINTS])
+
+    def _given(self, index: int, caller: int, depth: int,
+               through: dict[int, tuple[str, ...]]) -> tuple[str, ...] | None:
+        """What `caller` passes the site's function, in its own terms (for
+        errdex.write.lifted): its arguments (a custom op's: what the call applying it
+        passes); one more hop up, only through an op's method (`flash_attn_varlen` applies
+        the op whose `cuda_fwd` calls `self.cuda_fwd_t(q, q_l, ..)`), which hands its
+        storages and layouts on as they came: a function called by name may rebind a
+        parameter before it passes it on, and the outline cannot say."""
+        if depth == 1:
+            given = self._arguments(self.defs[index], caller)
+            given = self.applications.arguments(self, index, caller) if given is None \
+                else given
+            if given is not None:
+                through[caller] = given
+            return given
+        applied = self.applications.arguments(self, index, caller) \
+            if depth == 2 and index in through else None
+        return None if applied is None else passed_on(through[index], self.defs[index], applied)
 
     def builds(self, entry: EntryPoint, owner: str) -> bool:
         """Whether the entry point's own body builds a value of `owner` from one of its

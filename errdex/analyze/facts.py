@@ -20,7 +20,6 @@ from errdex.analyze.guards import (
     Group,
     Leaf,
     Need,
-    _leaves,
     affirm,
     aspect,
     clean,
@@ -38,6 +37,7 @@ from errdex.analyze.guards import (
     strip_self,
     value_roots,
 )
+from errdex.analyze.guards import _leaves as leaves
 from errdex.analyze.origins import Origin, declared_type, find_origins, owner_of, short_name
 from errdex.analyze.reached import site_path
 from errdex.extract.structure import FileStructure, OutlineDef, TypedBinding
@@ -59,9 +59,10 @@ from errdex.models import (
 
 __all__ = [
     "Cond", "Group", "Leaf", "Need", "Origin", "affirm", "balanced", "clean", "declared_type",
-    "deny", "describe", "find_origins", "guarded_names", "is_literal", "known_names", "names_in",
-    "parse_guard", "phrase", "receiver", "record_facts", "requirement", "requirement_of",
-    "short_name", "show", "site_line", "split_top", "stable_literal", "strip_self", "value_roots",
+    "deny", "describe", "find_origins", "guarded_names", "is_literal", "known_names", "leaves",
+    "names_in", "parse_guard", "phrase", "receiver", "record_facts", "requirement",
+    "requirement_of", "short_name", "show", "site_line", "split_top", "stable_literal",
+    "strip_self", "value_roots",
 ]  # fmt: skip
 
 # A guarded expression that reads a tensor's or array's shape, or a type.
@@ -214,8 +215,8 @@ def origin_facts(
         out.append(OriginFact(origin.name, origin.how, origin.expression, site.path,
                               origin.line, origin.text, source))  # fmt: skip
     cond = parse_guard(site.guard, site.language)
-    subjects = [leaf.subject for leaf in _leaves(cond)] if cond is not None else []
-    subjects += [leaf.obj for leaf in _leaves(cond) if leaf.obj] if cond is not None else []
+    subjects = [leaf.subject for leaf in leaves(cond)] if cond is not None else []
+    subjects += [leaf.obj for leaf in leaves(cond) if leaf.obj] if cond is not None else []
     for expression in subjects:
         kind = _kind_of_value(expression, site)
         if kind and not any(o.expression == expression for o in out):

@@ -19,6 +19,11 @@ from errdex.models import EntryPoint, Language
 
 _KEYWORD = re.compile(r"([A-Za-z_]\w*)\s*=(?!=)\s*(.+)", re.S)
 _RECEIVERS = ("self", "cls")
+# A method call other than the aspects every value of a kind has (its shape, dtype,
+# device): through a further hop, the parameter may be a part of the caller's value (a
+# custom op's layout of a tensor), which has methods the value itself lacks.
+_OTHER_CALL = re.compile(r"\.(?!(?:dims?\d?|size|shape|dtype|device|rank|ndim|len)\s*\()"
+                         r"\w+\s*\(")
 _SIMPLE = re.compile(r"[A-Za-z_][\w.]*(?:\(\))?|-?\d+")
 
 
@@ -35,7 +40,8 @@ def lift(
     guard: str, names: Sequence[str], params: Sequence[str], entry_points: Sequence[EntryPoint],
     entry: str, language: Language,
 ) -> Lifted | None:  # fmt: skip
-    """The guard at `entry`, when `entry` calls the site's function directly and every
+    """The guard at `entry`, when the call graph knows what `entry` passes the site's
+    function (directly, or through one function that passes it on) and every
     value the guard reads is a parameter passed an expression of the caller's own
     parameters; else None."""
     own = [p for p in params if p not in _RECEIVERS]
@@ -43,12 +49,14 @@ def lift(
     if not roots or not roots <= set(own) or re.search(r"\b(?:self|Self)\b", guard):
         return None
     for point in entry_points:
-        if point.function != entry or point.depth != 1 or point.arguments is None \
+        if point.function != entry or point.arguments is None \
                 or point.parameters is None:  # fmt: skip
             continue
         passed = _passed(own, params, point.arguments)
-        if passed is None or not roots <= set(passed):
+        if passed is None or not roots <= set(passed) or _binds(guard, roots, language):
             return None
+        if point.depth > 1 and _OTHER_CALL.search(guard):
+            return None  # one hop up, only what the caller's own value surely has (its shape)
         # All at once: `f(b, a)` into `def f(a, b)` swaps them, one by one would not.
         shown = {root: passed[root] if _SIMPLE.fullmatch(passed[root]) else f"({passed[root]})"
                  for root in roots}
@@ -59,6 +67,15 @@ def lift(
             return None
         return Lifted(point, lifted, tuple((root, passed[root]) for root in sorted(roots)))
     return None
+
+
+def _binds(guard: str, roots: set[str], language: Language) -> bool:
+    """Whether a name the guard reads is also bound by a pattern it matches
+    (`matches!((s1, s2), (F32(s1), F32(s2)))`): substituting it there would be wrong."""
+    cond = facts.parse_guard(guard, language)
+    leaves = facts.leaves(cond) if cond is not None else ()
+    return any(leaf.rel[1:] == "matches" and roots & set(facts.names_in(leaf.obj))
+               for leaf in leaves)
 
 
 def _substituted(guard: str, values: dict[str, str]) -> str:
