@@ -50,6 +50,15 @@ FILES = {
         "        raise ValueError('stream: the end marker is missing')\n"
         "    return data\n"
     ),
+    "crate_kit/kinds.py": (
+        "def make(value):\n"
+        "    if not isinstance(value, str):\n"
+        "        raise TypeError('%r is not a text' % (value,))\n"
+        "    return value\n\n\n"
+        "def register(key, value):\n"
+        "    assert type(key) is str, '%r is not a text' % (key,)\n"
+        "    assert type(value) is str, '%r is not a text' % (value,)\n"
+    ),
     "crate_kit/chunks.py": (
         "def chunks(data, size):\n"
         "    if size <= 0:\n"
@@ -151,3 +160,17 @@ def test_a_generators_call_is_iterated_so_its_check_runs(tmp_path: Path) -> None
     outcome = _run(root, catch, bound, "chunks", "crate_kit.chunks.chunks")
     assert outcome == {"outcome": "RuntimeError", "called": 1}  # caught and translated
     assert "list(chunks(" in pages["chunks"]["example_fix"]["before"]
+
+
+def test_the_page_says_the_class_its_explained_site_raises(tmp_path: Path) -> None:
+    """Two of the message's three sites assert; the one explained raises TypeError."""
+    records = indexed_records(tmp_path, FILES, "acme/crate")
+    record = next(r for r in records if "is not a text" in r.template.message)
+    page = record_to_dict(record)["explanation"]
+    assert record.exception == "AssertionError"  # the record's: most of its sites
+    assert "raises `TypeError`" in page["what_it_means"], page["what_it_means"]
+    code = page["defensive"]["validate"]
+    assert "raise TypeError(" in code, code
+    outcome = _run(tmp_path / "repo", code, {"value": 1, "__run__": False}, "make",
+                   "crate_kit.kinds.make")
+    assert outcome == {"outcome": "TypeError", "called": 0}

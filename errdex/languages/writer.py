@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from errdex.models import Site
+    from errdex.models import Record, Site
     from errdex.write.pagefacts import PageFacts
 
 # The comparisons every language writes the same way; a writer's `ops` starts from these.
@@ -165,6 +165,17 @@ class CodeWriter(Protocol):
         """A user's call of `function` (qualified as errdex names it) with `args`
         (None: not known); `is_method` None: not known whether it takes a receiver."""
         ...
+
+
+def raised_at(record: Record, site: Site) -> str | None:
+    """The class the explained site raises, where a record's sites raise different ones
+    (enum.py's `TypeError` of a message two other sites assert); else the record's."""
+    from errdex.languages import spec_for  # the registry imports the writers
+
+    own = site.exception
+    if own and spec_for(site.language).writer().exception_class(own) is not None:
+        return own
+    return record.exception or own
 
 
 def method_receiver(call: str) -> str | None:
