@@ -281,8 +281,8 @@ def _header(f: PageFacts) -> str | None:
 def _returns_nothing(f: PageFacts) -> bool:
     """The user's call is of the site's function, whose whole header shows it returns
     `()` (`fn handle_input(&mut self, msg, id) {`): `?` and `match` on it do not compile."""
-    if f.lifted is not None or not f.public or f.users[1:]:
-        return False
+    if f.lifted is not None or f.public is False or f.users[1:]:
+        return False  # (a trait's hook, `Worker::handle_input`, is public by its trait)
     header = _header(f)
     return header is not None and header.rstrip().endswith("{") and "->" not in header
 
