@@ -59,6 +59,14 @@ FILES = {
         "    assert type(key) is str, '%r is not a text' % (key,)\n"
         "    assert type(value) is str, '%r is not a text' % (value,)\n"
     ),
+    "crate_kit/helpers.py": "def valid(name):\n    return name.isidentifier()\n",
+    "crate_kit/names.py": (
+        "import posixpath\n\nfrom crate_kit import helpers\n\n\n"
+        "def tag(name, root):\n"
+        "    if not helpers.valid(name) or not posixpath.isabs(root):\n"
+        "        raise ValueError('tag: the name or the root is not valid')\n"
+        "    return name\n"
+    ),
     "crate_kit/chunks.py": (
         "def chunks(data, size):\n"
         "    if size <= 0:\n"
@@ -174,3 +182,13 @@ def test_the_page_says_the_class_its_explained_site_raises(tmp_path: Path) -> No
     outcome = _run(tmp_path / "repo", code, {"value": 1, "__run__": False}, "make",
                    "crate_kit.kinds.make")
     assert outcome == {"outcome": "TypeError", "called": 0}
+
+
+def test_a_module_the_check_reads_is_imported(tmp_path: Path) -> None:
+    code = _defensive(_pages(tmp_path), "tag")["validate"]
+    assert code.startswith("import posixpath\nfrom crate_kit.names import helpers\n"), code
+    root, real = tmp_path / "repo", "crate_kit.names.tag"
+    failing = _run(root, code, {"name": "1x", "root": "/srv", "__run__": False}, "tag", real)
+    assert failing == {"outcome": "ValueError", "called": 0}
+    passing = _run(root, code, {"name": "ok", "root": "/srv"}, "tag", real)
+    assert passing == {"outcome": "ok", "called": 1}

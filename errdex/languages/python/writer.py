@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+import sys
 
 from errdex.analyze import facts
 from errdex.languages.python.strings import module_name
@@ -279,7 +280,7 @@ class PythonWriter(_Reading):
     def validate(self, f: PageFacts, guard: str, plain: str, stmt: str) -> str:
         own = self._site_class(f) if not (f.site.variant or f.site.kind is SiteKind.WARN) \
             else None  # fmt: skip
-        imports, names = _imported(f, [own] if own else [], _classes_in(f, guard))
+        imports, names = _imported(f, [own] if own else [], _globals_in(f, guard, stmt))
         exc = names[0] if names else "ValueError"
         return f"{imports}if {guard}:\n    raise {exc}({plain})\n{stmt}"
 
@@ -295,7 +296,7 @@ class PythonWriter(_Reading):
         return positive
 
     def predicate(self, f: PageFacts, stem: str, positive: str, params: list[str]) -> str:
-        imports, _ = _imported(f, [], _classes_in(f, positive))
+        imports, _ = _imported(f, [], _globals_in(f, positive, ", ".join(params)))
         return f"{imports}def {stem}_ok({', '.join(params)}) -> bool:\n    return {positive}"
 
     def _caught(self, f: PageFacts) -> tuple[str, str | None]:
@@ -396,16 +397,24 @@ def _imported(f: PageFacts, written: list[str], named: tuple[str, ...] = ()) -> 
     analysis did not place is imported from the module of a site that raises it (the raise
     names it there: `LZMAError` of lzma.py's `from _lzma import *`), else left as written."""
     modules: dict[str, list[str]] = {}
-    names = []
+    names, plain = [], []
     for name in [*written, *named]:
         module, _, short = f.imported.get(name, "").rpartition(".")
-        if not module and name.split(".")[0] not in _BUILTINS:
-            module, short = _module_of(f, name), name.split(".")[0]
+        root = name.split(".")[0]
+        if not module and root in _STDLIB and root.islower() and name in named:
+            plain.append(root)  # `ssl.SSLContext`: the module itself, `import ssl`
+            continue
+        if not module and root not in _BUILTINS:
+            module, short = _module_of(f, name), root
         if module:
             modules.setdefault(module, []).append(short)
         names.append(short if module and name in f.imported else name)
-    lines = "".join(f"from {m} import {', '.join(dict.fromkeys(c))}\n" for m, c in modules.items())
+    lines = "".join(f"import {m}\n" for m in dict.fromkeys(plain))
+    lines += "".join(f"from {m} import {', '.join(dict.fromkeys(c))}\n" for m, c in modules.items())
     return lines, names[: len(written)]
+
+
+_STDLIB = frozenset(sys.stdlib_module_names)
 
 
 _BUILTINS = frozenset(dir(builtins))
@@ -422,13 +431,21 @@ def _module_of(f: PageFacts, name: str) -> str:
     return module if _MODULE.fullmatch(module) else ""
 
 
-def _classes_in(f: PageFacts, code: str) -> tuple[str, ...]:
-    """The classes and constants a check names (`SpecifierSet` of `isinstance(spec,
-    SpecifierSet)`), which a caller imports: capitalized, not builtins, not arguments."""
-    text = facts._STRING.sub('""', code)
-    found = re.findall(r"(?<![\w.])([A-Z]\w*)\b", text)
-    held = set(f.params or ())
-    return tuple(dict.fromkeys(n for n in found if n not in _BUILTINS and n not in held))
+def _globals_in(f: PageFacts, code: str, held: str) -> tuple[str, ...]:
+    """The module's names a check reads (`SpecifierSet` of `isinstance(spec,
+    SpecifierSet)`, `coroutines` of `coroutines.iscoroutine(cb)`), which a caller imports:
+    not builtins, not the call's arguments (nor the names in `held`, the call or the check's
+    parameters), not names the check binds itself (a comprehension's, a lambda's)."""
+    try:
+        tree = ast.parse(code.strip(), mode="eval")
+    except SyntaxError:
+        return ()
+    bound = {a.arg for n in ast.walk(tree) if isinstance(n, ast.Lambda) for a in n.args.args}
+    bound |= {t.id for n in ast.walk(tree) if isinstance(n, ast.comprehension)
+              for t in ast.walk(n.target) if isinstance(t, ast.Name)}  # fmt: skip
+    own = set(f.params or ()) | set(re.findall(r"[A-Za-z_]\w*", held)) | bound
+    read = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    return tuple(dict.fromkeys(n for n in read if n not in _BUILTINS and n not in own))
 
 
 WRITER = PythonWriter()
