@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from errdex.models import Site
+    from errdex.models import Record, Site
     from errdex.write.pagefacts import PageFacts
 
 # The comparisons every language writes the same way; a writer's `ops` starts from these.
@@ -52,6 +52,22 @@ class CodeWriter(Protocol):
 
     def caller_code(self, f: PageFacts, code: str) -> str:
         """Guard code as a caller would write it: `self.x` -> where `x` comes from."""
+        ...
+
+    def receiver_of(self, call: str) -> str | None:
+        """The variable a user's call (as `user_call` writes it) is made on, when it is a
+        method's call on a value (`var_map.get(..)`, Python's `round(decimal, ...)`)."""
+        ...
+
+    def caller_value(self, expression: str, text: str) -> str:
+        """What a local or field is set from (`expression`, read from the line `text`), as
+        the caller writes the same value: without a conversion that only changes its type
+        (Rust's `shape.into()` is `shape`), fallible where the line is (`q.dim(1)?`)."""
+        ...
+
+    def checkable(self, f: PageFacts, guard: str) -> bool:
+        """Whether `guard`, in the caller's terms, is code the caller can run on the values
+        it holds (a pattern on what the site's function unwrapped from an argument is not)."""
         ...
 
     def if_block(self, condition: str, body: str) -> str: ...
@@ -149,6 +165,23 @@ class CodeWriter(Protocol):
         """A user's call of `function` (qualified as errdex names it) with `args`
         (None: not known); `is_method` None: not known whether it takes a receiver."""
         ...
+
+
+def raised_at(record: Record, site: Site) -> str | None:
+    """The class the explained site raises, where a record's sites raise different ones
+    (enum.py's `TypeError` of a message two other sites assert); else the record's."""
+    from errdex.languages import spec_for  # the registry imports the writers
+
+    own = site.exception
+    if own and spec_for(site.language).writer().exception_class(own) is not None:
+        return own
+    return record.exception or own
+
+
+def method_receiver(call: str) -> str | None:
+    """`var_map` of `var_map.get(shape, ..)`: the value a method is called on."""
+    m = re.match(r"([a-z_]\w*)\.\w+\(", call)
+    return m.group(1) if m else None
 
 
 def on_value(owner: str, method: str, listed: str) -> str:
@@ -254,6 +287,15 @@ class BraceWriter(BraceReading):
 
     def caller_code(self, f: PageFacts, code: str) -> str:
         return re.sub(self.receiver, "", code) if self.receiver else code
+
+    def receiver_of(self, call: str) -> str | None:
+        return method_receiver(call)
+
+    def caller_value(self, expression: str, text: str) -> str:
+        return expression.strip()
+
+    def checkable(self, f: PageFacts, guard: str) -> bool:
+        return True
 
     def if_block(self, condition: str, body: str) -> str:
         head = f"({condition})" if self.parenthesized else condition

@@ -17,6 +17,7 @@ from errdex.analyze import facts
 from errdex.analyze.facts import Need, Origin
 from errdex.extract.structure import EXCEPT
 from errdex.languages import spec_for
+from errdex.languages.writer import raised_at
 from errdex.models import (
     Language,
     Program,
@@ -313,7 +314,7 @@ def gather(
         need, origins, user_terms = facts.requirement_of(guard, lang), (), True
         users = (re.sub(r"\.__(?:init|new)__$", "", lifted.entry.function),)  # the class
         params = list(lifted.entry.parameters or ())
-    w, raised, imported = spec_for(lang).writer(), record.exception or site.exception, \
+    w, raised, imported = spec_for(lang).writer(), raised_at(record, site), \
         _imported(sites, known)  # a class as written -> as users import it
     req = facts.describe(need, lang) if need else None
     holds = facts.describe(need, lang, mood="is") if need else None
@@ -525,7 +526,7 @@ def single_leaf(f: PageFacts) -> facts.Leaf | None:
 
 
 def action(f: PageFacts) -> str:
-    kind, exc, spec = f.site.kind, f.record.exception or f.site.exception or "", spec_for(f.lang)
+    kind, exc, spec = f.site.kind, raised_at(f.record, f.site) or "", spec_for(f.lang)
     if exc in f.imported and spec.writer().exception_class(exc) is None:  # `source.error`
         exc = f.imported[exc]  # is `re.error`
     text = spec.actions.get(kind) or _ACTION.get(kind, "fails with this message")
@@ -569,7 +570,6 @@ def violation_of(f: PageFacts) -> str | None:
     denied = None if cond is None else facts.describe(facts.affirm(cond), f.lang, mood="is")
     return commandline.as_flags(denied, f.program, f.lang, dict(f.paths)) \
         if f.cli is not None else denied  # fmt: skip
-
 
 
 def quote(text: str) -> str:

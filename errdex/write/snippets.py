@@ -12,6 +12,7 @@ so a snippet never names a function or option the code doesn't have.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from errdex.analyze import facts
 from errdex.languages import spec_for
@@ -28,6 +29,7 @@ from errdex.write.pagefacts import (
     raised_word,
     single_leaf,
     unsupported,
+    users_value,
 )
 
 # Sample values for an `isinstance` fix: type -> (a wrong value, a right value).
@@ -85,9 +87,7 @@ def _samples(leaf: facts.Leaf) -> tuple[str, str] | None:
 
 def _receiver(f: PageFacts) -> str | None:
     """The variable a user's method call is made on, when the call is a method call."""
-    call = user_call(f)
-    m = re.match(r"([a-z_]\w*)\.\w+\(", call)
-    return m.group(1) if m else None
+    return _writer(f).receiver_of(user_call(f))
 
 
 def _gives_error(f: PageFacts) -> bool:
@@ -296,12 +296,111 @@ def strategy(f: PageFacts) -> str:
     return "validation" if f.req else "catch and translate"
 
 
-def _in_caller_terms(f: PageFacts, code: str) -> str:
-    code = _writer(f).caller_code(f, code)  # fields copied from the caller's config first
+def _in_caller_terms(f: PageFacts, code: str) -> str | None:
+    """`code` (the guard, or what must hold instead, as the site's function writes it) as
+    the user's call site can run it: each local and field replaced by the expression it is
+    set from, `self` by the value the method is called on. None when it still reads a value
+    only the raising function has: a local set from another local, `self` of an object the
+    call has not built yet (`self.x` in a constructor with no `self.x = x`), or a value the
+    language's writer says the caller holds in another form."""
+    w = _writer(f)
+    code = w.caller_code(f, code)  # fields copied from the caller's config first
+    code = _outside_strings(code, lambda part: _through_origins(f, part))
     receiver = _receiver(f)
     if receiver:
-        code = re.sub(r"\bself\b", receiver, code)
+        code = _outside_strings(code, lambda part: _RECEIVER.sub(receiver, part))
+    if not _callers_own(f, code, receiver) or not w.checkable(f, code):
+        return None
     return code
+
+
+def _caller_check(f: PageFacts) -> tuple[str, str] | None:
+    """The guard as the user's call site writes it, and what must hold; None when the
+    requirement is not in the user's terms or its code reads what only the site has."""
+    if not (f.req and f.guard and f.user_terms):
+        return None
+    guard = _in_caller_terms(f, f.guard)
+    return None if guard is None else (guard, f.req.replace("`", ""))
+
+
+_RECEIVER = re.compile(r"(?<![\w.])self\b")
+_QUOTED = re.compile(r"""[rbfu]*(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
+
+
+def _outside_strings(code: str, change: Callable[[str], str]) -> str:
+    """`code` with `change` applied to its text between string literals only."""
+    out, at = [], 0
+    for m in _QUOTED.finditer(code):
+        out += [change(code[at : m.start()]), m.group(0)]
+        at = m.end()
+    return "".join([*out, change(code[at:])])
+
+
+def _through_origins(f: PageFacts, code: str) -> str:
+    """Locals (`hq`) and fields (`self.metadata_encoding`) written as what the function
+    sets them from (`q.dim(1)`, `metadata_encoding`), when that is a whole expression."""
+    w, done = _writer(f), set()
+    for origin in f.origins:
+        if origin.how not in ("local", "field") or origin.name in done:
+            continue
+        done.add(origin.name)
+        value = w.caller_value(origin.expression, origin.text)
+        if not value or not facts.balanced(value) or (
+                origin.how == "local" and value == origin.name):
+            continue  # `let shape = shape.into()`: the argument itself
+        if len(facts.split_top(value, r"\s", f.lang)) > 1:
+            value = f"({value})"
+        name = re.escape(origin.name)
+        pattern = rf"(?<![\w.])self\.{name}\b(?!\s*\()" if origin.how == "field" \
+            else rf"(?<![\w.:]){name}\b(?!\s*(?:\(|::|!(?!=)))"  # fmt: skip
+        code = re.sub(pattern, value.replace("\\", "\\\\"), code)
+    return code
+
+
+def _arguments(f: PageFacts) -> set[str]:
+    """The names the user's call site holds: the call's arguments (the caller's own
+    parameters when the check is lifted to it), the config values fields are copied from."""
+    held = set(f.params or ()) - {"self", "cls"}
+    held |= {o.expression.split(".")[0] for o in f.origins
+             if o.how == "field" and users_value(o)}  # fmt: skip
+    return held
+
+
+def _callers_own(f: PageFacts, code: str, receiver: str | None) -> bool:
+    """Whether every value `code` reads is one the user's call site has: an argument, the
+    receiver, or a name of the module (a class, a constant) the function does not bind."""
+    text = facts._STRING.sub('""', code)
+    if _RECEIVER.search(text):
+        return False  # the object the check reads is not one the caller holds by a name
+    held = _arguments(f) | ({receiver} if receiver else set())
+    held |= set(re.findall(r"\bfor\s+([A-Za-z_]\w*)\s+in\b", text))  # its own loop's name
+    roots = {n.split(".")[0] for n in facts.guarded_names(code, f.lang)}
+    unknown = roots - held
+    if not unknown or f.lifted is not None:
+        return True  # a lifted check is written on the entry's parameters already
+    if any(name.startswith("_") for name in unknown):
+        return False  # a private name of the module (`_provision_rx`): not the caller's
+    return not _bound_in_body(f, unknown)
+
+
+def _bound_in_body(f: PageFacts, names: set[str]) -> set[str]:
+    """Those of `names` that the site's function binds before the site (an assignment,
+    `let`, a `for` or `as` target): values of its own, not of the module."""
+    lines = f.site.snippet.code.splitlines()
+    at = min(max(f.site.line - f.site.snippet.start_line, 0), len(lines))
+    short = facts.short_name(f.site.function) or ""
+    w = _writer(f)
+    start = next((i for i in range(at, -1, -1) if i < len(lines) and short
+                  and w.defines(lines[i], short)), -1)  # fmt: skip
+    body = "\n".join(lines[start + 1 : at + 1])
+    out = set()
+    for name in names:
+        n = re.escape(name)
+        if re.search(rf"(?<![\w.]){n}\s*(?::[^=\n]*)?=(?!=)|\b(?:let|for|as)\s+(?:mut\s+)?"
+                     rf"[\w\s,()&\[\]]*?(?<![\w.]){n}\b|(?<![\w.]){n}\s*,[\w\s,]*=(?!=)"
+                     rf"|,\s*{n}\s*(?:,[\w\s,]*)?=(?!=)", body):
+            out.add(name)
+    return out
 
 
 def validate(f: PageFacts) -> str:
@@ -317,9 +416,10 @@ def validate(f: PageFacts) -> str:
         return (f"{w.comment} nothing to validate before a call: {said};\n{w.comment} "
                 "catch the error instead (see try/catch).")
     stmt = _stmt(f, user_call(f))
-    if f.req and f.guard and f.user_terms:
-        guard, plain = _in_caller_terms(f, f.guard), quote(f.req.replace("`", ""))
-        return w.validate(f, guard, plain, stmt)
+    checked = _caller_check(f)
+    if checked is not None:
+        guard, plain = checked
+        return w.validate(f, guard, quote(plain), stmt)
     note = w.comment
     if f.invariant and f.never_seen:
         return (f"{note} nothing to validate before the call: {f.record.repo} catches this "
@@ -348,12 +448,13 @@ def type_guard(f: PageFacts) -> str:
     if f.runs is not None and f.literal:
         return commandline.shell_check(f.runs, quote(f.literal), f"see {loc(f.site)}")
     w, stem = _writer(f), _stem(f)
-    if f.req and f.guard and f.user_terms:
-        positive = w.predicate_body(_in_caller_terms(f, _positive(f)))
+    said = _in_caller_terms(f, _positive(f)) if _caller_check(f) is not None else None
+    if said is not None:
+        positive = w.predicate_body(said)
         code = facts._STRING.sub('""', positive)
-        roots = {n.split(".")[0] for n in f.names} | {_receiver(f) or "self"}
+        held = _arguments(f) | {_receiver(f) or "self"}
         params = [r for r in dict.fromkeys(re.findall(r"(?<![\w.:])[A-Za-z_]\w*", code))
-                  if r in roots]  # fmt: skip
+                  if r in held]  # fmt: skip
         return w.predicate(f, stem, positive, params)
     if not f.literal:
         return _no_text(f)

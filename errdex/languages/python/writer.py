@@ -4,10 +4,14 @@ text from the page's facts only; what the page says is decided in `errdex.write.
 
 from __future__ import annotations
 
+import ast
+import builtins
 import re
+import sys
 
 from errdex.analyze import facts
-from errdex.languages.writer import COMPARISONS, Wrapping
+from errdex.languages.python.strings import module_name
+from errdex.languages.writer import COMPARISONS, Wrapping, method_receiver
 from errdex.models import Language, Site, SiteKind
 from errdex.write.pagefacts import PageFacts, quote
 
@@ -60,6 +64,12 @@ _ACRONYM_THEN_WORD = re.compile(r"[A-Z]{3,}[a-z]")
 _NAMED = re.compile(r"name=(['\"])(\w+)\1")  # `name='Quoter'`: the attribute it is asked for
 # A module's own special functions (PEP 562), `{}` the module: `urllib.parse.Quoter`.
 _MODULE_SYNTAX = {"__getattr__": "{}.attribute", "__dir__": "dir({})"}
+
+
+# The calls `_SYNTAX` writes, read back: the value a special method runs on.
+_SPECIAL_CALLS = tuple(
+    re.compile(re.escape(form).replace(r"\{\}", r"([a-z_]\w*)"))
+    for form in dict.fromkeys(_SYNTAX.values()) if form != "{}(...)")
 
 
 def _private(part: str) -> bool:
@@ -239,32 +249,62 @@ class PythonWriter(_Reading):
         return f"{name}({args})"
 
     def statement(self, f: PageFacts, call: str) -> str:
-        return call
+        return _iterated(f, call)
 
     def caller_code(self, f: PageFacts, code: str) -> str:
         return code
+
+    def receiver_of(self, call: str) -> str | None:
+        found = method_receiver(call)
+        if found is not None:
+            return found
+        for form in _SPECIAL_CALLS:  # `round(decimal, ...)` runs `decimal.__round__`
+            m = form.fullmatch(call)
+            if m:
+                return m.group(1)
+        return None
+
+    def caller_value(self, expression: str, text: str) -> str:
+        try:  # an "assignment" read from a docstring's prose is no expression
+            ast.parse(expression.strip(), mode="eval")
+        except SyntaxError:
+            return ""
+        return expression.strip()
+
+    def checkable(self, f: PageFacts, guard: str) -> bool:
+        return True
 
     def if_block(self, condition: str, body: str) -> str:
         return f"if {condition}:\n    {body}"
 
     def validate(self, f: PageFacts, guard: str, plain: str, stmt: str) -> str:
-        own = f.exc_class if not (f.site.variant or f.site.kind is SiteKind.WARN) else None
-        imports, names = _imported(f, [own] if own else [])
+        own = self._site_class(f) if not (f.site.variant or f.site.kind is SiteKind.WARN) \
+            else None  # fmt: skip
+        imports, names = _imported(f, [own] if own else [], _globals_in(f, guard, stmt))
         exc = names[0] if names else "ValueError"
         return f"{imports}if {guard}:\n    raise {exc}({plain})\n{stmt}"
+
+    def _site_class(self, f: PageFacts) -> str | None:
+        """The class the explained site raises (`TypeError` at enum.py, though the
+        record's other sites assert), else the record's."""
+        written = f.site.exception
+        if written and (self.exception_class(written) or written in f.imported):
+            return written
+        return f.exc_class
 
     def predicate_body(self, positive: str) -> str:
         return positive
 
     def predicate(self, f: PageFacts, stem: str, positive: str, params: list[str]) -> str:
-        return f"def {stem}_ok({', '.join(params)}) -> bool:\n    return {positive}"
+        imports, _ = _imported(f, [], _globals_in(f, positive, ", ".join(params)))
+        return f"{imports}def {stem}_ok({', '.join(params)}) -> bool:\n    return {positive}"
 
     def _caught(self, f: PageFacts) -> tuple[str, str | None]:
         """The imports the class to catch needs, and the class, or a tuple of them when
         the record's sites raise several (`DirectUrlValidationError` at one,
         `PylockValidationError` at another)."""
         written = {n for s in f.record.sites if (n := self.exception_class(s.exception))}
-        one = [f.exc_class] if f.exc_class else []
+        one = [c] if (c := self._site_class(f)) else []
         imports, names = _imported(f, sorted(written) if len(written) > 1 else one)
         return imports, f"({', '.join(names)})" if len(names) > 1 else next(iter(names), None)
 
@@ -279,7 +319,7 @@ class PythonWriter(_Reading):
         return None  # an exception chains its cause (`raise X from e`): no wrapper type
 
     def try_catch(self, f: PageFacts, call: str, literal: str, advice: str) -> str:
-        return _awaited(self._try_catch(f, call, literal, advice), call)
+        return _awaited(self._try_catch(f, _iterated(f, call), literal, advice), call)
 
     def _try_catch(self, f: PageFacts, call: str, literal: str, advice: str) -> str:
         imports, caught = self._caught(f)
@@ -298,6 +338,47 @@ class PythonWriter(_Reading):
                 f"    raise RuntimeError({quote(advice)}) from e")  # fmt: skip
 
 
+_PLAIN_CALL = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*\(.*\)", re.DOTALL)
+
+
+def _iterated(f: PageFacts, call: str) -> str:
+    """The call run to its end when the site's function is a generator: calling one only
+    builds the generator, and its checks run as it is iterated (`list(net.subnets(-1))`)."""
+    if f.lifted is not None or not f.public or not _PLAIN_CALL.fullmatch(call):
+        return call  # the call is of another function (an entry point), or not written
+    return f"list({call})" if _yields(f.site) else call
+
+
+def _yields(site: Site) -> bool:
+    """Whether the site's function body, as the snippet shows it, has a `yield` of its own
+    (not one of a function nested in it); an `async def` generator is not read here."""
+    lines = site.snippet.code.splitlines()
+    at = site.line - site.snippet.start_line
+    short = (site.function or "").split(".")[-1]
+    head = next((i for i in range(min(at, len(lines) - 1), -1, -1)
+                 if re.match(rf"\s*def\s+{re.escape(short)}\s*\(", lines[i])), None)
+    if head is None or not short:
+        return False
+    depth = len(lines[head]) - len(lines[head].lstrip())
+    nested: int | None = None  # the indent of a nested def being skipped
+    for line in lines[head + 1 :]:
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        indent = len(line) - len(line.lstrip())
+        if indent <= depth:
+            break
+        if nested is not None and indent > nested:
+            continue
+        nested = indent if re.match(r"(?:async\s+)?def\b|class\b|lambda\b", text) else None
+        if nested is None and re.search(r"(?<![\w.])yield\b", _STRINGS.sub('""', text)):
+            return True
+    return False
+
+
+_STRINGS = re.compile(r"""[rbfu]*(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
+
+
 def _awaited(code: str, call: str) -> str:
     """`code` inside an `async def`, when its call is awaited (`async with`, `await`): at
     module level that is a SyntaxError."""
@@ -309,18 +390,62 @@ def _awaited(code: str, call: str) -> str:
     return "\n".join([*lines[:at], "async def main() -> None:", body])
 
 
-def _imported(f: PageFacts, written: list[str]) -> tuple[str, list[str]]:
-    """The `from M import C` lines the classes `written` need in user code, and each
-    class as the code then names it; a class the analysis did not place stays as written."""
+def _imported(f: PageFacts, written: list[str], named: tuple[str, ...] = ()) -> tuple[
+        str, list[str]]:
+    """The `from M import C` lines the classes `written` (and the names `named` a check
+    reads) need in user code, and each class as the code then names it. A class the
+    analysis did not place is imported from the module of a site that raises it (the raise
+    names it there: `LZMAError` of lzma.py's `from _lzma import *`), else left as written."""
     modules: dict[str, list[str]] = {}
-    names = []
-    for name in written:
+    names, plain = [], []
+    for name in [*written, *named]:
         module, _, short = f.imported.get(name, "").rpartition(".")
+        root = name.split(".")[0]
+        if not module and root in _STDLIB and root.islower() and name in named:
+            plain.append(root)  # `ssl.SSLContext`: the module itself, `import ssl`
+            continue
+        if not module and root not in _BUILTINS:
+            module, short = _module_of(f, name), root
         if module:
             modules.setdefault(module, []).append(short)
-        names.append(short if module else name)
-    lines = "".join(f"from {m} import {', '.join(dict.fromkeys(c))}\n" for m, c in modules.items())
-    return lines, names
+        names.append(short if module and name in f.imported else name)
+    lines = "".join(f"import {m}\n" for m in dict.fromkeys(plain))
+    lines += "".join(f"from {m} import {', '.join(dict.fromkeys(c))}\n" for m, c in modules.items())
+    return lines, names[: len(written)]
+
+
+_STDLIB = frozenset(sys.stdlib_module_names)
+
+
+_BUILTINS = frozenset(dir(builtins))
+_MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+def _module_of(f: PageFacts, name: str) -> str:
+    """The module users import `name` from: that of the first site raising it (of the
+    public caller a lifted check is written for), "" when its path is no module name."""
+    path = next((s.path for s in f.record.sites if s.exception == name), None)
+    if path is None:
+        path = f.lifted.entry.path if f.lifted is not None else f.site.path
+    module = module_name(path)
+    return module if _MODULE.fullmatch(module) else ""
+
+
+def _globals_in(f: PageFacts, code: str, held: str) -> tuple[str, ...]:
+    """The module's names a check reads (`SpecifierSet` of `isinstance(spec,
+    SpecifierSet)`, `coroutines` of `coroutines.iscoroutine(cb)`), which a caller imports:
+    not builtins, not the call's arguments (nor the names in `held`, the call or the check's
+    parameters), not names the check binds itself (a comprehension's, a lambda's)."""
+    try:
+        tree = ast.parse(code.strip(), mode="eval")
+    except SyntaxError:
+        return ()
+    bound = {a.arg for n in ast.walk(tree) if isinstance(n, ast.Lambda) for a in n.args.args}
+    bound |= {t.id for n in ast.walk(tree) if isinstance(n, ast.comprehension)
+              for t in ast.walk(n.target) if isinstance(t, ast.Name)}  # fmt: skip
+    own = set(f.params or ()) | set(re.findall(r"[A-Za-z_]\w*", held)) | bound
+    read = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    return tuple(dict.fromkeys(n for n in read if n not in _BUILTINS and n not in own))
 
 
 WRITER = PythonWriter()

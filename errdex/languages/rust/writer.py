@@ -11,6 +11,7 @@ from errdex.extract.constructions import same_type
 from errdex.languages.rust import conversions
 from errdex.languages.writer import BraceReading, BraceWriter, Wrapping
 from errdex.models import Language, Site, SiteKind
+from errdex.write import reading
 from errdex.write.pagefacts import PageFacts, quote
 
 _RAISES = r"(?:bail!|Err\(|panic!|unreachable!|todo!|unimplemented!|return\s+Err)"
@@ -121,7 +122,36 @@ class RustWriter(_Reading, BraceWriter):
             return call
         returns = f.site.kind in (SiteKind.BAIL, SiteKind.CONTEXT, SiteKind.ERROR_ENUM,
                                   SiteKind.RAISE)
-        return f"{call}?;" if returns else f"{call};"
+        return f"{call}?;" if returns and not _returns_nothing(f) else f"{call};"
+
+    def caller_value(self, expression: str, text: str) -> str:
+        # `let shape = shape.into()`: the same argument in the type the function wants
+        value = re.sub(r"^([A-Za-z_]\w*)\.(?:into|as_ref|borrow|to_owned)\(\)$", r"\1",
+                       expression.strip())
+        if value.endswith(")") and value not in text and re.search(r"\)\?", text):
+            # a part of what a fallible call gave (`let (_, hq, _) = q.dims3()?` read as
+            # `q.dim(1)`): asked for on its own, it is fallible too
+            return f"{value}?"
+        return value
+
+    def checkable(self, f: PageFacts, guard: str) -> bool:
+        """A lifted `matches!` of a whole argument against another type's variants
+        (`matches!(&*weights, Storage::Cuda(c))`, `(xs, cos, sin)` against `CpuStorage`'s
+        `BF16(..)`) tests what the site's function took out of the argument (its storage),
+        not the `&Tensor` the caller holds: no caller's code."""
+        if f.lifted is None:
+            return True
+        for m in re.finditer(r"\bmatches!\(", guard):
+            inner = _call_arguments(guard, m.end())
+            parts = facts.split_top(inner, ",", Language.RUST) if inner is not None else []
+            if len(parts) < 2:
+                continue
+            subject, pattern = parts[0].strip(), ",".join(parts[1:])
+            whole = re.fullmatch(r"[(&*\s]*[A-Za-z_]\w*(?:[\s,&*]+[A-Za-z_]\w*)*[)\s]*", subject)
+            variants = set(re.findall(r"(?<![\w:])((?:\w+::)*[A-Z]\w*)\s*\(", pattern))
+            if whole and variants - {"Some", "Ok", "Err"}:
+                return False
+        return True
 
     def caller_code(self, f: PageFacts, code: str) -> str:
         for origin in f.origins:  # a Rust struct field is copied once
@@ -130,7 +160,7 @@ class RustWriter(_Reading, BraceWriter):
         return code  # what is left of `self` is the receiver: the writer names it
 
     def predicate_body(self, positive: str) -> str:
-        return facts.strip_self(positive).replace(")?", ").ok()")
+        return facts.strip_self(positive)
 
     def predicate(self, f: PageFacts, stem: str, positive: str, params: list[str]) -> str:
         params = [p for p in params if p != "self"]
@@ -146,13 +176,33 @@ class RustWriter(_Reading, BraceWriter):
         typed = ", ".join(typed_one(p) for p in params)
         if re.search(r"\bself\.", positive):
             typed = ", ".join(["&self", typed]) if typed else "&self"
+        if re.search(r"\)\?", facts._STRING.sub('""', positive)):
+            # a `?` in the check (`q.dim(1)?`): the check itself can fail, so it returns a
+            # Result the caller propagates (`Option`'s `.ok()` would compare or do
+            # arithmetic on `Option`s, which does not compile or tests something else)
+            return f"fn {stem}_ok({typed}) -> Result<bool> {{\n    Ok({positive})\n}}"
         return f"fn {stem}_ok({typed}) -> bool {{\n    {positive}\n}}"
 
     def error_test(self, f: PageFacts, stem: str, literal: str) -> str:
+        if _to_javascript(f):
+            return (f"// {_JS_NOTE.format(error=_js_error(f))}: tell it there, by its message\n"
+                    f"function is_{stem}_error(e) {{\n"
+                    f"  return e instanceof Error && e.message.includes({literal});\n}}")
         return (f"fn is_{stem}_error(e: &dyn std::error::Error) -> bool {{\n"
                 f"    e.to_string().contains({literal})\n}}")  # fmt: skip
 
     def try_catch(self, f: PageFacts, call: str, literal: str, advice: str) -> str:
+        if _to_javascript(f):  # no Display to read in Rust: JavaScript catches it
+            return (f"// {_JS_NOTE.format(error=_js_error(f))}\ntry {{\n"
+                    f"  ...; // your JavaScript call that runs {f.site.function or call}\n"
+                    f"}} catch (e) {{\n"
+                    f"  if (!(e instanceof Error) || !e.message.includes({literal})) throw e;\n"
+                    f"  // {advice}\n}}")
+        if _returns_nothing(f) and f.site.kind not in (SiteKind.PANIC, SiteKind.ASSERT,
+                                                        SiteKind.EXPECT):
+            return (f"// `{f.site.function}` returns no Result: nothing comes back from this "
+                    f"call to match;\n// the error is a value it hands on itself (see what it "
+                    f"means)\n{call};")
         if f.site.kind in (SiteKind.PANIC, SiteKind.ASSERT, SiteKind.EXPECT):
             return (f"match std::panic::catch_unwind(|| {call}) {{\n    Ok(v) => v,\n"
                     f"    Err(p) if p.downcast_ref::<String>().is_some_and(|s| s.contains("
@@ -201,6 +251,50 @@ class RustWriter(_Reading, BraceWriter):
         whole = any(same_type(wrapped, error) for error in conversions.complete())
         return Wrapping(how=how, before=before, after=after, type_guard=guard, try_catch=catch,
                         producers=producers, complete=whole and "#[from]" in declared)
+
+
+_JS_NOTE = ("`{error}` has no text to read in Rust (no Display); the wasm-bindgen glue "
+            "throws it in JavaScript as an Error")
+
+
+def _js_error(f: PageFacts) -> str:
+    found = re.search(r"\bJs(?:Error|Value)\b", " ".join(
+        (f.site.exception or "", f.record.exception or "", _header(f) or "")))
+    return found.group(0) if found else "JsError"
+
+
+def _to_javascript(f: PageFacts) -> bool:
+    """The error is wasm-bindgen's `JsError`/`JsValue`: it has no `Display` (no
+    `to_string()`, not a `std::error::Error`), and reaches users as a JavaScript throw."""
+    raised = f.site.exception or f.record.exception or ""
+    if re.search(r"\bJs(?:Error|Value)\b", raised):
+        return True
+    returned = re.search(r"->\s*Result<[^{]*\bJs(?:Error|Value)\b", _header(f) or "")
+    return returned is not None and f.site.exception is None and f.lifted is None \
+        and bool(f.public)  # fmt: skip
+
+
+def _header(f: PageFacts) -> str | None:
+    return reading.signature(f.site) if f.site.function else None
+
+
+def _returns_nothing(f: PageFacts) -> bool:
+    """The user's call is of the site's function, whose whole header shows it returns
+    `()` (`fn handle_input(&mut self, msg, id) {`): `?` and `match` on it do not compile."""
+    if f.lifted is not None or f.public is False or f.users[1:]:
+        return False  # (a trait's hook, `Worker::handle_input`, is public by its trait)
+    header = _header(f)
+    return header is not None and header.rstrip().endswith("{") and "->" not in header
+
+
+def _call_arguments(code: str, start: int) -> str | None:
+    """The text from `start` (just after an opening parenthesis) to its closing one."""
+    depth = 1
+    for i in range(start, len(code)):
+        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(code[i], 0)
+        if depth == 0:
+            return code[start:i]
+    return None
 
 
 def _snake(path: str) -> str:

@@ -1,0 +1,145 @@
+"""A page's Rust snippets are code the user's call site can hold (review round 9, candle
+#7, #13, #16, #19, #21): the validate guard reads the call's arguments, not the raising
+function's locals (`hq` of `let (_, hq, _) = q.dims3()?` is `q.dim(1)?`), and falls back
+to the catch form when a value exists only inside (`tensor_shape`); a check with `?` is a
+function returning a `Result`; a lifted `matches!` of what the function took out of an
+argument (its storage) is no check of the caller's; a wasm-bindgen `JsError` is caught in
+JavaScript; a function that returns `()` gets no `?` or `match`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from errdex.contract import record_to_dict
+from tests.builders import indexed_records
+
+LIB = """\
+pub mod attn;
+pub mod store;
+pub mod web;
+pub mod worker;
+"""
+
+ATTN = """\
+pub fn grouped_attn(q: &Tensor, v: &Tensor) -> Result<Tensor> {
+    let (_total_q, hq, _d) = q.dims3()?;
+    let (_total_v, hv, _dv) = v.dims3()?;
+    if hq % hv != 0 {
+        bail!("grouped attention: Hq={hq} not divisible by Hv={hv}")
+    }
+    Ok(q.clone())
+}
+
+pub fn gather_rows(rows: &Tensor) -> Result<usize> {
+    fn cuda_fwd(rows: &Tensor) -> Result<usize> {
+        let (rows, _) = rows.storage_and_layout();
+        match &*rows {
+            Storage::Cuda(c) => Ok(c.len()),
+            _ => bail!("gather rows must be a cuda tensor"),
+        }
+    }
+    cuda_fwd(rows)
+}
+"""
+
+STORE = """\
+pub struct VarStore {
+    data: Mutex<HashMap<String, Tensor>>,
+}
+
+impl VarStore {
+    pub fn fetch(&self, shape: Shape, path: &str) -> Result<Tensor> {
+        let data = self.data.lock().unwrap();
+        if let Some(tensor) = data.get(path) {
+            let tensor_shape = tensor.shape();
+            if &shape != tensor_shape {
+                bail!("store: shape mismatch on {path}: {shape:?} <> {tensor_shape:?}")
+            }
+            return Ok(tensor.clone());
+        }
+        Ok(Tensor::zeros(shape))
+    }
+}
+"""
+
+WEB = """\
+#[wasm_bindgen]
+pub struct Model {
+    inner: Inner,
+}
+
+#[wasm_bindgen]
+impl Model {
+    #[wasm_bindgen(constructor)]
+    pub fn load(weights: Vec<u8>) -> Result<Model, JsError> {
+        if weights.is_empty() {
+            return Err(JsError::new("web: no weights were given"));
+        }
+        Ok(Model { inner: Inner::new(weights) })
+    }
+}
+"""
+
+WORKER = """\
+pub struct Runner {
+    link: Link,
+}
+
+impl Runner {
+    pub fn handle_input(&mut self, msg: Input, id: HandlerId) {
+        let output = match load(&msg) {
+            Ok(model) => Ok(model),
+            Err(err) => Err(format!("runner: model creation error {err:?}")),
+        };
+        self.link.respond(id, output);
+    }
+}
+"""
+
+FILES = {"kit/src/lib.rs": LIB, "kit/src/attn.rs": ATTN, "kit/src/store.rs": STORE,
+         "kit/src/web.rs": WEB, "kit/src/worker.rs": WORKER}
+
+
+def _pages(tmp_path: Path) -> dict[str, dict[str, Any]]:
+    return {r.template.message.split(":")[0]: record_to_dict(r)["explanation"]
+            for r in indexed_records(tmp_path, FILES, "acme/kit")}
+
+
+def test_a_local_is_written_as_the_argument_it_is_read_from(tmp_path: Path) -> None:
+    code = _pages(tmp_path)["grouped attention"]["defensive"]
+    assert code["validate"].startswith("if q.dim(1)? % v.dim(1)? != 0 {\n"), code["validate"]
+    assert "hq" not in code["validate"].split("\n")[0]
+    # `Option`s of `.ok()` have no `%`: a check that can fail returns a Result
+    assert "-> Result<bool> {\n    Ok(q.dim(1)? % v.dim(1)? == 0)\n}" in code["type_guard"]
+
+
+def test_a_value_only_the_function_has_is_not_checked_before_the_call(
+    tmp_path: Path,
+) -> None:
+    code = _pages(tmp_path)["store"]["defensive"]
+    assert "tensor_shape {" not in code["validate"], code["validate"]
+    assert "catch the error instead" in code["validate"]
+    assert "fn is_" in code["type_guard"]  # the error by its text, not a check on locals
+
+
+def test_a_pattern_on_what_the_function_took_out_is_not_the_callers(tmp_path: Path) -> None:
+    code = _pages(tmp_path)["gather rows must be a cuda tensor"]["defensive"]
+    assert "matches!" not in code["validate"], code["validate"]
+    assert "matches!" not in code["type_guard"]
+
+
+def test_a_js_error_is_caught_in_javascript(tmp_path: Path) -> None:
+    code = _pages(tmp_path)["web"]["defensive"]
+    for snippet in (code["try_catch"], code["type_guard"]):  # JsError has no Display
+        assert "to_string()" not in snippet and "std::error::Error" not in snippet, snippet
+    assert 'e.message.includes("web: no weights were given")' in code["try_catch"]
+    assert code["try_catch"].count("try {") == 1
+
+
+def test_a_function_returning_nothing_is_not_matched(tmp_path: Path) -> None:
+    code = _pages(tmp_path)["runner"]
+    catch = code["defensive"]["try_catch"]
+    assert "Ok(v) =>" not in catch and "?;" not in catch, catch
+    assert "returns no Result" in catch
+    assert ")?;" not in code["defensive"]["validate"]
