@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from errdex.analyze.guards import _mask, split_top
+from errdex.analyze.masking import mask as _mask
+from errdex.analyze.masking import split_top
 from errdex.extract.structure import TypedBinding
 from errdex.languages import spec_for
 from errdex.models import Site
