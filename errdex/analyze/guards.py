@@ -147,6 +147,10 @@ def _looks_like_operand(text: str, language: Language) -> bool:
 
 
 def _parse_predicate(text: str, language: Language) -> Cond | None:
+    hooks = spec_for(language).before
+    written = hooks.predicate(text) if hooks is not None else None
+    if written is not None:  # a test errdex.analyze.before wrote in the language's idiom
+        return Leaf(*written)
     masked = _mask(text, language)
     call = re.fullmatch(r"([A-Za-z_][\w.:]*)(!?)\(\x01*\)", masked)
     if call:
@@ -265,6 +269,7 @@ _PRED_PHRASES: dict[str, tuple[str, str]] = {
     "endswith": ("end with {obj}", "not end with {obj}"),
     "callable": ("be callable", "not be callable"),
     "hasattr": ("have an attribute {obj}", "not have an attribute {obj}"),
+    "other_keys": ("have keys other than {obj}", "have no keys other than {obj}"),
     "isinstance": ("be an instance of {obj}", "not be an instance of {obj}"),
     "issubclass": ("be a subclass of {obj}", "not be a subclass of {obj}"),
     "matches": ("match {obj}", "not match {obj}"),
@@ -288,6 +293,12 @@ def _pred_object(name: str, obj: str, language: Language) -> str:
         return " or ".join(f"`{n}`" for n in names)
     if name == "hasattr" and _STRING.fullmatch(obj.strip()):
         return f"`{obj.strip()[1:-1]}`"
+    if name == "hasattr" and obj.strip():  # a name held in a value: the value names it
+        return f"named by {show(obj, language)}"
+    if name == "other_keys":
+        keys = [k.strip() for k in split_top(obj, ",", language) if k.strip()]
+        return ", ".join(f"`{k[1:-1]}`" if _STRING.fullmatch(k) else show(k, language)
+                         for k in keys)  # fmt: skip
     return show(obj, language) if obj else ""
 
 
@@ -356,6 +367,8 @@ def phrase(leaf: Leaf, language: Language) -> tuple[str, str]:
             verb, _, rest = name.partition("_")
             words = ("be " if verb == "is" else "have ") + rest.replace("_", " ")
             text = words if leaf.rel[0] == "+" else "not " + words
+        if name == "hasattr" and leaf.subject.strip() == "self":
+            subject = "the object (`self`)"  # the caller's object: a method its class has
         return subject, text.replace("{obj}", _pred_object(name, leaf.obj, language))
     truth = spec_for(language).truth
     if leaf.rel in truth:

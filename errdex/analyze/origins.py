@@ -23,7 +23,8 @@ from errdex.models import Site
 @dataclass(frozen=True)
 class Origin:
     name: str  # the guarded name ("kv_repeat")
-    how: str  # "field" (struct literal / self.x = ...), "local" (let / x = ...), "parameter"
+    how: str  # "field" (struct literal / self.x = ...), "local" (let / x = ...), "parameter",
+    # "filled" (set to `expression`, then filled in place at `line`: `xs.append(..)`)
     expression: str  # what it is set from ("cfg.kv_repeat"), or the parameter's type
     line: int  # line in the file, 0 if unknown
     text: str  # the source line, stripped
@@ -51,7 +52,7 @@ def find_origins(site: Site, names: Sequence[str]) -> tuple[Origin, ...]:
     lines = site.snippet.code.splitlines()
     stop = max(0, min(len(lines), site.line - site.snippet.start_line))
     found: list[Origin] = []
-    own = _own_function_start(site, lines[:stop])
+    own = own_function_start(site, lines[:stop])
     for name in names:
         last = name.split(".")[-1]
         # A field (`self.patch`) is set in another function (`new`): look from the top of
@@ -69,7 +70,7 @@ def find_origins(site: Site, names: Sequence[str]) -> tuple[Origin, ...]:
     return tuple(found)
 
 
-def _own_function_start(site: Site, lines: list[str]) -> int:
+def own_function_start(site: Site, lines: list[str]) -> int:
     """Index of the line that starts the site's own function in the snippet (0 when not
     shown)."""
     short = short_name(site.function)
@@ -173,9 +174,34 @@ def _nearest_assignment(
             # A value that goes on over several lines (`if c {`, `foo(`) can't be
             # quoted from one line: better no origin than half of one.
             if expression and not expression.endswith(("{", "(", "[", "\\", "=>")):
+                filled = _filled(site, lines, index + 1, last)
+                if filled is not None:  # `duplicates = []`, then appended to in a loop
+                    at, text = filled
+                    return Origin(name, "filled", expression, _line_of(site, at + offset), text)
                 line_number = _line_of(site, index + offset)
                 return Origin(name, how, expression, line_number, line.strip() + rest)
     return None
+
+
+def _filled(site: Site, lines: list[str], start: int, name: str) -> tuple[int, str] | None:
+    """(index, statement) of the first line after `start` that fills or changes `name` in
+    place by the language's idioms (`duplicates.append(..)`, `x[k] = ..`, `n += 1`): the
+    value the check reads is not the one assigned."""
+    hooks = spec_for(site.language).before
+    if hooks is None or not hooks.fills:
+        return None
+    fill = _fill_pattern(hooks.fills)
+    for index in range(start, len(lines)):
+        m = fill.match(lines[index])
+        if m and m.group("name") == name:
+            return index, lines[index].strip()
+    return None
+
+
+@lru_cache(maxsize=16)
+def _fill_pattern(fills: str) -> re.Pattern[str]:
+    return re.compile(rf"\s*(?:self\.)?(?P<name>[A-Za-z_]\w*)\s*(?:\.\s*(?:{fills})\s*\(|"
+                      rf"\[[^\]]*\]\s*=(?!=)|(?:[-+*/|&]|<<|>>)=)")
 
 
 _CONTINUATION = (".", "?", "+ ", "- ", "* ", "/ ", "&&", "||")

@@ -170,6 +170,9 @@ def _origin_sentence(f: PageFacts, origin: Origin) -> str:
             return f"{name} is a parameter of `{fn_name(f)}`{typed}: the value you pass."
         return (f"{name} is a parameter of `{fn_name(f)}`{typed}, which the library calls "
                 "with values it computes from yours.")
+    if origin.how == "filled":  # what it was set to is not what the check reads
+        return (f"{name} starts as `{origin.expression}` and is then changed by "
+                f"`{origin.text.rstrip(',;')}` (line {origin.line}).")
     verb = "is copied from" if origin.how == "field" else "is computed as"
     source = f.source_of(origin.name)
     typed = ""
