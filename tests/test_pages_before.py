@@ -20,7 +20,12 @@ FILES = {
         "def read_chunk(data, n):\n"
         "    if len(data) == n:\n"
         "        return data\n"
-        "    raise ValueError('expected %d bytes, but only %d remain' % (n, len(data)))\n"
+        "    raise ValueError('expected %d bytes, but only %d remain' % (n, len(data)))\n\n\n"
+        "def read_word(f):\n"
+        "    data = f.read(4)\n"
+        "    if len(data) == 4:\n"
+        "        return data\n"
+        "    raise ValueError('not enough data in stream to read a word')\n"
     ),
     "kit/case.py": (
         "class Case:\n"
@@ -81,6 +86,17 @@ def _meaning(page: dict[str, Any]) -> str:
 def test_an_earlier_return_is_the_check_of_a_bare_raise(pages: dict[str, Any]) -> None:
     meaning = _meaning(_page(pages, "expected %d bytes"))
     assert "To pass, `len(data)` must equal `n`" in meaning
+    assert "no check of its own decides" not in meaning
+
+
+def test_an_earlier_return_on_a_computed_value_is_said_as_the_path(
+    pages: dict[str, Any],
+) -> None:
+    # `data` is what the function read, not an argument: the return stays the path to
+    # the raise, and the page says the returns are its checks, not that none decides.
+    meaning = _meaning(_page(pages, "not enough data in stream"))
+    assert "the returns before it are its checks" in meaning
+    assert "It is reached only when `len(data)` is not 4" in meaning
     assert "no check of its own decides" not in meaning
 
 

@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from errdex.analyze import facts
 from errdex.analyze.guards import Need
-from errdex.analyze.origins import Origin, own_function_start
+from errdex.analyze.origins import Origin, own_function_line
 from errdex.extract.structure import EARLY_RETURN, EXCEPT
 from errdex.languages import spec_for
 from errdex.models import Language, PathStep, Record, Site, SiteFacts
@@ -100,7 +100,9 @@ def restated(site: Site, guard: str) -> str | None:
         return None
     lines = site.snippet.code.splitlines()
     stop = max(0, min(len(lines), site.line - site.snippet.start_line))
-    start = own_function_start(site, lines[:stop])
+    start = own_function_line(site, lines[:stop])
+    if start is None:  # the snippet starts inside the function: some of its code is unseen
+        return None
     return hooks.restate(guard, "\n".join(lines[start:stop]))
 
 
@@ -127,7 +129,12 @@ def before_check(
         raised = [s.line for other in siblings for s in other.sites
                   if s.path == site.path and s.function == site.function]  # fmt: skip
         returned = returned_guard(site, site_facts.reached, raised)
-        if returned is not None:
+        params = set(site_facts.parameters or ()) - {"self"}
+        roots = {n.split(".")[0] for n in facts.guarded_names(returned[0], site.language)} \
+            if returned is not None else set()  # fmt: skip
+        # Only a test of what the caller passes becomes the check: one of values the
+        # function computes (`data = f.read(n)`) reads better as the path to the raise.
+        if returned is not None and roots and roots <= params:
             guard, nature = returned[0], "guarded"
             site_facts = replace(site_facts, reached=returned[1])
     said = restated(site, guard) if guard and nature == "guarded" else None

@@ -73,16 +73,22 @@ def find_origins(site: Site, names: Sequence[str]) -> tuple[Origin, ...]:
 def own_function_start(site: Site, lines: list[str]) -> int:
     """Index of the line that starts the site's own function in the snippet (0 when not
     shown)."""
+    return own_function_line(site, lines) or 0
+
+
+def own_function_line(site: Site, lines: list[str]) -> int | None:
+    """Index of the line that starts the site's own function in the snippet, None when
+    the snippet does not show it (it starts inside the function)."""
     short = short_name(site.function)
     if not short:
-        return 0
+        return None
     starts = _definition_line(spec_for(site.language).function_keyword)
     for index in range(len(lines) - 1, -1, -1):
         if short in lines[index]:
             m = starts.match(lines[index])
             if m and m.group(1) == short:
                 return index
-    return 0
+    return None
 
 
 # The patterns below are compiled once, with the name as a group compared afterwards:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from errdex.analyze import facts
 from errdex.analyze.facts import Origin
+from errdex.extract.structure import EARLY_RETURN
 from errdex.languages import spec_for
 from errdex.models import (
     Defensive,
@@ -282,6 +283,10 @@ def _what_it_means(f: PageFacts) -> str:
         if f.only_when:
             out.append(f"It gets there only when `{f.only_when}` holds; that condition leads "
                        "to the call, the value's failure is the cause.")
+    elif f.reached and f.site_facts is not None and any(
+            step.kind == EARLY_RETURN for step in f.site_facts.reached):  # fmt: skip
+        out.append(f"{f.where}{helper} {action(f)} when this line is reached; the returns "
+                   "before it are its checks.")
     elif f.reached:
         out.append(f"{f.where}{helper} {action(f)} when this line is reached: no check of its "
                    "own decides, the path to it does.")

@@ -14,7 +14,6 @@ from errdex.languages.spec import BeforeCheck
 _TARGET = r"(?:[A-Za-z_][\w.]*\s*=\s*)?"  # `x = ` in front of the expression, if any
 _GETATTR = re.compile(
     _TARGET + r"getattr\(\s*(?P<obj>[A-Za-z_][\w.]*)\s*,\s*(?P<name>[^,()]+?)\s*\)")
-_ITEM = re.compile(_TARGET + r"(?P<mapping>[A-Za-z_][\w.]*)\[(?P<key>[^\[\]]+)\]")
 _STR = r"(?:'[^'\\\n]*'|\"[^\"\\\n]*\")"
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _OTHER_KEYS = re.compile(r"set\((?P<name>[A-Za-z_]\w*)\)\s*-\s*\{(?P<keys>[^{}]*)\}")
@@ -26,15 +25,12 @@ def _classes(caught: str) -> set[str]:
 
 def way_past(statement: str, caught: str) -> str | None:
     """`testMethod = getattr(self, methodName)` raises AttributeError exactly when the
-    object has no attribute of that name; `x = table[key]`, KeyError when the key is
-    missing."""
+    object has no attribute of that name. (A `KeyError` of `x = table[key]` is left out:
+    the table is as often the library's own cache as a value the caller passes.)"""
     classes, text = _classes(caught), statement.strip()
     m = _GETATTR.fullmatch(text)
     if m and "AttributeError" in classes:
         return f"hasattr({m.group('obj')}, {m.group('name')})"
-    m = _ITEM.fullmatch(text)
-    if m and "KeyError" in classes and not m.group("key").strip().startswith(("-", ":")):
-        return f"{m.group('key').strip()} in {m.group('mapping')}"
     return None
 
 
