@@ -47,6 +47,23 @@ FILES = {
         "        if kwargs:\n"
         "            raise TypeError('unknown menu option -' + next(iter(kwargs)))\n"
     ),
+    "kit/config.py": (
+        "def configure(**kwargs):\n"
+        '    """Configure the kit.\n\n'
+        + "".join(f"    Line {i} of a long description.\n" for i in range(16))
+        + '    """\n'
+        "    level = kwargs.pop('level', None)\n"
+        "    if kwargs:\n"
+        "        raise TypeError('unexpected configure option %s' % next(iter(kwargs)))\n"
+        "    return level\n\n\n"
+        "def setup(**kwargs):\n"
+        "    name = kwargs.pop('name', None)\n"
+        + "".join(f"    step{i} = {i}\n" for i in range(20))
+        + "    mode = kwargs.pop('mode', None)\n"
+        "    if kwargs:\n"
+        "        raise TypeError('unexpected setup option %s' % next(iter(kwargs)))\n"
+        "    return name, mode\n"
+    ),
     "kit/unique.py": (
         "def unique(members):\n"
         "    duplicates = []\n"
@@ -116,6 +133,19 @@ def test_keys_taken_out_of_kwargs_are_the_ones_accepted(pages: dict[str, Any]) -
     assert "must be falsy" not in meaning
     # The validate snippet checks the same keys, so `command=` passes it.
     assert "set(kwargs) - {'command', 'style'}" in str(page["explanation"])
+
+
+def test_keys_are_read_only_when_no_code_above_the_snippet_is_left_out(
+    pages: dict[str, Any],
+) -> None:
+    # The snippet of `configure` starts inside its docstring: all of its code is shown.
+    assert "`kwargs` must have no keys other than `level`" in _meaning(
+        _page(pages, "unexpected configure option"))
+    # The snippet of `setup` starts after `kwargs.pop('name', None)`: saying only `mode` is
+    # accepted would be false, so the page keeps the plain check.
+    meaning = _meaning(_page(pages, "unexpected setup option"))
+    assert "no keys other than" not in meaning
+    assert "`kwargs` must be falsy" in meaning
 
 
 def test_a_list_filled_in_a_loop_is_not_said_to_be_its_first_value(

@@ -100,10 +100,8 @@ def restated(site: Site, guard: str) -> str | None:
         return None
     lines = site.snippet.code.splitlines()
     stop = max(0, min(len(lines), site.line - site.snippet.start_line))
-    start = own_function_line(site, lines[:stop])
-    if start is None:  # the snippet starts inside the function: some of its code is unseen
-        return None
-    return hooks.restate(guard, "\n".join(lines[start:stop]))
+    start = own_function_line(site, lines[:stop])  # None: the snippet starts inside it
+    return hooks.restate(guard, "\n".join(lines[start or 0 : stop]), start is not None)
 
 
 def read_guard(site: Site, guard: str | None) -> tuple[tuple[str, ...], tuple[Origin, ...],

@@ -155,9 +155,11 @@ class BeforeCheck:
     # as code, under which it does not raise them: a way past the handler
     # (`x = getattr(obj, name)` with `AttributeError`: `hasattr(obj, name)`)
     way_past: Callable[[str, str], str | None]
-    # (the guard, the code of the site's function before it) -> the guard over what that
-    # code left of the value (`kwargs` after `del kwargs['command']`: the keys but those)
-    restate: Callable[[str, str], str | None]
+    # (the guard, the code of the site's function before it, whether that code starts at
+    # the function's definition: else the snippet starts inside it) -> the guard over what
+    # that code left of the value (`kwargs` after `del kwargs['command']`: the keys but
+    # those); None also when the code the snippet leaves out may change it
+    restate: Callable[[str, str, bool], str | None]
     # a guard (or a part of one) that `restate` writes -> (subject, relation, object) of
     # the test it is (errdex.analyze.guards' `Leaf`)
     predicate: Callable[[str], tuple[str, str, str] | None]

@@ -34,11 +34,13 @@ def way_past(statement: str, caught: str) -> str | None:
     return None
 
 
-def restate(guard: str, code: str) -> str | None:
+def restate(guard: str, code: str, whole: bool) -> str | None:
     """`if kwargs:` after `del kwargs['command']` or `kwargs.pop('style', None)` fails
-    only for the keys left: `set(kwargs) - {'command', 'style'}`."""
+    only for the keys left: `set(kwargs) - {'command', 'style'}`. Code that starts inside
+    the function is read only when it starts inside its docstring: then no statement of
+    it is left out."""
     name = guard.strip()
-    if not _NAME.fullmatch(name):
+    if not _NAME.fullmatch(name) or not (whole or _in_docstring(code)):
         return None
     removed = re.compile(rf"\bdel\s+{name}\[\s*(?P<key>{_STR})\s*\]"
                          rf"|(?<![\w.]){name}\.pop\(\s*(?P<popped>{_STR})")  # fmt: skip
@@ -48,6 +50,13 @@ def restate(guard: str, code: str) -> str | None:
         if key not in keys:
             keys.append(key)
     return f"set({name}) - {{{', '.join(keys)}}}" if keys else None
+
+
+def _in_docstring(code: str) -> bool:
+    """The code starts inside a triple-quoted string: its first triple quote ends a line,
+    closing the docstring the lines before it are the rest of."""
+    first = re.search(r'"""|\'\'\'', code)
+    return first is not None and code[first.end() :].split("\n", 1)[0].strip() == ""
 
 
 def predicate(text: str) -> tuple[str, str, str] | None:
