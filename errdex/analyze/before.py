@@ -16,6 +16,7 @@ page reads one condition. It reads the site's path and snippet; it never names a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -49,9 +50,20 @@ def returned_guard(
     if not ways:
         return None
     spec = spec_for(site.language)
-    guard = spec.conjunction.join(spec.negated.format(code) for step in ways
+    guard = spec.conjunction.join(_negated(code, site.language) for step in ways
                                   for _, code in step.branches)  # fmt: skip
     return guard, tuple(step for step in reached if step not in ways)
+
+
+def _negated(code: str, language: Language) -> str:
+    """`code` negated in the language's own syntax, a negation of a plain value undone
+    (`not flag` -> `flag`, not `not (not flag)`)."""
+    spec = spec_for(language)
+    negation = re.match(spec.negation, code)
+    rest = code[negation.end() :].strip() if negation else ""
+    if rest and re.fullmatch(r"[A-Za-z_][\w.]*", rest):
+        return rest
+    return spec.negated.format(code)
 
 
 def _right_before(site: Site, line: int, until: int) -> bool:
@@ -130,9 +142,10 @@ def before_check(
         params = set(site_facts.parameters or ()) - {"self"}
         roots = {n.split(".")[0] for n in facts.guarded_names(returned[0], site.language)} \
             if returned is not None else set()  # fmt: skip
-        # Only a test of what the caller passes becomes the check: one of values the
-        # function computes (`data = f.read(n)`) reads better as the path to the raise.
-        if returned is not None and roots and roots <= params:
+        # Only a test of what the caller passes to a function of theirs becomes the check:
+        # one of values the function computes (`data = f.read(n)`), or of a private
+        # helper's parameters, reads better as the path to the raise.
+        if returned is not None and roots and roots <= params and site_facts.public:
             guard, nature = returned[0], "guarded"
             site_facts = replace(site_facts, reached=returned[1])
     said = restated(site, guard) if guard and nature == "guarded" else None
