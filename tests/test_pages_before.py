@@ -27,6 +27,25 @@ FILES = {
         "        return data\n"
         "    raise ValueError('not enough data in stream to read a word')\n"
     ),
+    "kit/pick.py": (
+        "def pick(method):\n"
+        "    if method == 'low':\n"
+        + "".join(f"        step{i} = {i}\n" for i in range(20))
+        + "        return 1\n"
+        "    if method == 'high':\n"
+        "        return 2\n"
+        "    raise ValueError(f'unknown pick method {method!r}')\n\n\n"
+        "def encode(n, wide):\n"
+        "    n = int(n)\n"
+        "    if 0 <= n < 8:\n"
+        "        s = n\n"
+        "    elif wide:\n"
+        "        n >>= 8\n"
+        "        s = n\n"
+        "    else:\n"
+        "        raise ValueError('number field overflow')\n"
+        "    return s\n"
+    ),
     "kit/case.py": (
         "class Case:\n"
         "    def __init__(self, methodName='runTest'):\n"
@@ -117,6 +136,16 @@ def test_an_earlier_return_on_a_computed_value_is_said_as_the_path(
     assert "no check of its own decides" not in meaning
 
 
+def test_an_earlier_return_the_snippet_cuts_off_keeps_the_path(
+    pages: dict[str, Any],
+) -> None:
+    # `method == 'low'` returns too, above what the snippet shows: "must equal 'high'"
+    # would be false, so neither return becomes the check.
+    page = _page(pages, "unknown pick method")
+    assert "must equal `'high'`" not in str(page["explanation"])
+    assert "It is reached only when" in _meaning(page)
+
+
 def test_a_check_in_the_handler_of_a_getattr_passes_when_the_attribute_exists(
     pages: dict[str, Any],
 ) -> None:
@@ -155,6 +184,14 @@ def test_a_list_filled_in_a_loop_is_not_said_to_be_its_first_value(
     assert "is computed as `[]`" not in meaning
     assert ("`duplicates` starts as `[]` and is then changed by "
             "`duplicates.append((name, value))` (line 5)") in meaning
+
+
+def test_a_change_in_another_branch_is_not_what_the_check_reads(
+    pages: dict[str, Any],
+) -> None:
+    # `n >>= 8` runs in the `elif` arm; the raise is in the `else`: `n` is `int(n)` there.
+    meaning = _meaning(_page(pages, "number field overflow"))
+    assert "changed by" not in meaning
 
 
 def test_the_length_of_a_memoryview_is_the_size_of_what_it_views(

@@ -47,8 +47,8 @@ def returned_guard(
             break
         ways.insert(0, step)
         until = step.line
-    if not ways:
-        return None
+    if not ways or any(step.kind == EARLY_RETURN and step not in ways for step in reached):
+        return None  # an earlier return left out is a way past the guard would not say
     spec = spec_for(site.language)
     guard = spec.conjunction.join(_negated(code, site.language) for step in ways
                                   for _, code in step.branches)  # fmt: skip

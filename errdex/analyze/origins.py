@@ -199,9 +199,24 @@ def _filled(site: Site, lines: list[str], start: int, name: str) -> tuple[int, s
     fill = _fill_pattern(hooks.fills)
     for index in range(start, len(lines)):
         m = fill.match(lines[index])
-        if m and m.group("name") == name:
+        if m and m.group("name") == name and not _in_other_branch(site, lines, index):
             return index, lines[index].strip()
     return None
+
+
+def _in_other_branch(site: Site, lines: list[str], at: int) -> bool:
+    """Whether line `at` sits in a branch the site's own excludes: on the way from it to
+    the site (the end of `lines`), a line further out than any before it starts an `else`,
+    `elif` or another arm (tarfile's `n >>= 8` of the `elif` before the raising `else`)."""
+    writer, comment = spec_for(site.language).writer(), spec_for(site.language).comment
+    level = _indent(lines[at])
+    for line in lines[at + 1 :]:
+        if not line.strip() or line.lstrip().startswith(comment) or _indent(line) >= level:
+            continue
+        level = _indent(line)
+        if writer.exclusive_branch(line):
+            return True
+    return False
 
 
 @lru_cache(maxsize=16)
