@@ -207,16 +207,16 @@ def _filled(site: Site, lines: list[str], start: int, name: str) -> tuple[int, s
 def _in_other_branch(site: Site, lines: list[str], at: int) -> bool:
     """Whether line `at` sits in a branch the site's own excludes: on the way from it to
     the site (the end of `lines`), a line further out than any before it starts an `else`,
-    `elif` or another arm (tarfile's `n >>= 8` of the `elif` before the raising `else`)."""
+    `elif` or another arm that is still open at the site (tarfile's `n >>= 8` of the
+    `elif` before the raising `else`; not an `elif` that ended before the site's `if`)."""
     writer, comment = spec_for(site.language).writer(), spec_for(site.language).comment
-    level = _indent(lines[at])
+    level, excluded = _indent(lines[at]), False
     for line in lines[at + 1 :]:
-        if not line.strip() or line.lstrip().startswith(comment) or _indent(line) >= level:
+        if not line.strip() or line.lstrip().startswith(comment) or _indent(line) > level:
             continue
         level = _indent(line)
-        if writer.exclusive_branch(line):
-            return True
-    return False
+        excluded = writer.exclusive_branch(line)  # a new statement out there ends the arm
+    return excluded
 
 
 @lru_cache(maxsize=16)
