@@ -46,6 +46,15 @@ FILES = {
         "        raise ValueError('number field overflow')\n"
         "    return s\n"
     ),
+    "kit/source.py": (
+        "class Code:\n    path = ''\n\n\n"
+        "def source_of(obj):\n"
+        "    if callable(obj):\n"
+        "        obj = obj.code\n"
+        "    if isinstance(obj, Code):\n"
+        "        return obj.path\n"
+        "    raise TypeError('a code object was expected')\n"
+    ),
     "kit/case.py": (
         "class Case:\n"
         "    def __init__(self, methodName='runTest'):\n"
@@ -144,6 +153,16 @@ def test_an_earlier_return_the_snippet_cuts_off_keeps_the_path(
     page = _page(pages, "unknown pick method")
     assert "must equal `'high'`" not in str(page["explanation"])
     assert "It is reached only when" in _meaning(page)
+
+
+def test_an_earlier_return_on_a_parameter_assigned_again_keeps_the_path(
+    pages: dict[str, Any],
+) -> None:
+    # `obj = obj.code` above: a callable passes too, so "must be an instance of `Code`"
+    # would be false of the argument.
+    page = _page(pages, "a code object was expected")
+    assert "must be an instance of `Code`" not in str(page["explanation"])
+    assert "It is reached only when `obj` is not an instance of `Code`" in _meaning(page)
 
 
 def test_a_check_in_the_handler_of_a_getattr_passes_when_the_attribute_exists(

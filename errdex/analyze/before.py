@@ -22,7 +22,7 @@ from dataclasses import replace
 
 from errdex.analyze import facts
 from errdex.analyze.guards import Need
-from errdex.analyze.origins import Origin, own_function_line
+from errdex.analyze.origins import Origin, assigned_before, own_function_line
 from errdex.extract.structure import EARLY_RETURN, EXCEPT
 from errdex.languages import spec_for
 from errdex.models import Language, PathStep, Record, Site, SiteFacts
@@ -143,9 +143,11 @@ def before_check(
         roots = {n.split(".")[0] for n in facts.guarded_names(returned[0], site.language)} \
             if returned is not None else set()  # fmt: skip
         # Only a test of what the caller passes to a function of theirs becomes the check:
-        # one of values the function computes (`data = f.read(n)`), or of a private
-        # helper's parameters, reads better as the path to the raise.
-        if returned is not None and roots and roots <= params and site_facts.public:
+        # one of values the function computes (`data = f.read(n)`), of a parameter it
+        # assigns again (`object = object.__code__`), or of a private helper's parameters,
+        # reads better as the path to the raise.
+        if returned is not None and roots and roots <= params and site_facts.public and \
+                not any(assigned_before(site, root) for root in roots):  # fmt: skip
             guard, nature = returned[0], "guarded"
             site_facts = replace(site_facts, reached=returned[1])
     said = restated(site, guard) if guard and nature == "guarded" else None

@@ -91,6 +91,22 @@ def own_function_line(site: Site, lines: list[str]) -> int | None:
     return None
 
 
+def assigned_before(site: Site, name: str) -> bool:
+    """Whether the site's function assigns `name` anywhere before the site, in any block
+    (`object = object.__code__` in an `if` above): its value there may not be the one
+    passed. Reads the snippet from the function's start (from its top when it starts
+    inside the function)."""
+    lines = site.snippet.code.splitlines()
+    stop = max(0, min(len(lines), site.line - site.snippet.start_line))
+    spec = spec_for(site.language)
+    local = _local_pattern(spec.local_binding, spec.statement_end)
+    for line in lines[own_function_start(site, lines[:stop]) : stop]:
+        m = local.match(_blank_strings(line))
+        if m and m.group("name") == name:
+            return True
+    return False
+
+
 # The patterns below are compiled once, with the name as a group compared afterwards:
 # compiling one pattern per guarded name (thousands in a large crate) cost more than
 # the rest of the analysis.
