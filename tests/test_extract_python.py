@@ -713,7 +713,9 @@ def test_a_site_carries_the_whole_path_of_conditions_that_leads_to_it() -> None:
     assert shown == [
         ("early_exit", "test", "b is not None"),
         ("early_exit", "not", "a == 7"),
-        ("except", "test", "KeyError"),
+        ("except", "raised", "KeyError"),
         ("else", "not", "a > 10"),
         ("else", "not", "a < 3"),
     ]
+    # The one statement its `try` ran is what raised the caught class.
+    assert path.steps[2].condition.subject == "run(a)"

@@ -34,6 +34,7 @@ MAY_BE_EMPTY = {
     # a build tool that runs a program's files (`cargo run --example`), and how its
     # flags' values read (Rust's `Option` accessors and `is_some()`)
     "program", "cli_accessors", "cli_presence", "cli_phrases", "path_segment",
+    "before",  # idioms before a check that change what it tests (a `getattr` in a `try`)
     "importer",  # where users name a library's class by a path other than the one written
     "helpers_reach",  # a language whose files call the helpers of another (C and C++)
     "unbuilt",  # a language whose build files say what of a tree no build compiles

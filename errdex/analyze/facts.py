@@ -67,6 +67,7 @@ __all__ = [
 
 # A guarded expression that reads a tensor's or array's shape, or a type.
 _SHAPE = re.compile(r"\.(?:dims?\d?|shape|size|rank|ndim|len|elem_count)\b|\bdims\d\b|\blen\(")
+_SIZED = re.compile(r"\blen\(\s*([A-Za-z_][\w.]*)\s*\)")
 _DTYPE = re.compile(r"\.dtype\b")
 _DEVICE = re.compile(r"\.(?:device|is_cuda|is_metal|is_cpu)\b")
 _ENV = re.compile(
@@ -141,7 +142,12 @@ def _kind_of_value(expression: str, site: Site) -> str | None:
     env = _ENV.search(expression)
     if env:
         return f"environment variable {env.group(1)}"
-    roots = [n for n in names_in(expression) if n]
+    hooks = spec_for(site.language).before
+    idiom = hooks.value_kind(expression, site.snippet.code) if hooks is not None else None
+    if idiom:  # `itemsize * len(m)` of `m = memoryview(buf)`: the byte size of `buf`
+        return idiom
+    sized = _SIZED.search(expression)  # the value whose size it reads, not the first name
+    roots = [n for n in names_in(sized.group(1) if sized else expression) if n]
     root = f"`{roots[0].split('.')[0]}`" if roots else "the input"
     if _SHAPE.search(expression):
         return f"shape of {root}"

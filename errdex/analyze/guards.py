@@ -13,81 +13,11 @@ from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 from functools import lru_cache
 
+from errdex.analyze.masking import mask as _mask
+from errdex.analyze.masking import split_top as split_top
+from errdex.analyze.masking import strip_parens as _strip_parens
 from errdex.languages import spec_for
 from errdex.models import Language
-
-_MASK = "\x01"
-_OPEN, _CLOSE = "([{", ")]}"
-
-
-@lru_cache(maxsize=8192)
-def _mask(text: str, language: Language) -> str:
-    """`text` with everything inside brackets and strings replaced by a filler, so that
-    regular expressions see only the top level. Outermost brackets and quotes stay."""
-    out: list[str] = []
-    depth, quote, i = 0, "", 0
-    angles = 0  # open `::<` generics (`read_i32::<LittleEndian>()`): brackets, not compares
-    while i < len(text):
-        ch = text[i]
-        if not quote and ch == "<" and (angles or text[max(0, i - 2) : i] == "::"):
-            out.append(_MASK)  # even at the top: a compare regex must not see it
-            depth, angles = depth + 1, angles + 1
-            i += 1
-            continue
-        if not quote and ch == ">" and angles:
-            depth, angles = depth - 1, angles - 1
-            out.append(_MASK)
-            i += 1
-            continue
-        if quote:
-            if ch == "\\" and i + 1 < len(text):
-                out.append(_MASK * 2)
-                i += 2
-                continue
-            if ch == quote:
-                quote = ""
-                out.append(ch if depth == 0 else _MASK)
-            else:
-                out.append(_MASK)
-        elif ch == '"' or (ch == "'" and _is_char_quote(text, i, language)):
-            quote = ch
-            out.append(ch if depth == 0 else _MASK)
-        elif ch in _OPEN:
-            out.append(ch if depth == 0 else _MASK)
-            depth += 1
-        elif ch in _CLOSE and depth > 0:
-            depth -= 1
-            out.append(ch if depth == 0 else _MASK)
-        else:
-            out.append(ch if depth == 0 else _MASK)
-        i += 1
-    return "".join(out)
-
-
-def _is_char_quote(text: str, i: int, language: Language) -> bool:
-    char_literal = spec_for(language).char_literal
-    if char_literal is None:
-        return True
-    return re.match(char_literal, text[i:]) is not None  # not a lifetime
-
-
-def split_top(text: str, separator: str, language: Language) -> list[str]:
-    """Split on a regex that matches at the top level only (not inside brackets/strings)."""
-    masked = _mask(text, language)
-    parts, start = [], 0
-    for m in re.finditer(separator, masked):
-        parts.append(text[start : m.start()].strip())
-        start = m.end()
-    parts.append(text[start:].strip())
-    return parts
-
-
-def _strip_parens(text: str, language: Language) -> str:
-    text = text.strip()
-    while len(text) > 2 and re.fullmatch(r"\(\x01*\)", _mask(text, language)):
-        text = text[1:-1].strip()
-    return text
-
 
 # --- a guard as a tree -------------------------------------------------------------
 
@@ -217,6 +147,10 @@ def _looks_like_operand(text: str, language: Language) -> bool:
 
 
 def _parse_predicate(text: str, language: Language) -> Cond | None:
+    hooks = spec_for(language).before
+    written = hooks.predicate(text) if hooks is not None else None
+    if written is not None:  # a test errdex.analyze.before wrote in the language's idiom
+        return Leaf(*written)
     masked = _mask(text, language)
     call = re.fullmatch(r"([A-Za-z_][\w.:]*)(!?)\(\x01*\)", masked)
     if call:
@@ -335,6 +269,7 @@ _PRED_PHRASES: dict[str, tuple[str, str]] = {
     "endswith": ("end with {obj}", "not end with {obj}"),
     "callable": ("be callable", "not be callable"),
     "hasattr": ("have an attribute {obj}", "not have an attribute {obj}"),
+    "other_keys": ("have keys other than {obj}", "have no keys other than {obj}"),
     "isinstance": ("be an instance of {obj}", "not be an instance of {obj}"),
     "issubclass": ("be a subclass of {obj}", "not be a subclass of {obj}"),
     "matches": ("match {obj}", "not match {obj}"),
@@ -358,6 +293,12 @@ def _pred_object(name: str, obj: str, language: Language) -> str:
         return " or ".join(f"`{n}`" for n in names)
     if name == "hasattr" and _STRING.fullmatch(obj.strip()):
         return f"`{obj.strip()[1:-1]}`"
+    if name == "hasattr" and obj.strip():  # a name held in a value: the value names it
+        return f"named by {show(obj, language)}"
+    if name == "other_keys":
+        keys = [k.strip() for k in split_top(obj, ",", language) if k.strip()]
+        return ", ".join(f"`{k[1:-1]}`" if _STRING.fullmatch(k) else show(k, language)
+                         for k in keys)  # fmt: skip
     return show(obj, language) if obj else ""
 
 
@@ -426,6 +367,8 @@ def phrase(leaf: Leaf, language: Language) -> tuple[str, str]:
             verb, _, rest = name.partition("_")
             words = ("be " if verb == "is" else "have ") + rest.replace("_", " ")
             text = words if leaf.rel[0] == "+" else "not " + words
+        if name == "hasattr" and leaf.subject.strip() == "self":
+            subject = "the object (`self`)"  # the caller's object: a method its class has
         return subject, text.replace("{obj}", _pred_object(name, leaf.obj, language))
     truth = spec_for(language).truth
     if leaf.rel in truth:

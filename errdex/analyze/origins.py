@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from errdex.analyze.guards import _mask, split_top
+from errdex.analyze.masking import mask as _mask
+from errdex.analyze.masking import split_top
 from errdex.extract.structure import TypedBinding
 from errdex.languages import spec_for
 from errdex.models import Site
@@ -22,7 +23,8 @@ from errdex.models import Site
 @dataclass(frozen=True)
 class Origin:
     name: str  # the guarded name ("kv_repeat")
-    how: str  # "field" (struct literal / self.x = ...), "local" (let / x = ...), "parameter"
+    how: str  # "field" (struct literal / self.x = ...), "local" (let / x = ...), "parameter",
+    # "filled" (set to `expression`, then filled in place at `line`: `xs.append(..)`)
     expression: str  # what it is set from ("cfg.kv_repeat"), or the parameter's type
     line: int  # line in the file, 0 if unknown
     text: str  # the source line, stripped
@@ -50,7 +52,7 @@ def find_origins(site: Site, names: Sequence[str]) -> tuple[Origin, ...]:
     lines = site.snippet.code.splitlines()
     stop = max(0, min(len(lines), site.line - site.snippet.start_line))
     found: list[Origin] = []
-    own = _own_function_start(site, lines[:stop])
+    own = own_function_start(site, lines[:stop])
     for name in names:
         last = name.split(".")[-1]
         # A field (`self.patch`) is set in another function (`new`): look from the top of
@@ -68,19 +70,41 @@ def find_origins(site: Site, names: Sequence[str]) -> tuple[Origin, ...]:
     return tuple(found)
 
 
-def _own_function_start(site: Site, lines: list[str]) -> int:
+def own_function_start(site: Site, lines: list[str]) -> int:
     """Index of the line that starts the site's own function in the snippet (0 when not
     shown)."""
+    return own_function_line(site, lines) or 0
+
+
+def own_function_line(site: Site, lines: list[str]) -> int | None:
+    """Index of the line that starts the site's own function in the snippet, None when
+    the snippet does not show it (it starts inside the function)."""
     short = short_name(site.function)
     if not short:
-        return 0
+        return None
     starts = _definition_line(spec_for(site.language).function_keyword)
     for index in range(len(lines) - 1, -1, -1):
         if short in lines[index]:
             m = starts.match(lines[index])
             if m and m.group(1) == short:
                 return index
-    return 0
+    return None
+
+
+def assigned_before(site: Site, name: str) -> bool:
+    """Whether the site's function assigns `name` anywhere before the site, in any block
+    (`object = object.__code__` in an `if` above): its value there may not be the one
+    passed. Reads the snippet from the function's start (from its top when it starts
+    inside the function)."""
+    lines = site.snippet.code.splitlines()
+    stop = max(0, min(len(lines), site.line - site.snippet.start_line))
+    spec = spec_for(site.language)
+    local = _local_pattern(spec.local_binding, spec.statement_end)
+    for line in lines[own_function_start(site, lines[:stop]) : stop]:
+        m = local.match(_blank_strings(line))
+        if m and m.group("name") == name:
+            return True
+    return False
 
 
 # The patterns below are compiled once, with the name as a group compared afterwards:
@@ -172,9 +196,49 @@ def _nearest_assignment(
             # A value that goes on over several lines (`if c {`, `foo(`) can't be
             # quoted from one line: better no origin than half of one.
             if expression and not expression.endswith(("{", "(", "[", "\\", "=>")):
+                filled = _filled(site, lines, index + 1, last)
+                if filled is not None:  # `duplicates = []`, then appended to in a loop
+                    at, text = filled
+                    return Origin(name, "filled", expression, _line_of(site, at + offset), text)
                 line_number = _line_of(site, index + offset)
                 return Origin(name, how, expression, line_number, line.strip() + rest)
     return None
+
+
+def _filled(site: Site, lines: list[str], start: int, name: str) -> tuple[int, str] | None:
+    """(index, statement) of the first line after `start` that fills or changes `name` in
+    place by the language's idioms (`duplicates.append(..)`, `x[k] = ..`, `n += 1`): the
+    value the check reads is not the one assigned."""
+    hooks = spec_for(site.language).before
+    if hooks is None or not hooks.fills:
+        return None
+    fill = _fill_pattern(hooks.fills)
+    for index in range(start, len(lines)):
+        m = fill.match(lines[index])
+        if m and m.group("name") == name and not _in_other_branch(site, lines, index):
+            return index, lines[index].strip()
+    return None
+
+
+def _in_other_branch(site: Site, lines: list[str], at: int) -> bool:
+    """Whether line `at` sits in a branch the site's own excludes: on the way from it to
+    the site (the end of `lines`), a line further out than any before it starts an `else`,
+    `elif` or another arm that is still open at the site (tarfile's `n >>= 8` of the
+    `elif` before the raising `else`; not an `elif` that ended before the site's `if`)."""
+    writer, comment = spec_for(site.language).writer(), spec_for(site.language).comment
+    level, excluded = _indent(lines[at]), False
+    for line in lines[at + 1 :]:
+        if not line.strip() or line.lstrip().startswith(comment) or _indent(line) > level:
+            continue
+        level = _indent(line)
+        excluded = writer.exclusive_branch(line)  # a new statement out there ends the arm
+    return excluded
+
+
+@lru_cache(maxsize=16)
+def _fill_pattern(fills: str) -> re.Pattern[str]:
+    return re.compile(rf"\s*(?:self\.)?(?P<name>[A-Za-z_]\w*)\s*(?:\.\s*(?:{fills})\s*\(|"
+                      rf"\[[^\]]*\]\s*=(?!=)|(?:[-+*/|&]|<<|>>)=)")
 
 
 _CONTINUATION = (".", "?", "+ ", "- ", "* ", "/ ", "&&", "||")

@@ -31,6 +31,7 @@ from errdex.extract.structure import (
     FileStructure,
     Step,
 )
+from errdex.languages import spec_for
 from errdex.models import Language, PathStep, Site
 
 _EXITS = frozenset({TRY, EARLY_EXIT, EARLY_RETURN})  # steps that are not enclosing branches
@@ -102,14 +103,21 @@ def _said(step: Step, language: Language) -> PathStep | None:
             more = f" and {len(patterns) - 6} more" if len(patterns) > 6 else ""
             return PathStep(step.kind, step.line, f"`{subject}` is none of {listed}{more}",
                             subject, tuple(patterns))  # fmt: skip
-    if step.kind == EXCEPT and condition.kind == TEST:  # the caught classes, as written
+    if step.kind == EXCEPT and condition.kind in (TEST, RAISED):  # the caught classes
         caught = condition.text.strip()
-        return PathStep(step.kind, step.line, f"the code it tried raised `{caught}`", caught)
+        hooks = spec_for(language).before
+        # What the one statement it tried does when it does not raise (`getattr(self,
+        # name)`: the object has that attribute) is a way past the handler.
+        way = hooks.way_past(condition.subject, caught) if hooks and condition.kind == RAISED \
+            else None  # fmt: skip
+        return PathStep(step.kind, step.line, f"the code it tried raised `{caught}`", caught,
+                        branches=((step.line, way),) if way else ())  # fmt: skip
     if condition.kind == TEST and condition.text.strip() in _ALWAYS:
         return None  # `while True:` holds on every path: nothing to say
     text = _in_words(condition, language)
-    # An `else`'s branch before it, as code: taking that branch is a way to pass.
-    branch = ((step.line, condition.parts[0].text),) if step.kind == ELSE and \
+    # An `else`'s branch before it, or an earlier `return`'s test, as code: taking that
+    # branch is a way to pass.
+    branch = ((step.line, condition.parts[0].text),) if step.kind in (ELSE, EARLY_RETURN) and \
         condition.kind == NOT and condition.parts and condition.parts[0].kind == TEST else ()
     return PathStep(step.kind, step.line, text, branches=branch) if text else None
 

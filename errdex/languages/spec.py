@@ -160,6 +160,31 @@ class Outline:
 
 
 @dataclass(frozen=True)
+class BeforeCheck:
+    """What the code written before a check does to the condition that leads to it, for a
+    language whose idioms change it (errdex.analyze.before, errdex.analyze.origins). Each
+    answer is code in the language's own syntax, so every section of a page reads one
+    condition, or words for a page; None (or "") when the idiom is not there."""
+
+    # (the one statement a `try` ran, the classes its handler catches) -> the condition,
+    # as code, under which it does not raise them: a way past the handler
+    # (`x = getattr(obj, name)` with `AttributeError`: `hasattr(obj, name)`)
+    way_past: Callable[[str, str], str | None]
+    # (the guard, the code of the site's function before it, whether that code starts at
+    # the function's definition: else the snippet starts inside it) -> the guard over what
+    # that code left of the value (`kwargs` after `del kwargs['command']`: the keys but
+    # those); None also when the code the snippet leaves out may change it
+    restate: Callable[[str, str, bool], str | None]
+    # a guard (or a part of one) that `restate` writes -> (subject, relation, object) of
+    # the test it is (errdex.analyze.guards' `Leaf`)
+    predicate: Callable[[str], tuple[str, str, str] | None]
+    # (an expression a value is computed as, the code before it) -> what it reads, in
+    # words ("the byte size of `buf`"), when its idiom says so
+    value_kind: Callable[[str, str], str | None]
+    fills: str  # regex of the methods that fill a collection in place (`append`)
+
+
+@dataclass(frozen=True)
 class LanguageSpec:
     """Every per-language table errdex uses; see each field's comment for who reads it."""
 
@@ -261,6 +286,8 @@ class LanguageSpec:
     # regex of a call that appends a literal part (group `part`) to a path: Rust's
     # `.join("vae")`; a path built from a flag so is said as a file under that flag
     path_segment: str = ""
+    # What code before a check does to what it tests (None: nothing errdex reads)
+    before: BeforeCheck | None = None
 
     def can(self, capability: str) -> bool:
         """Whether the language has `capability` (one of CAPABILITIES)."""

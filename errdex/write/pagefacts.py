@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from errdex.analyze import before as earlier
 from errdex.analyze import facts
 from errdex.analyze.facts import Need, Origin
 from errdex.extract.structure import EXCEPT
@@ -202,11 +203,7 @@ def gather(
     handler = re.match(r"except(?:\*|\b)\s*(.*)", guard or "")  # not `exceptionMessage`
     if handler:  # raised while handling another exception: that one is the cause
         nature, recv, guard = "handler", handler.group(1) or None, None
-    names = facts.guarded_names(guard, lang) if guard else ()
-    origins = tuple(
-        o for o in facts.find_origins(site, names) if not facts.is_literal(o.expression)
-    )
-    need = facts.requirement_of(facts.through_locals(guard, origins, lang), lang)
+    names, origins, need = earlier.read_guard(site, guard)
     line = facts.site_line(site)
     for pattern, kind in _NATURES:
         if re.search(pattern, line) or re.search(pattern, record.exception or ""):
@@ -240,15 +237,14 @@ def gather(
                                                                 always=False))
     site_facts = next((sf for sf in known.sites if (sf.path, sf.line) == position), None) \
         if known else None  # fmt: skip
-    checked = None
+    read, (guard, nature, site_facts, checked) = guard, earlier.before_check(
+        site, guard, nature, site_facts, local)  # an earlier `return`, `del kwargs[..]`
     chained = branches.chain_guard(site, guard, site_facts.reached, local, lang) \
         if guard and site_facts is not None and nature == "guarded" else None  # fmt: skip
     if chained is not None:  # the last branch of a chain: the ones before it pass
-        checked, guard = guard, chained
-        names = facts.guarded_names(guard, lang)
-        origins = tuple(
-            o for o in facts.find_origins(site, names) if not facts.is_literal(o.expression))
-        need = facts.requirement_of(facts.through_locals(guard, origins, lang), lang)
+        checked, guard = checked or guard, chained
+    if guard != read:
+        names, origins, need = earlier.read_guard(site, guard)
     handling = next((step for step in reversed(site_facts.reached)
                      if step.kind == EXCEPT), None) if site_facts is not None else None
     caught = handling.subject if handling is not None else None
@@ -259,6 +255,10 @@ def gather(
         # the caught exception is the cause, the check only selects.
         nature, recv, selects, guard = "handler", caught, None if guard == caught else guard, None
         names, origins, need = (), (), None
+    tried = earlier.handled_guard(guard if nature == "guarded" else None, site_facts, lang)
+    if tried is not None:  # in `except AttributeError:` of a `getattr`: it had none
+        checked, guard = checked or guard, tried
+        names, origins, need = earlier.read_guard(site, guard)
     public = reading.is_public(site)
     if site_facts is not None and site_facts.public is not None:
         public = site_facts.public  # from the definition's tree: `pub`, a trait impl, `_`

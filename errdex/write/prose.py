@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from errdex.analyze import facts
 from errdex.analyze.facts import Origin
+from errdex.extract.structure import EARLY_RETURN
 from errdex.languages import spec_for
 from errdex.models import (
     Defensive,
@@ -177,6 +178,9 @@ def _origin_sentence(f: PageFacts, origin: Origin) -> str:
             return f"{name} is a parameter of `{fn_name(f)}`{typed}: the value you pass."
         return (f"{name} is a parameter of `{fn_name(f)}`{typed}, which the library calls "
                 "with values it computes from yours.")
+    if origin.how == "filled":  # what it was set to is not what the check reads
+        return (f"{name} starts as `{origin.expression}` and is then changed by "
+                f"`{origin.text.rstrip(',;')}` (line {origin.line}).")
     verb = "is copied from" if origin.how == "field" else "is computed as"
     source = f.source_of(origin.name)
     typed = ""
@@ -286,6 +290,10 @@ def _what_it_means(f: PageFacts) -> str:
         if f.only_when:
             out.append(f"It gets there only when `{f.only_when}` holds; that condition leads "
                        "to the call, the value's failure is the cause.")
+    elif f.reached and f.site_facts is not None and any(
+            step.kind == EARLY_RETURN for step in f.site_facts.reached):  # fmt: skip
+        out.append(f"{f.where}{helper} {action(f)} when this line is reached; the returns "
+                   "before it are its checks.")
     elif f.reached:
         out.append(f"{f.where}{helper} {action(f)} when this line is reached: no check of its "
                    "own decides, the path to it does.")

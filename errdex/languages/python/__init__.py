@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from errdex.languages.python.before import BEFORE
 from errdex.languages.spec import LanguageSpec, Outline
 from errdex.models import Language, SiteKind
 
@@ -152,4 +153,5 @@ SPEC = LanguageSpec(
     variant_noun="an exception class that builds this message itself",
     unnamed_action="raises an error with this message",
     importer=_importer,
+    before=BEFORE,
 )

@@ -75,10 +75,25 @@ class Paths(Conditions):
             return self._branches_before(cur)
         if kind == "except_clause":
             caught = self._except_text(cur).removeprefix("except*").removeprefix("except")
-            return [Step(EXCEPT, _test(caught.strip() or "BaseException"), line)]
+            caught = caught.strip() or "BaseException"
+            tried = self._tried(cur)
+            condition = Condition(RAISED, cut(caught, GUARD_CHARS), tried) if tried else \
+                _test(caught)  # fmt: skip
+            return [Step(EXCEPT, condition, line)]
         if kind == "case_clause":
             return [Step(ARM, Condition(MATCHES, cut(self._case_text(cur), GUARD_CHARS)), line)]
         return []
+
+    def _tried(self, clause: Node) -> str | None:
+        """The one statement of the `try` that `clause` handles, as code: what raised when
+        the handler runs (`testMethod = getattr(self, methodName)`); None for more."""
+        statement = clause.parent
+        body = statement.child_by_field_name("body") if statement is not None else None
+        code = [c for c in body.named_children if c.type not in _NOT_CODE] if body else []
+        if len(code) != 1 or code[0].type != "expression_statement":
+            return None
+        text = _compact(self.code(code[0]))
+        return text if len(text) <= GUARD_CHARS else None
 
     def _branches_before(self, clause: Node) -> list[Step]:
         """For an `elif` or `else`: the `if` and every `elif` before it, each failed."""
