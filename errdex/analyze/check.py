@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from errdex.contract import explanation_to_dict, record_to_dict
@@ -61,16 +62,28 @@ def _code_names(code: str, language: Language, shell: bool = False
     defined: set[str] = set()
     for m in _DEFINES.finditer(code):
         defined.update(g for g in m.groups() if g)
-    # A function the snippet defines with its language's keyword (`func`, `function`; a
-    # regex, as origins reads it: Java's is its return type, `boolean isXError(`).
+    # A function the snippet defines with a language's keyword (`func`, `function`; a
+    # regex, as origins reads it: Java's is its return type, `boolean isXError(`). Any
+    # language's: a Rust page tells a wasm `JsError` apart in the JavaScript that gets it.
+    for keyword in _function_keywords(language):  # one at a time: a type-like one eats `fn`
+        defined.update(re.findall(rf"\b(?:{keyword})\s+([A-Za-z_]\w*)\s*(?=[(<\[])", code))
     keyword = f"(?:{spec_for(language).function_keyword})"
-    defined.update(re.findall(rf"\b{keyword}\s+([A-Za-z_]\w*)\s*(?=[(<\[])", code))
     # function parameters of a snippet-defined function: `fn x_ok(a: T, b: U)`, `(err error)`,
     # `fn load<T>(produce: impl FnOnce() -> R)`
     for m in re.finditer(rf"\b(?:fn|def|{keyword})\s+\w+\s*(?:<[^<>()]*>)?\s*\(", code):
         for param in _parameters(code, m.end()):
             defined.update(_IDENT.findall(param.split(":")[0]))
     return set(_IDENT.findall(code)), defined
+
+
+@cache
+def _every_languages_words() -> frozenset[str]:
+    return frozenset().union(*(spec_for(language).reserved_words for language in Language))
+
+
+def _function_keywords(language: Language) -> list[str]:
+    own = spec_for(language).function_keyword
+    return [own, *sorted({spec_for(other).function_keyword for other in Language} - {own})]
 
 
 def _parameters(code: str, start: int) -> list[str]:
@@ -144,7 +157,8 @@ def unknown_names(
         return []
     language = Language(record["language"])
     programs = any(site.get("program") for site in (record.get("facts") or {}).get("sites", ()))
-    known = vocabulary | record_words(record) | spec_for(language).reserved_words
+    # Any language's words: a Rust page tells a wasm `JsError` apart in JavaScript
+    known = vocabulary | record_words(record) | _every_languages_words()
     out: list[UnknownName] = []
     for section, text, is_code in sections(explanation):
         # A program's page may write the commands that run it, in the shell
