@@ -11,7 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from errdex.analyze.check import unknown_names
 from errdex.contract import record_to_dict
+from errdex.store import SQLiteStore
 from tests.builders import indexed_records
 
 LIB = """\
@@ -137,9 +139,12 @@ def test_a_js_error_is_caught_in_javascript(tmp_path: Path) -> None:
     assert code["try_catch"].count("try {") == 1
 
 
-def test_a_function_returning_nothing_is_not_matched(tmp_path: Path) -> None:
-    code = _pages(tmp_path)["runner"]
-    catch = code["defensive"]["try_catch"]
-    assert "Ok(v) =>" not in catch and "?;" not in catch, catch
-    assert "returns no Result" in catch
-    assert ")?;" not in code["defensive"]["validate"]
+def test_check_reads_the_javascript_a_js_error_is_caught_in(tmp_path: Path) -> None:
+    records = indexed_records(tmp_path, FILES, "acme/kit")
+    with SQLiteStore(tmp_path / "index.sqlite") as store:
+        vocabulary = store.vocabulary("acme/kit")
+    web = record_to_dict(next(r for r in records if r.template.message.startswith("web")))
+    # `function`, `instanceof`, `message` are JavaScript's, not invented names
+    assert unknown_names(web, vocabulary) == []
+    invented = {**web["explanation"], "summary": "Declare it `auto` first"}  # C's word
+    assert [u.name for u in unknown_names(web, vocabulary, invented)] == ["auto"]

@@ -63,9 +63,9 @@ def _code_names(code: str, language: Language, shell: bool = False
     for m in _DEFINES.finditer(code):
         defined.update(g for g in m.groups() if g)
     # A function the snippet defines with a language's keyword (`func`, `function`; a
-    # regex, as origins reads it: Java's is its return type, `boolean isXError(`). Any
-    # language's: a Rust page tells a wasm `JsError` apart in the JavaScript that gets it.
-    for keyword in _function_keywords(language):  # one at a time: a type-like one eats `fn`
+    # regex, as origins reads it: Java's is its return type, `boolean isXError(`); the
+    # page's languages one at a time (a type-like keyword would eat another's `fn`)
+    for keyword in (spec_for(each).function_keyword for each in _page_languages(language)):
         defined.update(re.findall(rf"\b(?:{keyword})\s+([A-Za-z_]\w*)\s*(?=[(<\[])", code))
     keyword = f"(?:{spec_for(language).function_keyword})"
     # function parameters of a snippet-defined function: `fn x_ok(a: T, b: U)`, `(err error)`,
@@ -76,14 +76,16 @@ def _code_names(code: str, language: Language, shell: bool = False
     return set(_IDENT.findall(code)), defined
 
 
+def _page_languages(language: Language) -> tuple[Language, ...]:
+    """The languages a page of `language` writes code in: its own, then those its spec
+    names (a Rust page catches a wasm `JsError` in JavaScript)."""
+    return (language, *spec_for(language).snippet_languages)
+
+
 @cache
-def _every_languages_words() -> frozenset[str]:
-    return frozenset().union(*(spec_for(language).reserved_words for language in Language))
-
-
-def _function_keywords(language: Language) -> list[str]:
-    own = spec_for(language).function_keyword
-    return [own, *sorted({spec_for(other).function_keyword for other in Language} - {own})]
+def _page_words(language: Language) -> frozenset[str]:
+    return frozenset().union(*(spec_for(each).reserved_words
+                               for each in _page_languages(language)))
 
 
 def _parameters(code: str, start: int) -> list[str]:
@@ -157,8 +159,7 @@ def unknown_names(
         return []
     language = Language(record["language"])
     programs = any(site.get("program") for site in (record.get("facts") or {}).get("sites", ()))
-    # Any language's words: a Rust page tells a wasm `JsError` apart in JavaScript
-    known = vocabulary | record_words(record) | _every_languages_words()
+    known = vocabulary | record_words(record) | _page_words(language)
     out: list[UnknownName] = []
     for section, text, is_code in sections(explanation):
         # A program's page may write the commands that run it, in the shell

@@ -262,6 +262,9 @@ class LanguageSpec:
     # The languages whose files call the error helpers this one's files define (C++ calls
     # C's `die(..)`, C calls a C++ header's `extern "C"` one); itself when empty.
     helpers_reach: frozenset[Language] = frozenset()
+    # Other languages a page's code may be written in (a Rust wasm-bindgen `JsError` is
+    # caught in the JavaScript that calls it); `errdex check` reads their words there too.
+    snippet_languages: tuple[Language, ...] = ()
     # From the snapshot's root and its files' paths, the files (of any language) that its
     # build files say no build compiles (a package's build script naming what it builds).
     unbuilt: Callable[[str, Iterable[str]], frozenset[str]] | None = None

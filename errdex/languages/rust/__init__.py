@@ -133,6 +133,7 @@ SPEC = LanguageSpec(
     ),
     module_path=_module_path,
     function_keyword="fn",
+    snippet_languages=(Language.JAVASCRIPT,),  # wasm-bindgen's JsError: caught in JavaScript
     declaration_words=("fn", "pub", "struct"),
     local_binding=r"(?:let\s+(?:mut\s+)?)?",
     statement_end=r";?",
