@@ -25,7 +25,7 @@ from errdex.analyze.history import history_stamp
 from errdex.analyze.reuse import Earlier
 from errdex.analyze.snapshot import analyze_snapshot
 from errdex.analyze.testrefs import KindsMemo
-from errdex.contract import record_from_dict, record_to_dict, status_of
+from errdex.contract import record_from_dict, status_of
 from errdex.errors import SourceError
 from errdex.extract import (
     OVER_TIME,
@@ -555,14 +555,13 @@ def store_built(store: Store, built: Built) -> IndexSummary:
     """Write one built snapshot, replacing what was stored for its repository's version,
     then the extraction cache: the files extracted now, and of the older entries those
     this index reused."""
-    store.replace_snapshot(built.snapshot, built.summary, built.records,
-                           vocabulary=built.vocabulary)
+    texts = store.replace_snapshot(built.snapshot, built.summary, built.records,
+                                   vocabulary=built.vocabulary)
     reuse = built.reuse
     if reuse is not None:
         files = {f.path: key for f, key in zip(built.snapshot.files, reuse.keys, strict=True)
                  if key is not None and (key in reuse.reused or key in reuse.new)}
-        digest = records_digest([json.dumps(record_to_dict(r), ensure_ascii=False)
-                                 for r in built.records])
+        digest = records_digest(texts)  # as stored: the next index reads them back
         ref = snapshot_ref(built.snapshot)
         manifest = {manifest_key(ref): encode_manifest(Manifest(files, digest, built.stamp))}
         if built.memo is not None:

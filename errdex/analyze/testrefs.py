@@ -114,11 +114,11 @@ _STARTS = tuple(re.compile(p) for p in dict.fromkeys(
 def _matches(text: str) -> list[re.Match[str]]:
     """`_ANY_KIND.finditer(text)`, tried only where one idiom alone matches."""
     starts: set[int] = set()
-    for start in _STARTS:
-        at = start.search(text)
-        while at is not None:
-            starts.add(at.start())
-            at = start.search(text, at.start() + 1)
+    for idiom in _STARTS:
+        found = idiom.search(text)
+        while found is not None:
+            starts.add(found.start())
+            found = idiom.search(text, found.start() + 1)
     out, end = [], 0
     for at in sorted(starts):
         if at < end:
