@@ -90,6 +90,10 @@ class CallGraph:
         # trait methods of its type (errdex.analyze.applied)
         self.applications = Applications()
         self._in_path: dict[str, list[int]] = defaultdict(list)  # path -> its defs, once asked
+        # name -> the calls of it on a value (`_on_values_of`), by the value's last word;
+        # and the words of every type defining a method of that name: once asked
+        self._on_values: dict[str, dict[tuple[str, ...], list[tuple[int, str]]]] = {}
+        self._owner_words: dict[str, set[str]] = {}
 
     @classmethod
     def build(cls, files: Iterable[tuple[str, Language, FileStructure]]) -> CallGraph:
@@ -279,19 +283,37 @@ class CallGraph:
         kind = words(owner)[-1:]
         # The words that tell the owner from the other types of the method (`metal` of
         # `QMetalStorage` beside `QCudaStorage`): a caller named with one (`metal_fwd`)
-        # dispatches to that other type
-        others = {self.defs[i].owner for i in self.by_name.get(target.name, ())} - {owner, None}
-        elsewhere = {w for o in others for w in words(o or "")} - {
+        # dispatches to that other type. (Those of every type of the method but the
+        # owner's own: the owner's words are taken out anyway.)
+        elsewhere = self._method_owner_words(target.name) - {
             *words(owner), *words(target.name)}  # `FeedForward` says nothing of `forward`
         found = set()
-        for c, qualifier in self.callers.get(target.name, ()):
+        for c, qualifier in self._calls_on_values(target.name).get(kind, ()):
             d = self.defs[c]
-            if d.path not in homes and qualifier[:1].islower() \
-                    and words(qualifier)[-1:] == kind and qualifier not in ("self", d.receiver) \
-                    and not elsewhere.intersection(words(d.name)) \
+            if d.path not in homes and not elsewhere.intersection(words(d.name)) \
                     and owner in self.mentions.get(d.path, frozenset()) \
                     and owner not in self.types_in.get(d.path, frozenset()):
                 found.add(c)
+        return found
+
+    def _calls_on_values(self, name: str) -> dict[tuple[str, ...], list[tuple[int, str]]]:
+        """The calls of `name` on a lowercase value that is not the caller's own object,
+        by the value's last word (`storage` of `self.storage_mut()`), once per name: each
+        method of the name asks (`forward` of fifty models)."""
+        found = self._on_values.get(name)
+        if found is None:
+            found = self._on_values[name] = {}
+            for c, qualifier in self.callers.get(name, ()):
+                if qualifier[:1].islower() and qualifier not in ("self", self.defs[c].receiver):
+                    found.setdefault(words(qualifier)[-1:], []).append((c, qualifier))
+        return found
+
+    def _method_owner_words(self, name: str) -> set[str]:
+        """The words of every type that defines a method `name`, once per name."""
+        found = self._owner_words.get(name)
+        if found is None:
+            owners = {self.defs[i].owner for i in self.by_name.get(name, ())} - {None}
+            found = self._owner_words[name] = {w for o in owners for w in words(o or "")}
         return found
 
     def dispatched_by(self, target: _Def) -> list[int]:
