@@ -8,14 +8,12 @@ grouping and analysis that need every site run once, in this process.
 from __future__ import annotations
 
 import faulthandler
-import gc
 import json
 import multiprocessing
 import os
 import time
 from collections import Counter, defaultdict, deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
@@ -58,6 +56,7 @@ from errdex.extract.cached import (
 from errdex.extract.compose import attach_definitions, definitions_by_name, resolve_constants
 from errdex.extract.helpers import Discovered, calling, discover, merged, shown
 from errdex.extract.unbuilt import NOT_BUILT, drop_unbuilt
+from errdex.extract.uncollected import keep, uncollected
 from errdex.models import (
     FileExtraction,
     IndexSummary,
@@ -258,7 +257,7 @@ def _file_budget(budgets: Budgets) -> tuple[float, int]:
 def extract_snapshot(
     snapshot: Snapshot, workers: int = 0, progress: Progress | None = None,
     budgets: Budgets | None = None, more_rules: Mapping[Language, Sequence[Rule]] | None = None,
-    reuse: Reuse | None = None, keep: Callable[[], None] | None = None,
+    reuse: Reuse | None = None,
 ) -> tuple[list[FileExtraction], Counter[str]]:  # fmt: skip
     """Every file's extraction in file order, and the reasons files were skipped or
     sites dropped, counted. Sites past the repository's budget are dropped in file order
@@ -269,8 +268,7 @@ def extract_snapshot(
     (`reuse.found`) is read from those bytes, and only the others go to the workers;
     each of those extracted whole is added to `reuse.new`, under its key, if its file
     still holds the content the key was made of. (A reading with `more_rules` has no
-    `reuse`: the cache keys are made of the rules in force without them.) `keep` is
-    called after each extraction is admitted (`_uncollected`)."""
+    `reuse`: the cache keys are made of the rules in force without them.)"""
     budgets = budgets or Budgets()
     rules = dict(reuse.rules) if reuse is not None else snapshot_rules(snapshot)
     for language, extra in (more_rules or {}).items():
@@ -300,8 +298,7 @@ def extract_snapshot(
             skipped[REPO_SITES] += over
             kept += len(extraction.sites) + len(extraction.constructions)
             outcomes.append(extraction)
-            if keep is not None:
-                keep()
+            keep()  # out of the collector's way while the snapshot is built (`uncollected`)
         if progress:
             progress("parsing files", len(outcomes), total, f"{kept} sites")
 
@@ -467,23 +464,6 @@ class Built:
     memo: KindsMemo | None = None  # the test files' expectations, read or kept
 
 
-@contextmanager
-def _uncollected() -> Iterator[Callable[[], None]]:
-    """A `keep()` that takes every object alive when it is called out of the cyclic
-    collector's generations (`gc.freeze`) until the block ends (`gc.unfreeze`): a
-    snapshot's extractions are millions of objects in no cycle, which every full
-    collection would walk again as they accumulate (candle: 5 full collections, 2.2 s of
-    the 3.2 s this process spent collecting). Nothing is frozen when the process already
-    froze objects of its own: unfreezing would release those too."""
-    if gc.get_freeze_count():
-        yield lambda: None
-        return
-    try:
-        yield gc.freeze
-    finally:
-        gc.unfreeze()
-
-
 def build_snapshot(
     snapshot: Snapshot,
     previous: Sequence[Record] = (),
@@ -499,18 +479,8 @@ def build_snapshot(
     repository (`previous_records`) and, with `reuse`, the extractions the store cached
     (`extract_snapshot`) and with `earlier` the previous analysis where it provably
     holds (`errdex.analyze.reuse`); nothing is read from or written to a store."""
-    with _uncollected() as keep:
-        return _build(snapshot, previous, workers, progress, budgets, reuse, earlier, memo, keep)
-
-
-def _build(
-    snapshot: Snapshot, previous: Sequence[Record], workers: int, progress: Progress | None,
-    budgets: Budgets | None, reuse: Reuse | None, earlier: Earlier | None,
-    memo: KindsMemo | None, keep: Callable[[], None],
-) -> Built:  # fmt: skip
     started = time.perf_counter()
-    extractions, dropped = extract_snapshot(snapshot, workers, progress, budgets, reuse=reuse,
-                                            keep=keep)  # fmt: skip
+    extractions, dropped = extract_snapshot(snapshot, workers, progress, budgets, reuse=reuse)
     failed = len(snapshot.files) - len(extractions)
     extractions, dropped[NOT_BUILT] = drop_unbuilt(extractions, snapshot.root)
     dropped = +dropped
@@ -602,8 +572,9 @@ def index_snapshot(
                          if key is not None and manifest.files.get(f.path) == key}
             earlier = Earlier({r.id: r for r in previous if status_of(r.facts) != "removed"},
                               unchanged, manifest.stamp)
-    built = build_snapshot(snapshot, previous, workers=workers, progress=progress,
-                           budgets=budgets, reuse=reuse, earlier=earlier, memo=memo)
+    with uncollected():
+        built = build_snapshot(snapshot, previous, workers=workers, progress=progress,
+                               budgets=budgets, reuse=reuse, earlier=earlier, memo=memo)
     return store_built(store, built)
 
 

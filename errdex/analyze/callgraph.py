@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from errdex.analyze.applied import Applications
 from errdex.analyze.calldefs import Def as _Def
 from errdex.analyze.calldefs import last_part, root, top, words
+from errdex.analyze.valuecalls import ValueCalls
 from errdex.analyze.visibility import is_private_module, named_by, package_entries
 from errdex.extract.structure import DISPATCH, RESULT, FileStructure
 from errdex.languages import spec_for
@@ -90,10 +91,7 @@ class CallGraph:
         # trait methods of its type (errdex.analyze.applied)
         self.applications = Applications()
         self._in_path: dict[str, list[int]] = defaultdict(list)  # path -> its defs, once asked
-        # name -> the calls of it on a value (`_on_values_of`), by the value's last word;
-        # and the words of every type defining a method of that name: once asked
-        self._on_values: dict[str, dict[tuple[str, ...], list[tuple[int, str]]]] = {}
-        self._owner_words: dict[str, set[str]] = {}
+        self._values = ValueCalls()  # what `_on_values_of` reads of a name, once asked
 
     @classmethod
     def build(cls, files: Iterable[tuple[str, Language, FileStructure]]) -> CallGraph:
@@ -283,37 +281,16 @@ class CallGraph:
         kind = words(owner)[-1:]
         # The words that tell the owner from the other types of the method (`metal` of
         # `QMetalStorage` beside `QCudaStorage`): a caller named with one (`metal_fwd`)
-        # dispatches to that other type. (Those of every type of the method but the
-        # owner's own: the owner's words are taken out anyway.)
-        elsewhere = self._method_owner_words(target.name) - {
+        # dispatches to that other type (the owner's own words are taken out)
+        elsewhere = self._values.owner_words(target.name, self.by_name, self.defs) - {
             *words(owner), *words(target.name)}  # `FeedForward` says nothing of `forward`
         found = set()
-        for c, qualifier in self._calls_on_values(target.name).get(kind, ()):
+        for c, _ in self._values.calls(target.name, self.callers, self.defs).get(kind, ()):
             d = self.defs[c]
             if d.path not in homes and not elsewhere.intersection(words(d.name)) \
                     and owner in self.mentions.get(d.path, frozenset()) \
                     and owner not in self.types_in.get(d.path, frozenset()):
                 found.add(c)
-        return found
-
-    def _calls_on_values(self, name: str) -> dict[tuple[str, ...], list[tuple[int, str]]]:
-        """The calls of `name` on a lowercase value that is not the caller's own object,
-        by the value's last word (`storage` of `self.storage_mut()`), once per name: each
-        method of the name asks (`forward` of fifty models)."""
-        found = self._on_values.get(name)
-        if found is None:
-            found = self._on_values[name] = {}
-            for c, qualifier in self.callers.get(name, ()):
-                if qualifier[:1].islower() and qualifier not in ("self", self.defs[c].receiver):
-                    found.setdefault(words(qualifier)[-1:], []).append((c, qualifier))
-        return found
-
-    def _method_owner_words(self, name: str) -> set[str]:
-        """The words of every type that defines a method `name`, once per name."""
-        found = self._owner_words.get(name)
-        if found is None:
-            owners = {self.defs[i].owner for i in self.by_name.get(name, ())} - {None}
-            found = self._owner_words[name] = {w for o in owners for w in words(o or "")}
         return found
 
     def dispatched_by(self, target: _Def) -> list[int]:

@@ -11,8 +11,8 @@ and combines what those found. Nothing here is guessed: what can't be read is le
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 from errdex.analyze.commandline import program_facts
 from errdex.analyze.guards import _STRING as _STRING
