@@ -23,7 +23,7 @@ from errdex.analyze.history import history_stamp
 from errdex.analyze.reuse import Earlier
 from errdex.analyze.snapshot import analyze_snapshot
 from errdex.analyze.testrefs import KindsMemo
-from errdex.contract import record_from_dict, record_to_dict, status_of
+from errdex.contract import record_from_dict, status_of
 from errdex.errors import SourceError
 from errdex.extract import (
     OVER_TIME,
@@ -56,6 +56,7 @@ from errdex.extract.cached import (
 from errdex.extract.compose import attach_definitions, definitions_by_name, resolve_constants
 from errdex.extract.helpers import Discovered, calling, discover, merged, shown
 from errdex.extract.unbuilt import NOT_BUILT, drop_unbuilt
+from errdex.extract.uncollected import keep, uncollected
 from errdex.models import (
     FileExtraction,
     IndexSummary,
@@ -297,6 +298,7 @@ def extract_snapshot(
             skipped[REPO_SITES] += over
             kept += len(extraction.sites) + len(extraction.constructions)
             outcomes.append(extraction)
+            keep()  # out of the collector's way while the snapshot is built (`uncollected`)
         if progress:
             progress("parsing files", len(outcomes), total, f"{kept} sites")
 
@@ -491,6 +493,7 @@ def build_snapshot(
     if progress:
         progress("analyzing records", 0, len(records), f"{len(sites)} sites")
     structures = {e.structure.path: e.structure for e in extractions if e.structure}
+    keep()  # the sites and records made of them, which the analysis reads throughout
     stamp = history_stamp(snapshot.root) if reuse is not None and snapshot.commit else None
     records, removed, names = analyze_snapshot(snapshot, records, previous, structures,
                                                earlier, stamp, memo)
@@ -522,14 +525,13 @@ def store_built(store: Store, built: Built) -> IndexSummary:
     """Write one built snapshot, replacing what was stored for its repository's version,
     then the extraction cache: the files extracted now, and of the older entries those
     this index reused."""
-    store.replace_snapshot(built.snapshot, built.summary, built.records,
-                           vocabulary=built.vocabulary)
+    texts = store.replace_snapshot(built.snapshot, built.summary, built.records,
+                                   vocabulary=built.vocabulary)
     reuse = built.reuse
     if reuse is not None:
         files = {f.path: key for f, key in zip(built.snapshot.files, reuse.keys, strict=True)
                  if key is not None and (key in reuse.reused or key in reuse.new)}
-        digest = records_digest([json.dumps(record_to_dict(r), ensure_ascii=False)
-                                 for r in built.records])
+        digest = records_digest(texts)  # as stored: the next index reads them back
         ref = snapshot_ref(built.snapshot)
         manifest = {manifest_key(ref): encode_manifest(Manifest(files, digest, built.stamp))}
         if built.memo is not None:
@@ -570,8 +572,9 @@ def index_snapshot(
                          if key is not None and manifest.files.get(f.path) == key}
             earlier = Earlier({r.id: r for r in previous if status_of(r.facts) != "removed"},
                               unchanged, manifest.stamp)
-    built = build_snapshot(snapshot, previous, workers=workers, progress=progress,
-                           budgets=budgets, reuse=reuse, earlier=earlier, memo=memo)
+    with uncollected():
+        built = build_snapshot(snapshot, previous, workers=workers, progress=progress,
+                               budgets=budgets, reuse=reuse, earlier=earlier, memo=memo)
     return store_built(store, built)
 
 

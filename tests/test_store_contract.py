@@ -88,6 +88,12 @@ def _library() -> list[Record]:
     ]
 
 
+def test_writing_returns_the_texts_read_back(store: Store) -> None:
+    records = _library()
+    texts = store.replace_snapshot(_snapshot("o/r"), _summary("o/r", len(records)), records)
+    assert texts == [store.record_json(r.id) for r in records]
+
+
 def test_every_read_after_a_snapshot_is_written(store: Store) -> None:
     records = _library()
     _write(store, "o/r", records, vocabulary=frozenset({"open_file", "Tensor"}))

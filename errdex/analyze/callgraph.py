@@ -19,6 +19,7 @@ from errdex.analyze.calldefs import Def as _Def
 from errdex.analyze.calldefs import last_part, passed_on, root, top, words
 from errdex.analyze.hierarchy import Hierarchy
 from errdex.analyze.scopes import Scopes
+from errdex.analyze.valuecalls import ValueCalls
 from errdex.analyze.visibility import is_private_module, named_by, package_entries
 from errdex.extract.structure import DISPATCH, RESULT, FileStructure
 from errdex.languages import spec_for
@@ -90,6 +91,7 @@ class CallGraph:
         self.applications = Applications()
         self._in_path: dict[str, list[int]] = defaultdict(list)  # path -> its defs, once asked
         self.scopes = Scopes()  # what each call's name can reach where it is written
+        self._values = ValueCalls()  # what `_on_values_of` reads of a name, once asked
 
     @classmethod
     def build(cls, files: Iterable[tuple[str, Language, FileStructure]]) -> CallGraph:
@@ -311,16 +313,13 @@ class CallGraph:
         kind = words(owner)[-1:]
         # The words that tell the owner from the other types of the method (`metal` of
         # `QMetalStorage` beside `QCudaStorage`): a caller named with one (`metal_fwd`)
-        # dispatches to that other type
-        others = {self.defs[i].owner for i in self.by_name.get(target.name, ())} - {owner, None}
-        elsewhere = {w for o in others for w in words(o or "")} - {
+        # dispatches to that other type (the owner's own words are taken out)
+        elsewhere = self._values.owner_words(target.name, self.by_name, self.defs) - {
             *words(owner), *words(target.name)}  # `FeedForward` says nothing of `forward`
         found = set()
-        for c, qualifier in self.callers.get(target.name, ()):
+        for c, _ in self._values.calls(target.name, self.callers, self.defs).get(kind, ()):
             d = self.defs[c]
-            if d.path not in homes and qualifier[:1].islower() \
-                    and words(qualifier)[-1:] == kind and qualifier not in ("self", d.receiver) \
-                    and not elsewhere.intersection(words(d.name)) \
+            if d.path not in homes and not elsewhere.intersection(words(d.name)) \
                     and owner in self.mentions.get(d.path, frozenset()) \
                     and owner not in self.types_in.get(d.path, frozenset()):
                 found.add(c)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 from errdex.analyze.commandline import program_facts
 from errdex.analyze.guards import _STRING as _STRING
@@ -167,7 +168,7 @@ def through_locals(
     for origin in origins:
         if not guard or origin.how != "local" or origin.name not in guard:
             continue
-        pattern = re.compile(rf"(?<![\w.]){re.escape(origin.name)}\b")
+        pattern = _named(origin.name)
         if aspect(origin.expression) or _PART.fullmatch(origin.expression):
             value = origin.expression.rstrip("?")  # the value, not how its error is passed on
             guard = pattern.sub(value.replace("\\", "\\\\"), guard)
@@ -183,13 +184,23 @@ def through_locals(
 _PART = re.compile(r"[A-Za-z_]\w*(?:\.\w+|\[\d+\])*")
 
 
+# The regexes of a name, compiled once each: the same locals come back for every site
+# and page (re's own cache of 512 is cycled through by all of errdex's).
+@lru_cache(maxsize=4096)
+def _named(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w.]){re.escape(name)}\b")
+
+
+@lru_cache(maxsize=4096)
+def _flag(negation: str, name: str) -> re.Pattern[str]:
+    return re.compile(rf"\s*(?:{negation})?\s*\(?\s*{re.escape(name)}\s*\)?\s*")
+
+
 def _is_flag(guard: str, name: str, language: Language) -> bool:
     """Whether the guard is `name` or its negation alone."""
     if name not in guard:
         return False
-    negation = spec_for(language).negation
-    flag = rf"\s*(?:{negation})?\s*\(?\s*{re.escape(name)}\s*\)?\s*"
-    return re.fullmatch(flag, guard) is not None
+    return _flag(spec_for(language).negation, name).fullmatch(guard) is not None
 
 
 def balanced(expression: str) -> bool:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,6 +91,40 @@ def _scan(session: git.Git, keys: Sequence[str], budget: float) -> dict[tuple[st
         gone_here.clear()
         changed_before.clear()
 
+    pending: list[tuple[str, str]] = []  # (op, path) of each line not yet looked through
+    lines: list[str] = []
+    ends = [0]  # where each pending line ends in their text joined
+
+    def look() -> None:
+        """The pending lines through the automaton at once (a call per line cost more
+        than the matching), each line then read with the hits that lie inside it."""
+        text = "".join(lines)
+        hits_in: dict[int, list[int]] = {}
+        for pattern, start, end in automaton.find_matches_as_indexes(text, overlapping=True):
+            at = bisect_right(ends, start) - 1
+            if end <= ends[at + 1]:  # not across lines: as the line alone would match
+                hits_in.setdefault(at, []).append(pattern)
+        for at, hits in hits_in.items():  # in line order: the hits are in order of end
+            (op, path), line = pending[at], lines[at]
+            for index in dict.fromkeys(i for hit in hits for i in anchored[hit]):
+                if not _in_order(line, runs[index]):
+                    continue  # the longest run alone: another message that shares it
+                key = keys[index]
+                state = seen.setdefault((key, path), _Seen())
+                if op == "+" and state.introduced is None:
+                    state.introduced, state.introduced_at = commit, number
+                    new_here.append((key, path))
+                changed_before.setdefault((key, path), (state.changed, state.changed_at))
+                state.changed, state.changed_at = commit, number
+                if op == "+":
+                    state.added_at = number
+                else:
+                    state.removed_at, state.removed = number, commit
+                    gone_here.setdefault(key, []).append(path)
+        pending.clear()
+        lines.clear()
+        del ends[1:]
+
     # No textconv, external diff or signature check even if asked for: raw diffs only.
     with session.popen("log", "--reverse", "--no-renames", "--no-color", "--no-textconv",
                        "--no-ext-diff", "--no-show-signature", "-p", "-U0",
@@ -100,6 +135,7 @@ def _scan(session: git.Git, keys: Sequence[str], budget: float) -> dict[tuple[st
         for count, raw in enumerate(proc.stdout):
             first = raw[:1]
             if first == b"\x00":
+                look()
                 moved()
                 sha, _, date = raw[1:].decode("ascii", "replace").strip().partition(" ")
                 commit, number = (sha, date), number + 1
@@ -114,25 +150,17 @@ def _scan(session: git.Git, keys: Sequence[str], budget: float) -> dict[tuple[st
             if first not in (b"+", b"-") or raw[:4] in (b"+++ ", b"--- "):
                 continue
             line = raw[1:].decode("utf-8", "replace")
-            hits = automaton.find_matches_as_indexes(line, overlapping=True)
-            for index in dict.fromkeys(i for hit in hits for i in anchored[hit[0]]):
-                if not _in_order(line, runs[index]):
-                    continue  # the longest run alone: another message that shares it
-                key = keys[index]
-                state = seen.setdefault((key, path), _Seen())
-                op = first.decode()
-                if op == "+" and state.introduced is None:
-                    state.introduced, state.introduced_at = commit, number
-                    new_here.append((key, path))
-                changed_before.setdefault((key, path), (state.changed, state.changed_at))
-                state.changed, state.changed_at = commit, number
-                if op == "+":
-                    state.added_at = number
-                else:
-                    state.removed_at, state.removed = number, commit
-                    gone_here.setdefault(key, []).append(path)
+            pending.append(("+" if first == b"+" else "-", path))
+            lines.append(line)
+            ends.append(ends[-1] + len(line))
+            if ends[-1] > LOOK_CHARS:
+                look()  # a huge commit is looked through in parts
+        look()
         moved()
     return seen
+
+
+LOOK_CHARS = 1 << 20  # pending text looked through at once, at most (and a line more)
 
 
 def _in_order(line: str, runs: Sequence[str]) -> bool:

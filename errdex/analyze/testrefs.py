@@ -104,16 +104,40 @@ def _automaton(
 
 
 _ANY_KIND = re.compile("|".join(f"(?P<k{i}>{p.pattern})" for i, (_, p) in enumerate(_KINDS)))
+# Where a match of `_ANY_KIND` may start: each idiom searched alone (a leading `\b`
+# dropped, so the regex engine can skip ahead to its literal prefix), which is fast, where
+# the one alternation over every idiom tries each of them at every offset of the file.
+_STARTS = tuple(re.compile(p) for p in dict.fromkeys(
+    p.pattern.removeprefix("\\b") for _, p in _KINDS))
+
+
+def _matches(text: str) -> list[re.Match[str]]:
+    """`_ANY_KIND.finditer(text)`, tried only where one idiom alone matches."""
+    starts: set[int] = set()
+    for idiom in _STARTS:
+        found = idiom.search(text)
+        while found is not None:
+            starts.add(found.start())
+            found = idiom.search(text, found.start() + 1)
+    out, end = [], 0
+    for at in sorted(starts):
+        if at < end:
+            continue  # inside the previous match, as finditer would skip it
+        m = _ANY_KIND.match(text, at)
+        if m is not None:
+            out.append(m)
+            end = max(m.end(), at + 1)
+    return out
 
 
 def _kinds_here(text: str, lines: list[str]) -> list[str | None]:
-    """Per line, the expectation written on it: one regex pass over the whole file."""
+    """Per line, the expectation written on it: the idioms' matches in the whole file."""
     out: list[str | None] = [None] * len(lines)
     starts, at = [], 0
     for line in lines:
         starts.append(at)
         at += len(line) + 1
-    for m in _ANY_KIND.finditer(text):
+    for m in _matches(text):
         index = bisect_right(starts, m.start()) - 1
         if 0 <= index < len(out) and out[index] is None and m.lastgroup:
             out[index] = _KINDS[int(m.lastgroup[1:])][0]

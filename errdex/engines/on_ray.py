@@ -28,6 +28,7 @@ from typing import Any
 from errdex.analyze.snapshot import previous_records
 from errdex.engines import Source
 from errdex.errors import ErrdexError, UsageError
+from errdex.extract.uncollected import uncollected
 from errdex.index import Budgets, Built, build_snapshot, store_built
 from errdex.models import IndexSummary, Snapshot
 from errdex.store import Store
@@ -71,7 +72,8 @@ def _read(source: Source) -> tuple[list[Snapshot], str]:
 def _build(snapshot: Snapshot, previous: list[Any], budgets: Budgets) -> Built:
     """Task: one snapshot built. Its files are parsed in one child process (the task
     holds one CPU; `errdex.index` never parses in the process that reads the results)."""
-    return build_snapshot(snapshot, previous, workers=1, budgets=budgets)
+    with uncollected():
+        return build_snapshot(snapshot, previous, workers=1, budgets=budgets)
 
 
 def failure_reason(exc: BaseException) -> str:

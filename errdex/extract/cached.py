@@ -100,6 +100,25 @@ def _plain_check(hint: Any, name: str) -> str | None:
     return None
 
 
+def _optional(hint: Any) -> Any:
+    """X of a hint `X | None` (X not a plain scalar), else None."""
+    args = typing.get_args(hint)
+    if typing.get_origin(hint) in (typing.Union, types.UnionType) and len(args) == 2 \
+            and type(None) in args:
+        other = args[0] if args[1] is type(None) else args[1]
+        return other if other not in _PLAIN else None
+    return None
+
+
+def _items(hint: Any) -> Any:
+    """X of a hint `tuple[X, ...]` (X not a plain scalar), else None."""
+    args = typing.get_args(hint)
+    if typing.get_origin(hint) is tuple and len(args) == 2 and args[1] is Ellipsis \
+            and args[0] not in _PLAIN:
+        return args[0]
+    return None
+
+
 def _builder(cls: type) -> _Decode:
     """A decoder of `cls` made for it: the list of its fields in order, plain fields
     checked in place, the others through their own decoders, and the object made
@@ -110,12 +129,21 @@ def _builder(cls: type) -> _Decode:
                              "post": getattr(cls, "__post_init__", None)}
     checks, values = [], []
     for at, name in enumerate(names):
-        check = _plain_check(hints[name], f"v{at}")
+        hint = hints[name]
+        check = _plain_check(hint, f"v{at}")
+        optional, items = _optional(hint), _items(hint)
         if check is not None:
             checks.append(f"    if {check}: raise Refused({cls.__name__!r})")
             values.append(f"{name}=v{at}")
+        elif optional is not None:  # `d(v)` or None, inline: a call less per value
+            scope[f"d{at}"] = _decoder(optional)
+            values.append(f"{name}=None if v{at} is None else d{at}(v{at})")
+        elif items is not None:  # a tuple of values of one type, from a list
+            scope[f"d{at}"] = _decoder(items)
+            checks.append(f"    if type(v{at}) is not list: raise Refused({cls.__name__!r})")
+            values.append(f"{name}=tuple(map(d{at}, v{at}))")
         else:
-            scope[f"d{at}"] = _decoder(hints[name])
+            scope[f"d{at}"] = _decoder(hint)
             values.append(f"{name}=d{at}(v{at})")
     unpack = ", ".join(f"v{at}" for at in range(len(names))) + ","
     source = "\n".join([
@@ -305,7 +333,7 @@ def decode_extraction(data: object) -> tuple[FileExtraction, int] | None:
         if not isinstance(data, bytes | bytearray | memoryview):
             return None
         inflate = zlib.decompressobj()
-        text = inflate.decompress(bytes(data), MAX_ENTRY_BYTES)
+        text = inflate.decompress(data if type(data) is bytes else bytes(data), MAX_ENTRY_BYTES)
         if inflate.unconsumed_tail or not inflate.eof:
             return None
         body = json.loads(text)

@@ -130,10 +130,19 @@ class EarlierExits:
         self._skip = skip
         self._blocks: dict[int, tuple[dict[int, int], list[Node]]] = {}  # id -> statements
         self._steps: dict[int, Step | None] = {}  # statement id -> its step, once looked at
+        self._before: dict[tuple[int, int], list[Step]] = {}  # (block, child) ids -> steps
 
     def before(self, block: Node, child: Node) -> list[Step]:
         """The steps of the statements before `child` in `block`, in source order (the
-        nearest MAX_STEPS of the last MAX_EARLIER statements)."""
+        nearest MAX_STEPS of the last MAX_EARLIER statements). A new list each call,
+        found once per (block, child): the sites below one statement share it."""
+        key = (block.id, child.id)
+        found = self._before.get(key)
+        if found is None:
+            found = self._before[key] = self._find(block, child)
+        return list(found)
+
+    def _find(self, block: Node, child: Node) -> list[Step]:
         entry = self._blocks.get(block.id)
         if entry is None:
             statements = [c for c in block.named_children if c.type not in self._skip]

@@ -97,15 +97,17 @@ class MemoryStore(Backend):
         summary: IndexSummary,
         records: Sequence[Record],
         vocabulary: frozenset[str] | None = None,
-    ) -> None:
+    ) -> list[str]:
         """One version's records and keys swapped at once (the vocabulary too, when
-        given; otherwise the one stored before is kept, as in SQLite)."""
+        given; otherwise the one stored before is kept, as in SQLite). Returns the
+        records' contract texts."""
         ref = snapshot_ref(snapshot)
         sid = next((sid for sid, row in self._snapshots.items()
                     if (row["repo"], row["ref"]) == (snapshot.repo, ref)), None)
         if sid is None:
             sid, self._next = self._next, self._next + 1
         stored: dict[tuple[int, str], _Stored] = {}
+        texts: list[str] = []
         for record in records:
             data = record_to_dict(record)
             first = record.sites[0]
@@ -116,8 +118,8 @@ class MemoryStore(Backend):
                 "site_count": len(record.sites),
             }
             match_data = keys.match_data(record, data)
-            stored[(sid, record.id)] = _Stored(listing, json.dumps(data, ensure_ascii=False),
-                                               match_data)
+            texts.append(json.dumps(data, ensure_ascii=False))
+            stored[(sid, record.id)] = _Stored(listing, texts[-1], match_data)
         gone = {key for key in self._records if key[0] == sid}
         for key in gone:
             del self._records[key]
@@ -142,6 +144,7 @@ class MemoryStore(Backend):
         self._version += 1
         self._snapshot_writes += 1
         self._saved_matcher = None
+        return texts
 
     @mapped("write")
     def update_record_data(self, records: Sequence[Record],

@@ -322,9 +322,10 @@ class PostgresStore(Backend):
         summary: IndexSummary,
         records: Sequence[Record],
         vocabulary: frozenset[str] | None = None,
-    ) -> None:
+    ) -> list[str]:
         """One version's records, its match keys and (when given) the names of its code,
-        swapped in one transaction; the repository's other versions are untouched."""
+        swapped in one transaction; the repository's other versions are untouched.
+        Returns the records' contract texts."""
         conn = self._conn
         now = datetime.now(UTC).isoformat(timespec="seconds")
         ref = snapshot_ref(snapshot)
@@ -350,9 +351,10 @@ class PostgresStore(Backend):
                 "generation = nextval('snapshot_generation') WHERE id = %s", (*described, sid))
             for table in ("match_keys", "match_index", "records"):
                 conn.execute(f"DELETE FROM {table} WHERE snapshot = %s", (sid,))
-        rows, keyed = [], []
+        rows, keyed, texts = [], [], []
         for record in records:
             data = record_to_dict(record)
+            texts.append(json.dumps(data, ensure_ascii=False))
             first = record.sites[0]
             match_data = keys.match_data(record, data)
             slug = (data.get("failure_class") or {}).get("slug")
@@ -360,8 +362,7 @@ class PostgresStore(Backend):
                          _plain(record.exception), _plain(record.template.message),
                          _plain(first.path), first.line, len(record.sites),
                          str(data.get("status") or "current"), _plain(slug),
-                         json.dumps(data, ensure_ascii=False),
-                         json.dumps(match_data, ensure_ascii=False),
+                         texts[-1], json.dumps(match_data, ensure_ascii=False),
                          _words(record.template.message)))
             keyed.append((record.id, template_from_dict(match_data), record.exception,
                           first.variant, record.language.value))
@@ -379,6 +380,7 @@ class PostgresStore(Backend):
             conn.execute("INSERT INTO vocabulary VALUES (%s, %s) ON CONFLICT (snapshot) "
                          "DO UPDATE SET names = excluded.names",
                          (sid, _plain(" ".join(sorted(vocabulary)))))
+        return texts
 
     @writing
     def update_record_data(self, records: Sequence[Record],

@@ -270,19 +270,20 @@ class SQLiteStore(Backend):
         summary: IndexSummary,
         records: Sequence[Record],
         vocabulary: frozenset[str] | None = None,
-    ) -> None:
+    ) -> list[str]:
         """One version's records, its match keys and (when given) the names of its code,
         swapped in one transaction: readers never see one without the other, and the
-        repository's other versions are untouched."""
+        repository's other versions are untouched. Returns the records' contract texts."""
         now = datetime.now(UTC).isoformat(timespec="seconds")
-        rows = []
+        rows, texts = [], []
         for record in records:
             data = record_to_dict(record)
             first = record.sites[0]
             match_data = keys.match_data(record, data)
+            texts.append(json.dumps(data, ensure_ascii=False))
             rows.append((record.id, record.repo, record.language.value, record.kind.value,
                          record.exception, record.template.message, first.path, first.line,
-                         len(record.sites), pack(json.dumps(data, ensure_ascii=False)),
+                         len(record.sites), pack(texts[-1]),
                          json.dumps(match_data, ensure_ascii=False)))
         ref = snapshot_ref(snapshot)
         described = (snapshot.commit, snapshot.commit_date, snapshot.version, snapshot.root,
@@ -317,6 +318,7 @@ class SQLiteStore(Backend):
             if vocabulary is not None:
                 self._conn.execute("INSERT OR REPLACE INTO vocabulary VALUES (?, ?)",
                                    (sid, " ".join(sorted(vocabulary))))
+        return texts
 
     # -- reading ------------------------------------------------------------------------
 

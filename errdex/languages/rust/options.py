@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from tree_sitter import Node
 
@@ -120,17 +120,39 @@ def option_reads(source: bytes, options: tuple[CommandOption, ...]) -> tuple[Com
     .is_some()`): which parsed value they read, analysis decides."""
     if not options:
         return ()
-    fields = "|".join(sorted({re.escape(o.field) for o in options}))
-    owners = "|".join(sorted({re.escape(o.owner) for o in options}))
-    read = re.compile(rf"(?<![\w.])[a-z_]\w*\.(?:{fields})\b|^(?:{owners})::parse\(\)$")
+    reads = _reader({o.field for o in options}, {o.owner for o in options})
     text = source.decode("utf-8", "replace")
     out = []
     for m in _LET.finditer(text):
-        if read.search(m.group("value")):
+        if reads(m.group("value")):
             line = text.count("\n", 0, m.start("name")) + 1
             out.append(CommandRead(m.group("name"), m.group("value").strip(), line,
                                    m.group(0).strip()))
     return tuple(out)
+
+
+# A read of a field (`args.model`) and the parse (`Args::parse()`) of any names: the one
+# regex every file shares, where a regex of its own names cost a compilation per file.
+_FIELD_READ = re.compile(r"(?<![\w.])[a-z_]\w*\.(\w+)")
+_PARSE = re.compile(r"^(\w+)::parse\(\)$")
+_NAME = re.compile(r"\w+")
+
+
+def _reader(fields: set[str], owners: set[str]) -> Callable[[str], bool]:
+    """Whether a `let`'s value reads one of `fields` or parses one of `owners`."""
+    if not all(_NAME.fullmatch(name) for name in fields | owners):  # `r#type`: its own regex
+        either = "|".join(sorted(re.escape(name) for name in fields))
+        owned = "|".join(sorted(re.escape(name) for name in owners))
+        own = re.compile(rf"(?<![\w.])[a-z_]\w*\.(?:{either})\b|^(?:{owned})::parse\(\)$")
+        return lambda value: own.search(value) is not None
+
+    def reads(value: str) -> bool:
+        parsed = _PARSE.search(value)
+        if parsed is not None and parsed.group(1) in owners:
+            return True
+        return any(m.group(1) in fields for m in _FIELD_READ.finditer(value))
+
+    return reads
 
 
 def _text(node: Node, source: bytes) -> str:

@@ -46,6 +46,8 @@ def _matches(subject: str, pattern: str) -> Condition:
 
 class Paths(Messages):
     earlier: EarlierExits | None = None  # made on first use, one per file
+    ancestor_steps: dict[tuple[int, int], Step | None] | None = None  # (ancestor, child) ids
+    arms_failed: dict[int, tuple[dict[int, int], list[Condition]]] | None = None  # by match
 
     def record_path(self, node: Node, line: int, end_line: int, own: str | None = None) -> None:
         """Keep the path to the site (or construction) at `node` spanning `line` to
@@ -70,7 +72,16 @@ class Paths(Messages):
         return _test(self.code(cond))
 
     def _steps_at(self, cur: Node, child: Node) -> list[Step]:
-        step = self._step_at(cur, child)
+        """The step `cur` adds for the `child` it holds, read once per file: the sites
+        of one function share their ancestors (and a match's arms re-read every arm
+        before theirs)."""
+        if self.ancestor_steps is None:
+            self.ancestor_steps = {}
+        key = (cur.id, child.id)
+        if key in self.ancestor_steps:
+            step = self.ancestor_steps[key]
+        else:
+            step = self.ancestor_steps[key] = self._step_at(cur, child)
         return [step] if step is not None else []
 
     def _step_at(self, cur: Node, child: Node) -> Step | None:
@@ -108,15 +119,7 @@ class Paths(Messages):
         if value is None or pattern is None:
             return None
         subject = self.code(value)
-        parts: list[Condition] = []
-        for other in block.named_children:
-            if other == arm:
-                break
-            other_pattern = other.child_by_field_name("pattern")
-            if other.type != "match_arm" or other_pattern is None:
-                continue
-            if other_pattern.child_by_field_name("condition") is None:
-                parts.append(_not(_matches(subject, self.code(other_pattern))))
+        parts = self._failed_before(block, subject, arm)
         own = self.code(pattern)
         if not _CATCH_ALL.match(own):
             parts.append(_matches(subject, own))
@@ -124,6 +127,26 @@ class Paths(Messages):
             return None
         condition = parts[0] if len(parts) == 1 else Condition(ALL, parts=tuple(parts))
         return Step(ARM, condition, arm.start_point.row + 1)
+
+    def _failed_before(self, block: Node, subject: str, arm: Node) -> list[Condition]:
+        """That every unguarded arm before `arm` of the match `block` did not match
+        `subject`: the arms are read once per match, not once per arm for each arm."""
+        if self.arms_failed is None:
+            self.arms_failed = {}
+        found = self.arms_failed.get(block.id)
+        if found is None:
+            before: dict[int, int] = {}  # arm id -> how many of `failed` come before it
+            failed: list[Condition] = []
+            for other in block.named_children:
+                before[other.id] = len(failed)
+                other_pattern = other.child_by_field_name("pattern")
+                if other.type != "match_arm" or other_pattern is None:
+                    continue
+                if other_pattern.child_by_field_name("condition") is None:
+                    failed.append(_not(_matches(subject, self.code(other_pattern))))
+            found = self.arms_failed[block.id] = (before, failed)
+        before, failed = found
+        return failed[: before.get(arm.id, len(failed))]
 
     def _earlier_exits(self, block: Node, child: Node) -> list[Step]:
         """The checks written before `child` in `block` that leave the function unless
