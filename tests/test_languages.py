@@ -38,6 +38,7 @@ MAY_BE_EMPTY = {
     "importer",  # where users name a library's class by a path other than the one written
     "helpers_reach",  # a language whose files call the helpers of another (C and C++)
     "unbuilt",  # a language whose build files say what of a tree no build compiles
+    "snippet_languages",  # pages that show code of another language (Rust's wasm JsError)
     "build_condition",  # code only some builds compile (Rust's `#[cfg(feature = "x")]`)
 }  # fmt: skip
 REGEX_FIELDS = ("compare", "negation", "char_literal", "case_arm", "not_operand",
