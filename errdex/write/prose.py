@@ -25,7 +25,7 @@ from errdex.models import (
     SiteKind,
     StateFact,
 )
-from errdex.write import commandline
+from errdex.write import commandline, inputs, invariants
 from errdex.write.built import conditioned
 from errdex.write.impossible import RuledOut
 from errdex.write.pagefacts import (
@@ -109,6 +109,8 @@ def _summary(f: PageFacts) -> str:
         return f"{f.req} when running the program{commandline.defaults(f.program, f.req)}{tail}"
     if f.req and f.user_terms:
         return f"{f.req} when calling {f.entry}{tail}"
+    if (read := inputs.on_input(f)) is not None and (said := inputs.summary(f, read, tail)):
+        return said
     if f.nature == "unimplemented" or (f.guard is None and unsupported(f)):
         return f"{f.entry} does not implement this case{tail}"
     if f.guard and unsupported(f) and f.req:
@@ -485,8 +487,14 @@ def _trigger(f: PageFacts) -> str:
         violation = violation_of(f)
         text = f"Calling {f.entry} when " + (violation or f"`{f.guard}` holds") + "."
     elif f.invariant:
-        text = f"A bug: a call to {f.entry} reached {loc(f.site)}, which the code treats as " \
-            "impossible."
+        threads = " (or of one object used from several threads at once)" \
+            if invariants.shared_state(f) \
+            else ""  # fmt: skip
+        text = (f"No argument of your call to {f.entry}: it reached {loc(f.site)}, which the "
+                f"code treats as impossible (an internal invariant of {f.record.repo}), so it "
+                f"is a sign of a bug{threads}.")
+    elif (read := inputs.on_input(f)) is not None:
+        text = inputs.trigger(f, read)
     elif f.guard and f.public and f.params is not None and not set(f.params) - {"self", "cls"}:
         # `createSocket(self)` takes no argument: what it checks comes from elsewhere
         text = (f"Calling {f.entry} when the check at {loc(f.site)} fails: it takes no "
