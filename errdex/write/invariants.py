@@ -83,3 +83,12 @@ def shared_state(f: PageFacts) -> bool:
     return bool(re.search(rf"(?<![\w.]){re.escape(receiver)}\.[\w.\[\]]+\s*(?:[-+*/|&]?=(?!=)"
                           rf"|\.(?:append|pop|add|remove|clear|update|discard)\s*\()",
                           f.site.snippet.code))
+
+
+def trigger(f: PageFacts) -> str:
+    """When it happens, for an invariant: no argument of the user's."""
+    threads = " (or of one object used from several threads at once)" if shared_state(f) \
+        else ""  # fmt: skip
+    return (f"No argument of your call to {f.entry}: it reached {f.site.path}:{f.site.line}, "
+            f"which the code treats as impossible (an internal invariant of {f.record.repo}), "
+            f"so it is a sign of a bug{threads}.")

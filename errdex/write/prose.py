@@ -487,12 +487,7 @@ def _trigger(f: PageFacts) -> str:
         violation = violation_of(f)
         text = f"Calling {f.entry} when " + (violation or f"`{f.guard}` holds") + "."
     elif f.invariant:
-        threads = " (or of one object used from several threads at once)" \
-            if invariants.shared_state(f) \
-            else ""  # fmt: skip
-        text = (f"No argument of your call to {f.entry}: it reached {loc(f.site)}, which the "
-                f"code treats as impossible (an internal invariant of {f.record.repo}), so it "
-                f"is a sign of a bug{threads}.")
+        text = invariants.trigger(f)
     elif (read := inputs.on_input(f)) is not None:
         text = inputs.trigger(f, read)
     elif f.guard and f.public and f.params is not None and not set(f.params) - {"self", "cls"}:
