@@ -69,7 +69,10 @@ def input_said(read: ReadInput) -> str:
     return f"the {read.kind.name} it reads"
 
 
-def summary(f: PageFacts, read: ReadInput, tail: str) -> str | None:
+def summary(f: PageFacts, tail: str) -> str | None:
+    """The page's summary when its check is on a file or a model the call reads."""
+    if (read := on_input(f)) is None:
+        return None
     if read.unhandled:
         return f"Your {read.kind.name} has a {read.kind.part} of a type {f.entry} does not " \
             f"support{tail}"  # fmt: skip
@@ -103,7 +106,11 @@ def solution(f: PageFacts, read: ReadInput) -> str:
             f"again) and that {f.record.repo} reads its format at this version.")
 
 
-def trigger(f: PageFacts, read: ReadInput) -> str:
+def trigger(f: PageFacts) -> str:
+    """When it happens, for a check on a file or a model the call reads."""
+    read = on_input(f)
+    if read is None:
+        raise ValueError("the trigger of a page whose check is on no input")
     kind = read.kind
     if read.unhandled:
         return (f"Calling {f.entry} on {a(kind.name)} with a {kind.part} of a type it has no "

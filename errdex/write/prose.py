@@ -109,7 +109,7 @@ def _summary(f: PageFacts) -> str:
         return f"{f.req} when running the program{commandline.defaults(f.program, f.req)}{tail}"
     if f.req and f.user_terms:
         return f"{f.req} when calling {f.entry}{tail}"
-    if (read := inputs.on_input(f)) is not None and (said := inputs.summary(f, read, tail)):
+    if said := inputs.summary(f, tail):  # on a file or a model the call reads
         return said
     if f.nature == "unimplemented" or (f.guard is None and unsupported(f)):
         return f"{f.entry} does not implement this case{tail}"
@@ -486,10 +486,8 @@ def _trigger(f: PageFacts) -> str:
     elif f.guard and f.user_terms:
         violation = violation_of(f)
         text = f"Calling {f.entry} when " + (violation or f"`{f.guard}` holds") + "."
-    elif f.invariant:
-        text = invariants.trigger(f)
-    elif (read := inputs.on_input(f)) is not None:
-        text = inputs.trigger(f, read)
+    elif f.invariant or inputs.on_input(f):  # no argument of yours; the file or model read
+        text = invariants.trigger(f) if f.invariant else inputs.trigger(f)
     elif f.guard and f.public and f.params is not None and not set(f.params) - {"self", "cls"}:
         # `createSocket(self)` takes no argument: what it checks comes from elsewhere
         text = (f"Calling {f.entry} when the check at {loc(f.site)} fails: it takes no "
