@@ -18,9 +18,11 @@ from typing import Any
 
 from errdex.analyze.facts import site_line
 from errdex.errors import ConfigError
-from errdex.models import FailureClass, Record
+from errdex.models import FailureClass, Record, Site
+from errdex.write.reading import comment_above
 
-_SIGNALS = ("exceptions", "variants", "messages", "guards", "lines")
+_SIGNALS = ("exceptions", "variants", "messages", "guards", "lines", "comments")
+INVARIANT = "internal-invariant"  # the class of what the code says cannot happen
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,7 @@ class ClassRule:
     messages: tuple[re.Pattern[str], ...]
     guards: tuple[re.Pattern[str], ...]
     lines: tuple[re.Pattern[str], ...]
+    comments: tuple[re.Pattern[str], ...]
 
 
 def _rule(entry: dict[str, Any], index: int) -> ClassRule:
@@ -105,6 +108,33 @@ def _by_message(rule: ClassRule, message: str) -> bool:
     return any(p.search(message) for p in rule.messages)
 
 
+def _by_comment(rule: ClassRule, record: Record) -> bool:
+    """The comment just above every site says what the rule's `comments` say."""
+    return bool(rule.comments) and all(
+        any(p.search((comment_above(site) or "").lower()) for p in rule.comments)
+        for site in record.sites)
+
+
+def _invariant_rule() -> ClassRule:
+    return next(rule for rule in rules() if rule.slug == INVARIANT)
+
+
+def says_cannot_happen(text: str) -> bool:
+    """The code's comment (or doc) says the case cannot happen: a bug if it does."""
+    return any(p.search(text.lower()) for p in _invariant_rule().comments)
+
+
+def message_says_cannot_happen(record: Record) -> bool:
+    """The message's own words say the case is the library's bug ("internal error",
+    "should never happen")."""
+    return _by_message(_invariant_rule(), _message_text(record))
+
+
+def line_says_cannot_happen(site: Site) -> bool:
+    """The raising line marks the branch unreachable (`unreachable!()`)."""
+    return any(p.search(site_line(site)) for p in _invariant_rule().lines)
+
+
 def _by_code(rule: ClassRule, record: Record) -> bool:
     for site in record.sites:
         if site.guard and any(p.search(site.guard) for p in rule.guards):
@@ -115,7 +145,9 @@ def _by_code(rule: ClassRule, record: Record) -> bool:
 
 
 def classify(record: Record) -> FailureClass | None:
-    """The class the strongest evidence names: a specific error type first (a
+    """The class the strongest evidence names: the code's own comment above every site
+    ("this should never happen": the invariant the page explains), then a specific error
+    type (a
     `DeprecationWarning` whose text says "urllib.parse" is not a parse error), then the
     message's words, then a generic type (`ValueError`), then the guard and the raising
     line (`q.dtype()` in the guard of "unsupported sdpa type" says less than
@@ -126,7 +158,8 @@ def classify(record: Record) -> FailureClass | None:
     exceptions = _exception_names(record)
     specific, generic = exceptions - _generic(), exceptions & _generic()
     tiers: tuple[Callable[[ClassRule], bool], ...] = (
-        lambda r: _by_type(r, specific), lambda r: _by_message(r, message),
+        lambda r: _by_comment(r, record), lambda r: _by_type(r, specific),
+        lambda r: _by_message(r, message),
         lambda r: _by_type(r, generic), lambda r: _by_code(r, record))  # fmt: skip
     for fits in tiers:
         rule = next((r for r in rules() if fits(r)), None)

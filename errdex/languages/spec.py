@@ -51,6 +51,7 @@ CAPABILITIES = frozenset(
         "variants_named_by_path",  # an error variant is named by its type's path (`E::V`)
         "optional_type_checking",  # wrong types are caught by a checker the user may run
         "bare_type_names",  # a declared type may be a bare lowercase name (`n int`)
+        "unsynchronised_sharing",  # threads may share a mutable object with no lock enforced
     }
 )
 

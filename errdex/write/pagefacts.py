@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from errdex.analyze import before as earlier
 from errdex.analyze import facts
 from errdex.analyze.facts import Need, Origin
+from errdex.analyze.inputs import ReadInput, read_input
 from errdex.extract.structure import EXCEPT
 from errdex.languages import spec_for
 from errdex.languages.writer import raised_at
@@ -30,7 +31,7 @@ from errdex.models import (
     StateFact,
     TestRef,
 )
-from errdex.write import branches, commandline, escapes, impossible, passed, reading
+from errdex.write import branches, commandline, escapes, impossible, invariants, passed, reading
 from errdex.write.impossible import RuledOut
 from errdex.write.lifted import Lifted, lift
 
@@ -99,6 +100,7 @@ class PageFacts:
     program: Program | None = None  # the program of its own the site is in, and its flags
     paths: Mapping[str, str] = field(default_factory=dict)  # locals that are files under a flag
     only_when: str | None = None  # what leads to a value's `.expect`/`.context` (not its cause)
+    read_input: ReadInput | None = None  # the file or model the check is on, when it reads one
 
     @property
     def entry(self) -> str:
@@ -274,12 +276,7 @@ def gather(
     comment = reading.comment_above(site)
     doc = reading.doc_comment(site)
     text = " ".join(t for t in (comment, doc if nature == "always" else None) if t)
-    invariant = nature == "unreachable" or bool(_INVARIANT.search(text.lower()))
-    # A record is an invariant only when every site is one: a message shared with checks a
-    # user can fail (another function's `dtype mismatch`) is not a bug report.
-    invariant = invariant and all(
-        _INVARIANT.search((reading.comment_above(other) or "").lower()) for other in sites
-        if other is not site)  # fmt: skip
+    invariant, worded = invariants.said(record, site, text, nature, site_facts, params)
     debug_only = bool(re.search(r"\bdebug_assert", line))
     # A debug-only assertion in the library's own code checks what it computed itself.
     never_seen = len(swallowed) + len(caught_above) == len(sites)
@@ -335,7 +332,8 @@ def gather(
         facts.stable_literal(record), nature, recv,
         before, after, known, site_facts, users=users, public=public,
         user_terms=user_terms, params=tuple(params) if params is not None else None,
-        comment=comment, doc=doc, invariant=invariant,
+        comment=comment, doc=doc,
+        invariant=invariant or (worded and not (user_terms and req is not None)),
         debug_only=debug_only, ruled_out=ruled_out, swallowed=swallowed,
         caught_above=caught_above, never_seen=never_seen,
         on_receiver=user_terms and on_receiver and not roots and lifted is None,
@@ -344,6 +342,7 @@ def gather(
         imported=imported,
         lifted=lifted, checked=checked, cli=cli, only_when=only_when, program=program,
         paths=paths,
+        read_input=read_input(site, site_facts.reached if site_facts else (), site.guard),
     )  # fmt: skip
 
 
@@ -440,13 +439,6 @@ def shows_values(f: PageFacts, verb: str = "rejected") -> str:
     if any(read & set(facts.names_in(f"{hole} {bound.get(hole, '')}")) for hole in holes):
         return f"; the message shows the values it {verb}"
     return "; the message shows " + ", ".join(f"`{hole}`" for hole in holes[:3])
-
-
-# What a comment or doc says when a check guards an invariant, not the caller's input.
-_INVARIANT = re.compile(
-    r"\b(bug|should (never|not) (happen|be reached|fail)|should be covered|(cannot|can't|"
-    r"can never) (happen|fail|be reached)|impossible|unreachable|invariant)\b"
-)
 
 
 def _nearest_users(site: Site, functions: Sequence[str]) -> tuple[str, ...]:

@@ -26,7 +26,7 @@ from errdex.models import (
     SiteKind,
     StateFact,
 )
-from errdex.write import commandline
+from errdex.write import commandline, inputs, invariants
 from errdex.write.built import conditioned
 from errdex.write.impossible import RuledOut
 from errdex.write.pagefacts import (
@@ -117,6 +117,8 @@ def _summary(f: PageFacts) -> str:
         return f"{f.req} when running the program{commandline.defaults(f.program, f.req)}{tail}"
     if f.req and f.user_terms:
         return f"{f.req} when calling {f.entry}{tail}"
+    if said := inputs.summary(f, tail):  # on a file or a model the call reads
+        return said
     if f.nature == "unimplemented" or (f.guard is None and unsupported(f)):
         return f"{f.entry} does not implement this case{tail}"
     if f.guard and unsupported(f) and f.req:
@@ -499,9 +501,8 @@ def _trigger(f: PageFacts) -> str:
     elif f.guard and f.user_terms:
         violation = violation_of(f)
         text = f"Calling {f.entry} when " + (violation or f"`{f.guard}` holds") + "."
-    elif f.invariant:
-        text = f"A bug: a call to {f.entry} reached {loc(f.site)}, which the code treats as " \
-            "impossible."
+    elif f.invariant or inputs.on_input(f):  # no argument of yours; the file or model read
+        text = invariants.trigger(f) if f.invariant else inputs.trigger(f)
     elif f.guard and f.public and f.params is not None and not set(f.params) - {"self", "cls"}:
         # `createSocket(self)` takes no argument: what it checks comes from elsewhere
         text = (f"Calling {f.entry} when the check at {loc(f.site)} fails: it takes no "

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from errdex.analyze import facts
-from errdex.write import commandline
+from errdex.write import commandline, inputs, invariants
 from errdex.write.pagefacts import (
     MAX_SETTERS,
     PageFacts,
@@ -39,9 +39,15 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
                    f"({', '.join(caught)}) and carries on; it is an internal signal, not a "
                    f"failure of your call. If a traceback does show it, report it to {repo}.")
     elif f.invariant:
-        out.append(f"Nothing to change on your side: the code treats this as a bug. Report it "
-                   f"to {repo} with the full message, the inputs of your call to {f.entry} "
+        out.append(f"Nothing to change on your side: no argument of your call to {f.entry} "
+                   f"causes this; the code treats it as an internal invariant of {repo}, a "
+                   f"bug if it is reached. Report it to {repo} with the full message and "
+                   f"traceback, the version you run, the smallest input that reproduces it "
                    f"and the location {here}.")
+        if invariants.shared_state(f):
+            out.append("Before reporting, rule out using the same object from several threads "
+                       "without a lock: calls that interleave on one object can leave it in a "
+                       "state its own code treats as impossible.")
     elif f.req and f.user_terms and f.on_receiver:
         out.append(f"Call {f.entry} on an object for which {f.holds}: the object's state "
                    "decides, not an argument of this call.")
@@ -75,6 +81,8 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
         for origin in f.origins:
             out.append(f"`{origin.name}` is copied from `{origin.expression}`: set that value "
                        f"so that {f.holds}.")
+    elif (on := inputs.on_input(f)) is not None:
+        out.append(inputs.solution(f, on))
     elif unsupported_kind(f) == "abstract":
         out.append(f"{f.where} is a method its subclasses are meant to override: call it on a "
                    "subclass that implements it, or implement it in your own subclass.")

@@ -96,7 +96,7 @@ SPEC = LanguageSpec(
         ("getMessage", r"\bassert(?:Equals|That)\(.*\bgetMessage\(\)"),
     ),
     capabilities=frozenset({"exception_named_in_output", "bare_type_names",
-                            "message_is_source_expression"}),
+                            "message_is_source_expression", "unsynchronised_sharing"}),
     **C_FAMILY_CONDITIONS,
     reference_prefix=None,
     truth={"true": "be true", "false": "be false"},

@@ -87,7 +87,7 @@ SPEC = LanguageSpec(
     ),
     capabilities=frozenset({"optional_type_checking", "exception_named_in_output",
                             "message_is_source_expression", "indentation_blocks", "docstrings",
-                            "classes_resolve_by_name"}),
+                            "classes_resolve_by_name", "unsynchronised_sharing"}),
     bool_ops=(("or", r"\bor\b"), ("and", r"\band\b")),
     compare=r"==|!=|<=|>=|(?<!<)<(?![<=])|(?<!>)>(?![>=])"
     r"|\bnot\s+in\b|\bis\s+not\b|\bin\b|\bis\b",
