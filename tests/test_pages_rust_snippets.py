@@ -99,8 +99,32 @@ impl Runner {
 }
 """
 
-FILES = {"kit/src/lib.rs": LIB, "kit/src/attn.rs": ATTN, "kit/src/store.rs": STORE,
-         "kit/src/web.rs": WEB, "kit/src/worker.rs": WORKER}
+QUANT = """\
+pub trait GgmlType {
+    fn to_float(xs: &[u8], ys: &mut [f32]);
+}
+
+pub struct BlockQ4;
+
+impl GgmlType for BlockQ4 {
+    fn to_float(xs: &[u8], ys: &mut [f32]) {
+        let k = ys.len();
+        debug_assert!(k % 32 == 0, "quant to_float: {k} is not divisible by 32");
+        ys[0] = xs[0] as f32;
+    }
+}
+
+pub fn later(xs: &[u8]) -> usize {
+    if xs.is_empty() {
+        todo!("later: empty inputs are not handled yet")
+    }
+    xs.len()
+}
+"""
+
+FILES = {"kit/src/lib.rs": LIB + "pub mod quant;\n", "kit/src/attn.rs": ATTN,
+         "kit/src/store.rs": STORE, "kit/src/web.rs": WEB, "kit/src/worker.rs": WORKER,
+         "kit/src/quant.rs": QUANT}
 
 
 def _pages(tmp_path: Path) -> dict[str, dict[str, Any]]:
@@ -148,3 +172,13 @@ def test_check_reads_the_javascript_a_js_error_is_caught_in(tmp_path: Path) -> N
     assert unknown_names(web, vocabulary) == []
     invented = {**web["explanation"], "summary": "Declare it `auto` first"}  # C's word
     assert [u.name for u in unknown_names(web, vocabulary, invented)] == ["auto"]
+
+
+def test_a_panic_is_caught_by_its_text_whether_formatted_or_literal(tmp_path: Path) -> None:
+    # `todo!("..")` panics with a `&str`, `panic!("{k}")` with a `String`: the catch reads both
+    catch = _pages(tmp_path)["not yet implemented"]["defensive"]["try_catch"]
+    assert "p.downcast_ref::<String>().map(String::as_str)" in catch, catch
+    assert ".or_else(|| p.downcast_ref::<&str>().copied())" in catch
+    assert 'if !text.contains("not yet implemented: later: empty inputs' in catch
+    assert "std::panic::resume_unwind(p);" in catch
+

@@ -204,10 +204,16 @@ class RustWriter(_Reading, BraceWriter):
                     f"call to match;\n// the error is a value it hands on itself (see what it "
                     f"means)\n{call};")
         if f.site.kind in (SiteKind.PANIC, SiteKind.ASSERT, SiteKind.EXPECT):
+            # A panic's payload is a `String` when its message is formatted, a `&str` when
+            # it is a literal (`todo!("..")`): one downcast alone misses the other.
             return (f"match std::panic::catch_unwind(|| {call}) {{\n    Ok(v) => v,\n"
-                    f"    Err(p) if p.downcast_ref::<String>().is_some_and(|s| s.contains("
-                    f"{literal})) => {{\n        panic!({quote(advice + ': {:?}')}, p)\n    }}\n"
-                    f"    Err(p) => std::panic::resume_unwind(p),\n}}")  # fmt: skip
+                    f"    Err(p) => {{\n"
+                    f"        let text = p.downcast_ref::<String>().map(String::as_str)\n"
+                    f"            .or_else(|| p.downcast_ref::<&str>().copied())"
+                    f".unwrap_or_default();\n"
+                    f"        if !text.contains({literal}) {{\n"
+                    f"            std::panic::resume_unwind(p);\n        }}\n"
+                    f"        panic!({quote(advice + ': {}')}, text)\n    }}\n}}")  # fmt: skip
         # By its text, not its variant: the library may return the variant boxed in another
         # (a backtrace or context wrapper), where a pattern on the variant would not match.
         note = ""
