@@ -182,3 +182,12 @@ def test_a_panic_is_caught_by_its_text_whether_formatted_or_literal(tmp_path: Pa
     assert 'if !text.contains("not yet implemented: later: empty inputs' in catch
     assert "std::panic::resume_unwind(p);" in catch
 
+
+def test_a_public_trait_methods_debug_assert_on_its_argument_is_the_callers(
+    tmp_path: Path,
+) -> None:
+    page = _pages(tmp_path)["quant to_float"]
+    assert "Nothing to change on your side" not in page["solutions"][0], page["solutions"]
+    assert "computed itself" not in page["what_it_means"]
+    assert "debug builds only" in page["what_it_means"]
+    assert "ys" in page["summary"], page["summary"]

@@ -179,9 +179,9 @@ def through_locals(
     return guard
 
 
-# A local that only names another value or a part of it (`let y = point.1`, `low = b`):
-# the requirement is on that value.
-_PART = re.compile(r"[A-Za-z_]\w*(?:\.\w+|\[\d+\])*")
+# A local that only names another value, a part of it or its length (`let y = point.1`,
+# `low = b`, `let k = ys.len()`): the requirement is on that value.
+_PART = re.compile(r"[A-Za-z_]\w*(?:\.\w+|\[\d+\])*(?:\.len\(\))?")
 
 
 # The regexes of a name, compiled once each: the same locals come back for every site

@@ -36,7 +36,7 @@ def said(record: Record, site: Site, text: str, nature: str,
         if other is not site)  # fmt: skip
     # An `assert False` at the end of a chain over the library's own state (alone in a
     # method, as a dummy thread's `join`, it is how the method refuses every call).
-    own = not _reads_parameters(site.guard, known, params)
+    own = not reads_parameters(site.guard, known, params)
     invariant = invariant or (always_fails(site.guard, site.language) and own
                               and known is not None and bool(known.reached))
     worded = classes.message_says_cannot_happen(record) or all(
@@ -62,7 +62,7 @@ def always_fails(guard: str | None, language: Language) -> bool:
     return negations % 2 == 1 and text.lower() in ("false", "0")
 
 
-def _reads_parameters(guard: str | None, known: SiteFacts | None,
+def reads_parameters(guard: str | None, known: SiteFacts | None,
                       params: Sequence[str] | None) -> bool:
     """The check, or the conditions that lead to the site, name one of the function's own
     parameters: they are on the caller's values, not the library's own state."""

@@ -278,7 +278,13 @@ def gather(
     text = " ".join(t for t in (comment, doc if nature == "always" else None) if t)
     invariant, worded = invariants.said(record, site, text, nature, site_facts, params)
     debug_only = bool(re.search(r"\bdebug_assert", line))
-    # A debug-only assertion in the library's own code checks what it computed itself.
+    # A debug-only assertion in the library's own code checks what it computed itself,
+    # unless it is a public trait's method (`GgmlType::to_float(xs, ys)`: the facts know
+    # its parameters, not its visibility) checking its own arguments: users call that.
+    by_trait = site_facts is not None and site_facts.public is None \
+        and site_facts.parameters is not None
+    public = public or (debug_only and by_trait and invariants.reads_parameters(" ".join(
+        [guard or "", *(o.expression for o in origins if o.how == "local")]), site_facts, params))
     never_seen = len(swallowed) + len(caught_above) == len(sites)
     invariant = invariant or (debug_only and not public) or len(ruled_out) == len(sites) \
         or never_seen
