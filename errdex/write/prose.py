@@ -49,7 +49,7 @@ from errdex.write.pagefacts import (
 )
 from errdex.write.passed import write_passed_through
 from errdex.write.snippets import example_fix, strategy, try_catch, type_guard, validate
-from errdex.write.solutions import solutions
+from errdex.write.solutions import solutions, takes_no_argument
 
 # --- the sections --------------------------------------------------------------
 
@@ -503,8 +503,7 @@ def _trigger(f: PageFacts) -> str:
         text = f"Calling {f.entry} when " + (violation or f"`{f.guard}` holds") + "."
     elif f.invariant or inputs.on_input(f):  # no argument of yours; the file or model read
         text = invariants.trigger(f) if f.invariant else inputs.trigger(f)
-    elif f.guard and f.public and f.params is not None and not set(f.params) - {"self", "cls"}:
-        # `createSocket(self)` takes no argument: what it checks comes from elsewhere
+    elif takes_no_argument(f):  # what it checks comes from elsewhere
         text = (f"Calling {f.entry} when the check at {loc(f.site)} fails: it takes no "
                 "argument, so the object's state or its environment decides.")
     elif f.guard and f.state_only:

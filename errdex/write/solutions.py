@@ -29,6 +29,13 @@ from errdex.write.pagefacts import (
 _WAYS_OUT = frozenset({"if", "early_return"})  # step kinds a caller can step around
 
 
+def takes_no_argument(f: PageFacts) -> bool:
+    """A public method whose only parameter is its receiver (`createSocket(self)`): what
+    it checks comes from the object's state or its environment, not from the call."""
+    return bool(f.guard and f.public and f.params is not None
+                and not set(f.params) - {"self", "cls"})
+
+
 def solutions(f: PageFacts) -> tuple[str, ...]:
     out: list[str] = []
     repo, here = f.record.repo, loc(f.site)
@@ -140,6 +147,14 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
         else:
             out.append(f"Change {listed} in your call to {f.entry}: the check ({here}) reads "
                        f"them{shows_values(f)}.")
+    elif f.receiver_only or (takes_no_argument(f) and f.params):  # the object decides
+        out.append(f"Look at how the object you call {f.entry} on was built and what was "
+                   f"called on it before: the check ({here}) reads `{f.guard}`, not an "
+                   f"argument of this call{shows_values(f)}.")
+    elif takes_no_argument(f):
+        out.append(f"{f.entry} takes no argument: the check ({here}) reads `{f.guard}`, "
+                   f"which its environment or its module's state decides, not your "
+                   f"call{shows_values(f)}.")
     elif f.guard:
         out.append(f"Trace the values the check in `{fn_name(f)}` ({here}) reads back to the "
                    f"inputs of your call to {f.entry}{shows_values(f)}.")
