@@ -26,7 +26,7 @@ from errdex.models import (
     SiteKind,
     StateFact,
 )
-from errdex.write import commandline, inputs, invariants
+from errdex.write import commandline, deprecation, inputs, invariants
 from errdex.write.built import conditioned
 from errdex.write.impossible import RuledOut
 from errdex.write.pagefacts import (
@@ -131,6 +131,8 @@ def _summary(f: PageFacts) -> str:
         return f"Calling {f.entry} fails a check inside it{debug}{shown}{tail}"
     if f.nature == "always" and f.reached:
         return f"{f.entry} {verb(f, this=True)} only when {joined(f.reached)}{tail}"
+    if deprecation.applies(f):
+        return deprecation.summary(f, tail)
     return {
         "unreachable": f"{f.entry} reached a branch its code marks as unreachable{tail}",
         "expect": (f"`{f.receiver}` was None or an Err inside {f.where}{tail}" if not f.internal
@@ -300,10 +302,9 @@ def _what_it_means(f: PageFacts) -> str:
         out.append(f"{f.where}{helper} {action(f)} when this line is reached: no check of its "
                    "own decides, the path to it does.")
     else:
-        out.append(
-            f"{f.where}{helper} {action(f)} whenever this line is reached; no condition in "
-            "front of it decides, so the path that leads here is the cause."
-        )
+        out.append(deprecation.meaning(f) if deprecation.applies(f) else
+                   f"{f.where}{helper} {action(f)} whenever this line is reached; no condition "
+                   "in front of it decides, so the path that leads here is the cause.")
     if f.reached:
         out.append(f"It is reached only when {joined(f.reached)}.")
     if f.lifted is not None:
@@ -532,7 +533,8 @@ def _trigger(f: PageFacts) -> str:
     elif f.reached:
         text = f"Calling {f.entry} when {joined(f.reached)} ({loc(f.site)})."
     else:
-        text = f"Calling {f.entry} on a path that reaches {loc(f.site)}."
+        text = deprecation.trigger(f) if deprecation.applies(f) else \
+            f"Calling {f.entry} on a path that reaches {loc(f.site)}."
     impossible = {id(s) for s, _ in f.ruled_out}
     others = [s for s in f.record.sites if s is not f.site and id(s) not in impossible]
     if others:

@@ -18,7 +18,7 @@ from errdex.analyze import facts
 from errdex.languages import spec_for
 from errdex.languages.writer import CodeWriter
 from errdex.models import ExampleFix, SiteKind
-from errdex.write import commandline, reading
+from errdex.write import commandline, deprecation, reading
 from errdex.write.pagefacts import (
     MAX_SETTERS,
     PageFacts,
@@ -254,7 +254,8 @@ def _example_fix(f: PageFacts, stmt: str) -> ExampleFix:
         )
     return ExampleFix(
         before=f"{stmt}{inline} reaches {loc(f.site)}: {message}",
-        after=f"{note} no check at {loc(f.site)} itself decides: the path to it does, and that\n"
+        after=deprecation.after(f, note) if deprecation.applies(f) else
+        f"{note} no check at {loc(f.site)} itself decides: the path to it does, and that\n"
         f"{note} path may depend on this call's arguments: take one that avoids it\n"
         f"{note} (see the solutions above)",
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from errdex.analyze import facts
-from errdex.write import commandline, inputs, invariants
+from errdex.write import commandline, deprecation, inputs, invariants
 from errdex.write.pagefacts import (
     MAX_SETTERS,
     PageFacts,
@@ -162,6 +162,8 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
         which = "one of these does" if len(f.reached) > 1 else "this does"
         out.append(f"Give {f.entry} inputs for which {which} not hold: it gets to {here} only "
                    f"when {joined(f.reached)}.")
+    elif deprecation.applies(f):
+        out.append(deprecation.solution(f))
     else:
         out.append(
             f"Avoid the path that reaches {here}: {f.entry} {verb(f, this=True)} whenever "
