@@ -20,6 +20,7 @@ exact. Knows nothing of ranking.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Final
 
@@ -100,12 +101,13 @@ def find_cut(
     """Records whose template's beginning the unexplained messages of `paste` hold."""
     out: list[Found] = []
     seen: set[str] = set()
+    stops: dict[int, list[int]] = {}
     for group in paste.groups:
         if len(seen) >= CUT_MAX_GROUPS:
             break
         if group.index in matched or group.debug or group.end <= group.start:
             continue
-        message, end = _message_and_following(paste, group)
+        message, end = _message_and_following(paste, group, stops)
         if message in seen:
             continue
         seen.add(message)
@@ -123,26 +125,36 @@ def find_cut(
     return out
 
 
-def _message_and_following(paste: Paste, group: Group) -> tuple[str, int]:
+def _message_and_following(paste: Paste, group: Group,
+                            stops: dict[int, list[int]]) -> tuple[str, int]:
     """A message and the message lines right after it in its doc (a hard-wrapped or
     multi-line message is several messages to the paste reader), up to a line that is
-    structure (a traceback frame, code), across blank lines."""
+    structure (a traceback frame, code), across blank lines. `stops`: each doc's
+    structure lines, found once, so a paste of many message lines costs one pass."""
     doc = paste.docs[group.doc]
     text = doc.text
-    end = group.end
     limit = min(len(text), group.start + CUT_MAX_MESSAGE)
-    while end < limit:
-        newline = text.find("\n", end)
-        if newline < 0 or newline + 1 >= limit:
-            break
-        following = text.find("\n", newline + 1)
-        following = limit if following < 0 else min(following, limit)
-        line = text[newline + 1 : following]
-        if not line.strip():
-            end = newline + 1  # a paragraph break inside the message: read on
-            continue
-        if doc.line_at(newline + 1).group < 0:
-            break
-        end = following
-    end = len(text[:end].rstrip()) if end > group.end else group.end
+    if group.doc not in stops:
+        stops[group.doc] = _structure_after(paste, group.doc)
+    newline = text.find("\n", group.end)
+    if newline < 0 or newline + 1 >= limit:
+        return text[group.start : group.end], group.end
+    line = bisect_right(doc.line_starts, newline + 1) - 1
+    stop = min(doc.lines[stops[group.doc][line]].start - 1
+               if stops[group.doc][line] < len(doc.lines) else len(text), limit)
+    if stop <= newline:  # the next message line is structure: the message ends here
+        return text[group.start : group.end], group.end
+    end = len(text[:stop].rstrip())  # read on past the message: its own trailing spaces too
     return text[group.start : end], end
+
+
+def _structure_after(paste: Paste, index: int) -> list[int]:
+    """For each line of the doc, the first line at or after it that is structure and not
+    blank (the number of lines when none is)."""
+    doc = paste.docs[index]
+    out = [len(doc.lines)] * (len(doc.lines) + 1)
+    for i in range(len(doc.lines) - 1, -1, -1):
+        line = doc.lines[i]
+        blank = not doc.text[line.start : line.end].strip()
+        out[i] = i if line.group < 0 and not blank else out[i + 1]
+    return out
