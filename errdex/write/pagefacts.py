@@ -283,8 +283,10 @@ def gather(
     # its parameters, not its visibility) checking its own arguments: users call that.
     by_trait = site_facts is not None and site_facts.public is None \
         and site_facts.parameters is not None
-    public = public or (debug_only and by_trait and invariants.reads_parameters(" ".join(
-        [guard or "", *(o.expression for o in origins if o.how == "local")]), site_facts, params))
+    if debug_only and by_trait and invariants.reads_parameters(" ".join(
+            [guard or "", *(o.expression for o in origins if o.how == "local")]),
+            site_facts, params):
+        public = True  # only then: a None (not known) stays None
     never_seen = len(swallowed) + len(caught_above) == len(sites)
     invariant = invariant or (debug_only and not public) or len(ruled_out) == len(sites) \
         or never_seen
