@@ -22,6 +22,15 @@ class Buffer:
         return self.stream.read()
 
 
+_current = {"daemon": False}
+
+
+class Runner:
+    def start(self):
+        if _current["daemon"]:
+            raise AssertionError("a daemon cannot start a runner")
+
+
 def home():
     root = os.environ.get("BUF_HOME")
     if not root:
@@ -51,3 +60,10 @@ def test_a_function_without_arguments_is_decided_by_its_environment(tmp_path: Pa
     assert "inputs of your call" not in first, first
     assert first.startswith("`buf.home` takes no argument"), first
     assert "environment" in first
+
+
+def test_a_method_reading_module_state_is_not_sent_to_its_object(tmp_path: Path) -> None:
+    first = _solutions(tmp_path)["a daemon cannot start a runner"][0]
+    assert first.startswith("`buf.Runner.start` takes no argument"), first
+    assert "module's state" in first
+

@@ -114,6 +114,25 @@ impl GgmlType for BlockQ4 {
     }
 }
 
+pub struct Norm {
+    eps: f64,
+}
+
+impl Norm {
+    pub fn new(eps: f64) -> Result<Self, String> {
+        let norm = Self { eps };
+        norm.check()?;
+        Ok(norm)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        if self.eps < 0. {
+            return Err(format!("norm eps cannot be negative {}", self.eps));
+        }
+        Ok(())
+    }
+}
+
 pub fn later(xs: &[u8]) -> usize {
     if xs.is_empty() {
         todo!("later: empty inputs are not handled yet")
@@ -191,3 +210,11 @@ def test_a_public_trait_methods_debug_assert_on_its_argument_is_the_callers(
     assert "computed itself" not in page["what_it_means"]
     assert "debug builds only" in page["what_it_means"]
     assert "ys" in page["summary"], page["summary"]
+
+
+def test_a_helpers_check_on_what_the_constructor_stored_is_not_the_objects_history(
+    tmp_path: Path,
+) -> None:
+    # `Norm::new(eps)` builds the object and `check` reads `self.eps`: the argument decides
+    first = _pages(tmp_path)["norm eps cannot be negative {}"]["solutions"][0]
+    assert "Look at how the object" not in first, first

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from errdex.analyze import facts
+from errdex.languages import spec_for
 from errdex.write import commandline, deprecation, inputs, invariants
 from errdex.write.pagefacts import (
     MAX_SETTERS,
@@ -34,6 +35,17 @@ def takes_no_argument(f: PageFacts) -> bool:
     it checks comes from the object's state or its environment, not from the call."""
     return bool(f.guard and f.public and f.params is not None
                 and not set(f.params) - {"self", "cls"})
+
+
+def object_decides(f: PageFacts) -> bool:
+    """The check reads only the object the user calls the site's own method on: not a
+    helper the call reaches (`Config::hidden_act` from `Model::new`), not a constructor
+    (which builds that object from its arguments: `self.eps` is the `eps` given)."""
+    name = re.split(r"::|\.", f.site.function or "")[-1]
+    if f.internal or name in spec_for(f.lang).outline.constructors:
+        return False
+    return f.receiver_only or (takes_no_argument(f) and bool(f.params)
+                               and bool(re.search(r"\b(?:self|cls)\.", f.guard or "")))
 
 
 def solutions(f: PageFacts) -> tuple[str, ...]:
@@ -147,11 +159,11 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
         else:
             out.append(f"Change {listed} in your call to {f.entry}: the check ({here}) reads "
                        f"them{shows_values(f)}.")
-    elif f.receiver_only or (takes_no_argument(f) and f.params):  # the object decides
+    elif object_decides(f):
         out.append(f"Look at how the object you call {f.entry} on was built and what was "
                    f"called on it before: the check ({here}) reads `{f.guard}`, not an "
                    f"argument of this call{shows_values(f)}.")
-    elif takes_no_argument(f):
+    elif takes_no_argument(f) and not re.search(r"\b(?:self|cls)\.", f.guard or ""):
         out.append(f"{f.entry} takes no argument: the check ({here}) reads `{f.guard}`, "
                    f"which its environment or its module's state decides, not your "
                    f"call{shows_values(f)}.")
