@@ -30,6 +30,15 @@ pub fn attention(q: &Tensor, paged: bool, block: usize) -> Result<Tensor> {
         other => bail!("attention is not supported for {other:?}"),
     }
 }
+
+pub fn rows(dims: &[usize]) -> Result<usize> {
+    let (b, k) = match dims {
+        [b, m, k] => (b * m, *k),
+        [b, k] => (*b, *k),
+        _ => bail!("unexpected shape in rows {dims:?}"),
+    };
+    Ok(b * k)
+}
 """
 
 PYTHON = """\
@@ -89,6 +98,15 @@ def test_a_catch_all_arm_names_the_cases_the_code_handles(pages: dict[str, Any])
     assert "`q.dtype()` must match `DType::F16 | DType::F32`" in explanation["summary"]
     solutions = " ".join(explanation["solutions"])
     assert "DType::F16" in solutions and "will not make this path work" not in solutions
+
+
+def test_arms_binding_other_names_are_joined_as_a_pattern_that_compiles(
+    pages: dict[str, Any],
+) -> None:
+    # `[b, m, k] | [b, k]` does not compile (E0408: `m` is not bound in every alternative)
+    page = _page(pages, "unexpected shape in rows")
+    assert page["facts"]["sites"][0]["guard"] == "!matches!(dims, [_, _, _] | [_, _])"
+    assert "matches!(dims, [_, _, _] | [_, _])" in page["explanation"]["defensive"]["validate"]
 
 
 def test_an_earlier_return_not_taken_is_part_of_the_path(pages: dict[str, Any]) -> None:

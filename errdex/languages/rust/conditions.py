@@ -23,6 +23,9 @@ _GUARD_STOP = frozenset(
     }
 )
 # Parents under which `Path::Variant` (no braces, no call) is a value being built.
+# Patterns whose `identifier` children are names they bind (not a variant's path)
+_BINDING_PARENTS = frozenset({"match_pattern", "slice_pattern", "tuple_pattern",
+                              "tuple_struct_pattern", "reference_pattern", "or_pattern"})
 _CATCH_ALL = re.compile(r"^(?:[\s(),&]|\.\.|\bref\b|\bmut\b|\b[a-z_][a-z0-9_]*\b)*$")
 
 
@@ -138,6 +141,33 @@ class Conditions(RustFile):
         text = self.code(cond)
         return f"!({text})" if negate else text
 
+    def _unbound(self, pattern: Node) -> str:
+        """The pattern's code with the names it binds written `_` (`[b, m, k]` ->
+        `[_, _, _]`, `Foo { a }` -> `Foo { a: _ }`): what it matches, not what it names."""
+        edits: list[tuple[int, int, str]] = []
+
+        def visit(node: Node) -> None:
+            parent = node.parent
+            binds = node.type == "identifier" and parent is not None and (
+                parent.type in _BINDING_PARENTS and not (
+                    parent.type == "tuple_struct_pattern" and node == parent.children[0])
+            ) and self.code(node)[:1].islower()
+            if node.type in ("ref_pattern", "mut_pattern") or binds:
+                edits.append((node.start_byte, node.end_byte, "_"))
+            elif node.type == "shorthand_field_identifier":
+                edits.append((node.start_byte, node.end_byte, f"{self.code(node)}: _"))
+            else:
+                for child in node.children:
+                    visit(child)
+
+        visit(pattern)
+        if not edits:
+            return self.code(pattern)
+        start, raw = pattern.start_byte, self.source[pattern.start_byte : pattern.end_byte]
+        for begin, end, replacement in sorted(edits, reverse=True):
+            raw = raw[: begin - start] + replacement.encode() + raw[end - start :]
+        return re.sub(r"\s*\n\s*", " ", raw.decode(errors="replace")).strip()
+
     def _arm_guard(self, arm: Node) -> str | None:
         block = arm.parent
         match = block.parent if block is not None else None
@@ -151,7 +181,7 @@ class Conditions(RustFile):
         pattern_text = self.code(pattern)
         if _CATCH_ALL.match(pattern_text):
             # The catch-all arm: what leads here is "none of the arms above".
-            others: list[str] = []
+            others: list[Node] = []
             for other in block.named_children if block is not None else []:
                 if other == arm:
                     break
@@ -160,8 +190,10 @@ class Conditions(RustFile):
                 other_pattern = other.child_by_field_name("pattern")
                 if other_pattern is None or other_pattern.child_by_field_name("condition"):
                     continue
-                others.append(self.code(other_pattern))
+                others.append(other_pattern)
+            if len(others) > 1:  # arms binding other names cannot share one `|` pattern
+                return f"!matches!({subject}, {' | '.join(map(self._unbound, others))})"
             if others:
-                return f"!matches!({subject}, {' | '.join(others)})"
+                return f"!matches!({subject}, {self.code(others[0])})"
             return None
         return f"matches!({subject}, {pattern_text})"
