@@ -133,6 +133,22 @@ impl Norm {
     }
 }
 
+fn actual_index(t: &Tensor, dim: usize, index: i64) -> Result<usize> {
+    let dim = t.dim(dim)?;
+    if 0 <= index {
+        let index = index as usize;
+        if dim <= index {
+            bail!("index {index} is too large for tensor dimension {dim}")
+        }
+        return Ok(index);
+    }
+    Ok(0)
+}
+
+pub fn item_at(t: &Tensor, index: i64) -> Result<usize> {
+    actual_index(t, 0, index)
+}
+
 pub fn later(xs: &[u8]) -> usize {
     if xs.is_empty() {
         todo!("later: empty inputs are not handled yet")
@@ -218,3 +234,10 @@ def test_a_helpers_check_on_what_the_constructor_stored_is_not_the_objects_histo
     # `Norm::new(eps)` builds the object and `check` reads `self.eps`: the argument decides
     first = _pages(tmp_path)["norm eps cannot be negative {}"]["solutions"][0]
     assert "Look at how the object" not in first, first
+
+
+def test_a_parameter_bound_again_before_the_check_is_not_the_argument(tmp_path: Path) -> None:
+    # `let dim = t.dim(dim)?`: the check reads dimension 0's size, not the `0` `item_at` passes
+    page = _pages(tmp_path)["index {index} is too large for tensor dimension {dim}"]
+    assert "must be less than 0" not in page["summary"], page["summary"]
+    assert "`index` must be less than 0" not in page["what_it_means"]

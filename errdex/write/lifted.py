@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from errdex.analyze import facts
+from errdex.analyze.facts import Origin
 from errdex.models import EntryPoint, Language
 
 _KEYWORD = re.compile(r"([A-Za-z_]\w*)\s*=(?!=)\s*(.+)", re.S)
@@ -38,16 +39,18 @@ class Lifted:
 
 def lift(
     guard: str, names: Sequence[str], params: Sequence[str], entry_points: Sequence[EntryPoint],
-    entry: str, language: Language,
+    entry: str, language: Language, origins: Sequence[Origin] = (),
 ) -> Lifted | None:  # fmt: skip
     """The guard at `entry`, when the call graph knows what `entry` passes the site's
     function (directly, or through one function that passes it on) and every
     value the guard reads is a parameter passed an expression of the caller's own
-    parameters; else None."""
+    parameters, not bound again before the check (`origins`); else None."""
     own = [p for p in params if p not in _RECEIVERS]
     roots = facts.value_roots(names, guard, set(own))
     if not roots or not roots <= set(own) or re.search(r"\b(?:self|Self)\b", guard):
         return None
+    if any(_rebound(o) for o in origins if o.name in roots):
+        return None  # `let dim = t.dim(dim)?`: the check reads the size, not the argument
     for point in entry_points:
         if point.function != entry or point.arguments is None \
                 or point.parameters is None:  # fmt: skip
@@ -67,6 +70,13 @@ def lift(
             return None
         return Lifted(point, lifted, tuple((root, passed[root]) for root in sorted(roots)))
     return None
+
+
+def _rebound(origin: Origin) -> bool:
+    """The function binds the parameter's name again to another value before the check;
+    a conversion of the same value (`let index = index as usize`) is still the argument."""
+    same = rf"&?\s*{re.escape(origin.name)}(?:\s+as\s+\w+|\.(?:clone|into|to_owned)\(\))?"
+    return origin.how == "local" and not re.fullmatch(same, origin.expression.strip())
 
 
 def _binds(guard: str, roots: set[str], language: Language) -> bool:

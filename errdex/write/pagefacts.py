@@ -312,7 +312,7 @@ def gather(
             and site_facts is not None:  # fmt: skip
         read = facts.through_locals(guard, origins, lang) or guard  # `match` -> its value
         lifted = lift(read, facts.guarded_names(read, lang), params,
-                      site_facts.entry_points, users[0], lang)
+                      site_facts.entry_points, users[0], lang, origins)
     if lifted is not None:  # the requirement on what the user passes to the caller
         checked, guard = checked or guard, lifted.guard
         names = facts.guarded_names(guard, lang)
