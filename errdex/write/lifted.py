@@ -73,10 +73,12 @@ def lift(
 
 
 def _rebound(origin: Origin) -> bool:
-    """The function binds the parameter's name again to another value before the check;
-    a conversion of the same value (`let index = index as usize`) is still the argument."""
-    same = rf"&?\s*{re.escape(origin.name)}(?:\s+as\s+\w+|\.(?:clone|into|to_owned)\(\))?"
-    return origin.how == "local" and not re.fullmatch(same, origin.expression.strip())
+    """The function binds the parameter's name again to a value read from another one
+    before the check (`let dim = t.dim(dim)?`: the size of `t`'s dimension `dim`); a
+    conversion or a part of the same value (`index as usize`, `_index(hour)`,
+    `weights.storage_and_layout().0`) is still the argument."""
+    read = re.match(r"&?\s*\*?\s*([A-Za-z_]\w*)\s*\.", origin.expression.strip())
+    return origin.how == "local" and read is not None and read.group(1) != origin.name
 
 
 def _binds(guard: str, roots: set[str], language: Language) -> bool:
