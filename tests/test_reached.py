@@ -48,6 +48,19 @@ def read_u8(data, at):
     raise ValueError(f"not enough data in stream to read u8 at {at}")
 
 
+def configure(cfg, incremental):
+    if incremental:
+        if "root" not in cfg:
+            raise ValueError("unable to configure the root logger")
+    return cfg
+
+
+def configure_root(cfg):
+    if not cfg:
+        raise ValueError("unable to configure the root logger")
+    return cfg
+
+
 def mode_of(kind):
     if kind == "a":
         return 1
@@ -107,6 +120,13 @@ def test_arms_binding_other_names_are_joined_as_a_pattern_that_compiles(
     page = _page(pages, "unexpected shape in rows")
     assert page["facts"]["sites"][0]["guard"] == "!matches!(dims, [_, _, _] | [_, _])"
     assert "matches!(dims, [_, _, _] | [_, _])" in page["explanation"]["defensive"]["validate"]
+
+
+def test_a_path_of_one_site_is_said_as_that_sites_own(pages: dict[str, Any]) -> None:
+    # two places raise it; only the first is behind `incremental`
+    meaning = _page(pages, "unable to configure the root")["explanation"]["what_it_means"]
+    assert "At pkg/stream.py:" in meaning and "it is reached only when `incremental`" in meaning
+    assert "It is reached only when" not in meaning, meaning
 
 
 def test_an_earlier_return_not_taken_is_part_of_the_path(pages: dict[str, Any]) -> None:

@@ -271,10 +271,8 @@ def _what_it_means(f: PageFacts) -> str:
         out.append(f"{f.where}{helper} reaches a case that has not been implemented and "
                    f"{action(f)}.")
     elif f.nature == "unreachable":
-        out.append(
-            f"{f.where}{helper} reaches a branch its authors considered impossible and "
-            f"{action(f)}; getting here points to a bug or an input it did not expect."
-        )
+        out.append(f"{f.where}{helper} reaches a branch its authors considered impossible and "
+                   f"{action(f)}; getting here points to a bug or an input it did not expect.")
     elif f.nature == "handler":
         caught = f"`{f.receiver}`" if f.receiver else "an exception"
         out.append(
@@ -305,8 +303,9 @@ def _what_it_means(f: PageFacts) -> str:
         out.append(deprecation.meaning(f) if deprecation.applies(f) else
                    f"{f.where}{helper} {action(f)} whenever this line is reached; no condition "
                    "in front of it decides, so the path that leads here is the cause.")
-    if f.reached:
-        out.append(f"It is reached only when {joined(f.reached)}.")
+    if f.reached:  # at this site: the message's other sites have paths of their own
+        at = "It" if len(f.record.sites) == 1 else f"At {loc(f.site)} it"
+        out.append(f"{at} is reached only when {joined(f.reached)}.")
     if f.lifted is not None:
         point = f.lifted.entry
         given = ", ".join(f"`{arg}` as `{param}`" for param, arg in f.lifted.passed)
