@@ -27,7 +27,7 @@ from typing import Final
 from errdex.match.compiled import Compiled
 from errdex.match.found import Found, MatchStats
 from errdex.match.near import NearIndex
-from errdex.match.paste import Group, Paste
+from errdex.match.paste import Doc, Group, Paste
 
 CUT_WORD_SHARE: Final = 0.15  # idf-weighted word share of a candidate (see near.py)
 CUT_MIN_CHARS: Final = 20  # literal non-space characters the text must hold in order
@@ -135,7 +135,7 @@ def _message_and_following(paste: Paste, group: Group,
     text = doc.text
     limit = min(len(text), group.start + CUT_MAX_MESSAGE)
     if group.doc not in stops:
-        stops[group.doc] = _structure_after(paste, group.doc)
+        stops[group.doc] = _structure_after(doc)
     newline = text.find("\n", group.end)
     if newline < 0 or newline + 1 >= limit:
         return text[group.start : group.end], group.end
@@ -148,10 +148,9 @@ def _message_and_following(paste: Paste, group: Group,
     return text[group.start : end], end
 
 
-def _structure_after(paste: Paste, index: int) -> list[int]:
+def _structure_after(doc: Doc) -> list[int]:
     """For each line of the doc, the first line at or after it that is structure and not
     blank (the number of lines when none is)."""
-    doc = paste.docs[index]
     out = [len(doc.lines)] * (len(doc.lines) + 1)
     for i in range(len(doc.lines) - 1, -1, -1):
         line = doc.lines[i]

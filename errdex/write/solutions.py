@@ -44,8 +44,13 @@ def object_decides(f: PageFacts) -> bool:
     name = re.split(r"::|\.", f.site.function or "")[-1]
     if f.internal or name in spec_for(f.lang).outline.constructors:
         return False
-    return f.receiver_only or (takes_no_argument(f) and bool(f.params)
-                               and bool(re.search(r"\b(?:self|cls)\.", f.guard or "")))
+    return f.receiver_only or (takes_no_argument(f) and _reads_receiver(f))
+
+
+def _reads_receiver(f: PageFacts) -> bool:
+    """The check reads the object the method is called on (`self.closed`)."""
+    receiver = f.params[0] if f.params else None
+    return receiver is not None and bool(re.search(rf"\b{re.escape(receiver)}\.", f.guard or ""))
 
 
 def solutions(f: PageFacts) -> tuple[str, ...]:
@@ -163,7 +168,7 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
         out.append(f"Look at how the object you call {f.entry} on was built and what was "
                    f"called on it before: the check ({here}) reads `{f.guard}`, not an "
                    f"argument of this call{shows_values(f)}.")
-    elif takes_no_argument(f) and not re.search(r"\b(?:self|cls)\.", f.guard or ""):
+    elif takes_no_argument(f) and not _reads_receiver(f):
         out.append(f"{f.entry} takes no argument: the check ({here}) reads `{f.guard}`, "
                    f"which its environment or its module's state decides, not your "
                    f"call{shows_values(f)}.")
