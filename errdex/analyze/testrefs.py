@@ -40,6 +40,10 @@ _KINDS = tuple(
 _REGEX_ESCAPE = re.compile(r"\\([^A-Za-z0-9])")
 _CALLED = re.compile(r"(?:([A-Za-z_]\w*)\s*(?:::|\.))?\b([A-Za-z_]\w*)\s*\(")
 _RAISED = re.compile(r"(?:raises|assertRaises\w*)\(\s*([\w.]+)")
+_WORD = re.compile(r"\w+")
+# File and directory names that say nothing about which module a file is.
+_GENERIC_PARTS = frozenset({"src", "lib", "Lib", "mod", "__init__", "main", "index", "pkg",
+                            "internal", "source", "java", "com", "org"})
 
 
 def test_files(snapshot: Snapshot) -> list[tuple[str, Language, str]]:
@@ -175,6 +179,31 @@ def _kind(here: list[str | None], index: int) -> str:
     return "mentions"
 
 
+def _module_words(record: Record) -> frozenset[str]:
+    """The names a test of this record's code would use for it: each site's file stem and
+    the directories above it (`email/_policybase.py` -> `_policybase`, `email`;
+    `candle-nn/src/ops.rs` -> `ops`, `candle_nn`)."""
+    words: set[str] = set()
+    for site in record.sites:
+        path = PurePosixPath(site.path)
+        for part in (path.stem, *path.parent.parts):
+            name = part.replace("-", "_")
+            if name not in _GENERIC_PARTS and name.isidentifier():
+                words.add(name)
+    return frozenset(words)
+
+
+def _related(record: Record, test_path: str, test_words: frozenset[str]) -> bool:
+    """Whether a test file can be about this record's code: it lies in the directory of one
+    of its sites (a Go `_test.go` file beside its package) or names one of its modules. A
+    test of another module that quotes the same words (CPython's tests of the C `io`
+    quoting a message `_pyio` also raises) is not an example of this record."""
+    folder = str(PurePosixPath(test_path).parent)
+    if any(str(PurePosixPath(site.path).parent) == folder for site in record.sites):
+        return True
+    return not _module_words(record).isdisjoint(test_words)
+
+
 def find_test_refs(
     records: Sequence[Record], files: Sequence[tuple[str, Language, str]], graph: CallGraph,
     memo: KindsMemo | None = None,
@@ -200,6 +229,7 @@ def find_test_refs(
                     by_function[short].add(record.id)
     found: dict[str, list[TestRef]] = defaultdict(list)
     for path, _language, text in files:
+        words: frozenset[str] | None = None
         lines = text.splitlines()
         here_kinds = memo.kinds(text, lines) if memo is not None else _kinds_here(text, lines)
         for index, line in enumerate(lines):
@@ -216,7 +246,13 @@ def find_test_refs(
                     if kind != "mentions":
                         literal = _REGEX_ESCAPE.sub(r"\1", literal)
                     for key, _, _ in automaton.find_matches_as_indexes(literal, overlapping=True):
-                        hit.update(i for i in ids_of[key] if fits(i, literal))
+                        for record_id in ids_of[key]:
+                            if not fits(record_id, literal):
+                                continue
+                            if words is None:
+                                words = frozenset(_WORD.findall(text))
+                            if _related(by_id[record_id], path, words):
+                                hit.add(record_id)
             by_call = kind in ("is_err", "pytest.raises", "assertRaises")
             if by_call and here_kinds[index] == kind and not hit:
                 hit |= _by_call(lines, index, kind, by_function, exception_of)
