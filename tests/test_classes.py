@@ -50,6 +50,7 @@ def make_record(
         ("reader is already closed", None, None, "", "invalid-state"),
         ("n_heads must be positive", "ValueError", None, "", "invalid-argument"),
         ("bad state", None, None, 'unreachable!("bad state")', "internal-invariant"),
+        ("unexpected pid {} - this shouldn't happen", None, None, "", "internal-invariant"),
         ("unknown option {} in [tool.x]", None, None, "", "invalid-configuration"),
         ("please install scipy: pip install scipy", "ImportError", None, "", "missing-dependency"),
         ("x", None, "self.kv_repeat != cfg.kv_repeat", "", "invalid-configuration"),
