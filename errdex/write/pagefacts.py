@@ -229,8 +229,9 @@ def gather(
             only_when, guard, names, origins, need = guard, None, (), (), None
     where = f"`{site.function}`" if site.function else f"module `{site.path}`"
     position = (site.path, site.line)
-    local = [s for s in siblings if s.id != record.id and shares_function(s, site)
-             and passed.declaration(s) is None]  # a `?` that converts checks nothing
+    local = sorted((s for s in siblings if s.id != record.id and shares_function(s, site)
+                    and passed.declaration(s) is None),  # a `?` that converts checks nothing
+                   key=lambda s: (_line_in(s, site) or 0, s.id))  # code order, not the caller's
     # Only checks the snippet shows on this very path: not another arm, not an else.
     before = tuple(s for s in local if (at := _line_in(s, site)) is not None
                    and at < site.line and reading.on_same_path(site, at, site.line))
@@ -487,9 +488,7 @@ def verified_tests(f: PageFacts) -> tuple[TestRef, ...]:
         return ()
     parts = [p.strip() for p in f.record.template.literals if p.strip()]
     out = []
-    for test in f.known.tests:
-        if test.kind == "mentions":
-            continue
+    for test in (t for t in f.known.tests if t.kind != "mentions"):
         text, at = re.sub(r"\\(?=[^A-Za-z0-9])", "", test.text), 0
         for part in parts:
             at = text.find(part, at)
