@@ -46,6 +46,9 @@ impl Blend {
         if l1.dims().is_empty() {
             tcore::bail!("blend: the input must not be a scalar")
         }
+        if self.mask.is_some() && l1.dims().len() > 4 {
+            tcore::bail!("blend: a masked input has at most 4 dims")
+        }
         Ok(())
     }
 }
@@ -69,6 +72,14 @@ pub fn blend_masked(a: &Tensor, b: &Tensor, mask: Option<&Tensor>) -> Result<Ten
     let op = Blend { weight: 0.5, mask: mask.cloned() };
     a.apply_op2(b, op)
 }
+
+/// Blends `a` into `b` under a mask it computes itself: whether the literal's field
+/// holds a value is not written in it, so this stays a way in, with no argument named.
+pub fn blend_scaled(a: &Tensor, b: &Tensor, scale: f32) -> Result<Tensor> {
+    let m = a.ones_like()?;
+    let op = Blend { weight: scale, mask: Some(m) };
+    a.apply_op2(b, op)
+}
 """
 
 FILES = {"tcore/src/op.rs": CORE, "tnn/src/blend.rs": BLEND}
@@ -86,8 +97,10 @@ def test_a_literal_leaving_the_field_empty_never_reaches_the_check(tmp_path: Pat
     leads from it."""
     record = _record(tmp_path, "blend: the mask")
     assert record.facts is not None and record.explanation is not None
-    assert [e.function for e in record.facts.sites[0].entry_points] == [
-        "tnn::blend::blend_masked"]
+    points = record.facts.sites[0].entry_points
+    assert [e.function for e in points] == ["tnn::blend::blend_masked",
+                                            "tnn::blend::blend_scaled"]
+    assert [e.set_from for e in points] == [(("mask", "mask"),), ()]
     assert "blend_masked" in record.explanation.summary
     assert "tnn::blend::blend`" not in record.explanation.summary
     assert ("The field `mask` it needs is set from the `mask` argument of "
@@ -101,7 +114,14 @@ def test_a_check_outside_the_branch_is_reached_from_both(tmp_path: Path) -> None
     record = _record(tmp_path, "blend: the input")
     assert record.facts is not None
     assert sorted(e.function for e in record.facts.sites[0].entry_points) == [
-        "tnn::blend::blend", "tnn::blend::blend_masked"]
+        "tnn::blend::blend", "tnn::blend::blend_masked", "tnn::blend::blend_scaled"]
+
+
+def test_a_test_that_the_field_holds_a_value_needs_it_set_too(tmp_path: Path) -> None:
+    """`if self.mask.is_some() && ..`: the same as `if let Some(..)` for the builders."""
+    record = _record(tmp_path, "blend: a masked input")
+    assert record.facts is not None
+    assert "tnn::blend::blend" not in [e.function for e in record.facts.sites[0].entry_points]
 
 
 def test_the_argument_that_sets_the_field_survives_the_stored_json(tmp_path: Path) -> None:

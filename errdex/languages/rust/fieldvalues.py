@@ -32,13 +32,27 @@ def literal_fields(node: Any, source: bytes) -> tuple[tuple[str, str], ...]:
 def needed_field(subject: str, pattern: str, receiver: str) -> str | None:
     """The receiver's field that must hold a value (`Some`) for the condition to hold: a
     match of `self.f` (through `as_ref()` and the like) against `Some(..)`, or a test
-    `self.f.is_some()` (subject ""); else None."""
+    `self.f.is_some()`, alone or joined to others by `&&` (subject ""); else None."""
     field = rf"&?\s*{re.escape(receiver)}\.([A-Za-z_]\w*){_ACCESSORS}"
     if subject:
         found = re.fullmatch(field, subject.strip())
         return found.group(1) if found and _PRESENT.match(pattern.strip()) else None
-    found = re.fullmatch(rf"{field}\.is_some\(\)", pattern.strip())
-    return found.group(1) if found else None
+    for part in _conjuncts(pattern):  # `self.f.is_some() && n > 4` needs it too
+        found = re.fullmatch(rf"{field}\.is_some\(\)", part.strip())
+        if found:
+            return found.group(1)
+    return None
+
+
+def _conjuncts(text: str) -> list[str]:
+    """The parts of a test joined by a top-level `&&` (the whole when it has none)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(ch, 0)
+        if depth == 0 and text.startswith("&&", i):
+            parts.append(text[start:i])
+            start = i + 2
+    return [*parts, text[start:]]
 
 
 def _text(node: Any, source: bytes) -> str:
