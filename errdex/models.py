@@ -489,6 +489,9 @@ class EntryPoint:
     depth: int  # 1: calls the function directly
     arguments: tuple[str, ...] | None = None  # a direct caller's arguments, as written
     parameters: tuple[str, ...] | None = None  # that caller's own parameters (`self` first)
+    # The fields of the value the site's method runs on that its path needs set, each
+    # with the parameter of this function its literal sets it from (`mask: mask.cloned()`)
+    set_from: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

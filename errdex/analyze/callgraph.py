@@ -17,6 +17,7 @@ from errdex.analyze import caught
 from errdex.analyze.applied import Applications
 from errdex.analyze.calldefs import Def as _Def
 from errdex.analyze.calldefs import last_part, passed_on, root, top, words
+from errdex.analyze.fields import LiteralFields
 from errdex.analyze.hierarchy import Hierarchy
 from errdex.analyze.scopes import Scopes
 from errdex.analyze.valuecalls import ValueCalls
@@ -92,6 +93,7 @@ class CallGraph:
         self._in_path: dict[str, list[int]] = defaultdict(list)  # path -> its defs, once asked
         self.scopes = Scopes()  # what each call's name can reach where it is written
         self._values = ValueCalls()  # what `_on_values_of` reads of a name, once asked
+        self.fields = LiteralFields()  # what struct literals set, what paths need set
 
     @classmethod
     def build(cls, files: Iterable[tuple[str, Language, FileStructure]]) -> CallGraph:
@@ -107,6 +109,9 @@ class CallGraph:
             if spec.outline.descriptor_get and spec.outline.dynamic_read:
                 graph.descriptor = (spec.outline.descriptor_get, spec.outline.dynamic_read)
             graph.imported |= structure.imported
+            if spec.outline.needed_field is not None and spec.outline.absent is not None:
+                graph.fields.presence[path] = (structure, spec.outline.needed_field,
+                                               spec.outline.absent)
             graph._add_file(path, spec.outline.separator, spec.module_path(path), structure,
                             private=private, entries=entries if private else {},
                             prefix=prefix or "",
@@ -160,6 +165,8 @@ class CallGraph:
                     self.hierarchy.derived[base].add(name)
         applying = {name: op for op in applied for name in op.calls}
         for call in structure.calls:
+            if call.fields:
+                self.fields.literals[(call.name, first + call.caller)] = call.fields
             if call.name in applying and call.arguments:
                 self.applications.add(first + call.caller, applying[call.name], call.qualifier,
                                       call.arguments, separator == "::" and
@@ -498,6 +505,12 @@ class CallGraph:
             return ()
         seen, frontier = {start}, [start]
         found: list[EntryPoint] = []
+        # The receiver's fields the site's path needs to hold a value, and the methods of
+        # its type that reach it on the same value: a function building that value with
+        # one of those fields left empty (`Op { mask: None, .. }`) never gets there.
+        needed, absent = self.fields.needed(site, self.defs[start])
+        owner = self.defs[start].owner
+        own = {start} if needed else set()
         indirect: set[tuple[str, int]] = set()  # entries reached through a virtual edge
         through: dict[int, tuple[str, ...]] = {}  # what each direct caller passes
         for depth in range(1, MAX_PRIVATE_DEPTH + 1):
@@ -509,15 +522,24 @@ class CallGraph:
                     if caller in seen:
                         continue
                     seen.add(caller)
-                    nxt.append(caller)
                     d = self.defs[caller]
+                    set_from: tuple[tuple[str, str], ...] = ()
+                    if index in own:
+                        if d.owner == owner:
+                            own.add(caller)
+                        elif self.fields.leaves_empty(owner or "", caller, needed, absent):
+                            continue
+                        else:
+                            set_from = self.fields.set_from(owner or "", d, caller, needed)
+                    nxt.append(caller)
                     if caller in self.virtual.get((self.defs[index].path,
                                                    self.defs[index].line), ()):
                         indirect.add((d.path, d.line))
                     given = self._given(index, caller, depth, through)
                     if d.public and not self.applications.of(self, caller):
                         found.append(EntryPoint(d.qualified, d.path, d.line, depth, given,
-                                                d.params if given is not None else None))
+                                                d.params if given is not None else None,
+                                                set_from))  # fmt: skip
             if sum(not self._private(e) for e in found) >= MAX_ENTRY_POINTS or not nxt:
                 break
             frontier = nxt[:50]  # a hub function would otherwise pull in the whole crate

@@ -384,6 +384,9 @@ def _calls(
     # caught here and not there is two entries, so that each place's handlers are known
     calls: dict[tuple[str, int, str, tuple[tuple[str, int], ...]],
                 tuple[str, ...] | None] = {}  # fmt: skip
+    fields: dict[tuple[str, int, str, tuple[tuple[str, int], ...]],
+                 tuple[tuple[str, str], ...]] = {}  # fmt: skip
+    read_fields = spec.outline.literal_fields
     callers = _innermost(functions, [call.start_byte for call, _ in references])
     for (call, name), caller in zip(references, callers, strict=True):
         if caller is None:
@@ -400,7 +403,12 @@ def _calls(
         key = (called, caller, qualifier, caught)
         if key not in calls:  # the first call of a name in a function gives its arguments
             calls[key] = _arguments(call, source, comments)
-    out = [OutlineCall(name, caller, qualifier, arguments, caught=caught)
+            if read_fields is not None and calls[key] is None:
+                fields[key] = read_fields(call, source)
+        elif key in fields:  # two literals of one type: which one runs is not known
+            fields[key] = ()
+    out = [OutlineCall(name, caller, qualifier, arguments, caught=caught,
+                       fields=fields.get((name, caller, qualifier, caught), ()))
            for (name, caller, qualifier, caught), arguments in calls.items()]  # fmt: skip
     found = dispatches(spec, source, [(d.start_byte, d.end_byte) for d, _ in functions])
     for (prefix, _), caller in zip(found, _innermost(functions, [a for _, a in found]),

@@ -123,6 +123,9 @@ class OutlineCall:
     # The handlers around the call that catch and do not raise again, innermost first:
     # (the types they name as written, "" for a bare one; the handler's line).
     caught: tuple[tuple[str, int], ...] = ()
+    # A literal of the type `name` (`Op { mask: None, scale }`): the fields it sets, with
+    # their values as written; () when it is no literal, or the caller writes several
+    fields: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

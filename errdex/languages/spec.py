@@ -158,6 +158,14 @@ class Outline:
     # (Rust's `match f(x) { Ok(v) => .., Err(_) => fallback }`, `f(x).ok()`): from the
     # call's node and the file's bytes, those handlers as (types, "" for any; line)
     result_handlers: Callable[[Any, bytes], tuple[tuple[str, int], ...]] | None = None
+    # The fields a literal of a type sets, with their values as written, from the literal's
+    # node (Rust's `Op { mask: None, scale }`): what the value's methods find in them
+    literal_fields: Callable[[Any, bytes], tuple[tuple[str, str], ...]] | None = None
+    # Of a condition (a match's subject and pattern, or a test: subject ""), the field of
+    # the receiver named by the third argument that must hold a value for it to hold
+    # (`self.mask.as_ref()` against `Some(m)`: `mask`)
+    needed_field: Callable[[str, str, str], str | None] | None = None
+    absent: str | None = None  # the literal that holds no value (Rust's `None`)
 
 
 @dataclass(frozen=True)

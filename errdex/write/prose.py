@@ -48,6 +48,7 @@ from errdex.write.pagefacts import (
     violation_of,
 )
 from errdex.write.passed import write_passed_through
+from errdex.write.setfrom import set_from_sentences
 from errdex.write.snippets import example_fix, strategy, try_catch, type_guard, validate
 from errdex.write.solutions import solutions, takes_no_argument
 
@@ -305,7 +306,7 @@ def _what_it_means(f: PageFacts) -> str:
                    "in front of it decides, so the path that leads here is the cause.")
     if f.reached:  # at this site: the message's other sites have paths of their own
         at = "It" if len(f.record.sites) == 1 else f"At {loc(f.site)} it"
-        out.append(f"{at} is reached only when {joined(f.reached)}.")
+        out += [f"{at} is reached only when {joined(f.reached)}.", *set_from_sentences(f)]
     if f.lifted is not None:
         point = f.lifted.entry
         given = ", ".join(f"`{arg}` as `{param}`" for param, arg in f.lifted.passed)

@@ -9,6 +9,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from errdex.languages.rust.build import describe_condition
+from errdex.languages.rust.fieldvalues import literal_fields, needed_field
 from errdex.languages.rust.ops import applied_ops
 from errdex.languages.spec import C_FAMILY_CONDITIONS, LanguageSpec, Outline
 from errdex.models import Language, SiteKind
@@ -131,6 +132,9 @@ SPEC = LanguageSpec(
         import_paths=lambda text, path: _imports().import_paths(text, _module_path(path)),
         import_nodes=frozenset({"use_declaration"}),
         result_handlers=lambda call, source: _imports().result_handlers(call, source),
+        literal_fields=literal_fields,
+        needed_field=needed_field,
+        absent="None",
     ),
     module_path=_module_path,
     function_keyword="fn",
