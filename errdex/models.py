@@ -465,6 +465,9 @@ class StateFact:
     # the field (`TestCase.assertRaises` makes an `_AssertRaisesContext` of its argument):
     # that call's arguments decide, not earlier calls.
     built_by: str | None = None
+    # The constructor's parameter the field is assigned from (`self.loader = loader` in
+    # `__init__(self, loader=None)`), when only that constructor sets it: the user gives it.
+    argument: str | None = None
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,39 @@ class Transport:
         self._sock.send(data)
 '''
 
+# `loader` is the constructor's own argument; `_bound` too, but `release` also reads
+# `_value`, which the base class's methods change: earlier calls decide there.
+BOX = '''\
+class Box:
+    def __init__(self, loader=None):
+        self.loader = loader
+
+    def render(self):
+        if self.loader is None:
+            raise RuntimeError("no loader configured for this box")
+        if self.loader.closed:
+            raise RuntimeError("the box's loader is closed")
+
+
+class Base:
+    def __init__(self, value=1):
+        self._value = value
+
+    def release(self):
+        self._value += 1
+
+
+class Bounded(Base):
+    def __init__(self, value=1):
+        self._bound = value
+        super().__init__(value)
+
+    def release(self):
+        if self._value >= self._bound:
+            raise ValueError("released too many times")
+        super().release()
+'''
+
 # `indent` is the parameter, rebound in place; its header is further up than a snippet
 # shows; `port` is set in the other arm of the `if` than the raise.
 PRINTER = "class Printer:\n    def __init__(self, indent=1, width=80):\n" + "".join(
@@ -82,7 +115,7 @@ pub fn train(graph: &Graph) -> Result<()> {
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     root = tmp_path_factory.mktemp("reads") / "repo"
-    for path, text in {"net/transport.py": TRANSPORT, "fmt/printer.py": PRINTER,
+    for path, text in {"net/transport.py": TRANSPORT, "fmt/printer.py": PRINTER, "box.py": BOX,
                        "kernels/src/lib.rs": KERNEL,
                        "autograd/src/lib.rs": GRAPH}.items():  # fmt: skip
         (root / path).parent.mkdir(parents=True, exist_ok=True)
@@ -103,10 +136,22 @@ def test_a_check_on_state_names_the_method_that_set_it(pages: dict[str, Any]) ->
     (site,) = page["facts"]["sites"]
     assert site["state"] == [{"field": "_eof", "set_in": [{"function": "__init__", "line": 4},
                                                           {"function": "write_eof", "line": 7}],
-                             "built_by": None}]
+                             "built_by": None, "argument": None}]
     text = _text(page)
     assert "`_eof` is set by `__init__` (line 4), `write_eof` (line 7)" in text
     assert "Change the inputs" not in text and "Change the arguments" not in text
+
+
+def test_state_the_constructor_copies_from_its_argument(pages: dict[str, Any]) -> None:
+    text = _text(pages["no loader configured for this box"])
+    assert "`loader` is set by `__init__` (line 3) from its `loader` argument" in text
+    assert "Give the object its `loader` when you build it" in text
+    assert "look at the calls made before" not in text.lower()
+    # Only part of what the check reads comes from the constructor: no such advice.
+    text = _text(pages["released too many times"])
+    assert "from its `value` argument" not in text and "when you build it" not in text
+    # The state of the object the field holds decides, not which one was given.
+    assert "when you build it" not in _text(pages["the box's loader is closed"])
 
 
 def test_parameters_come_from_the_structure_not_the_snippet(pages: dict[str, Any]) -> None:

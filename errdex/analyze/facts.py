@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import lru_cache
 
 from errdex.analyze.commandline import program_facts
@@ -282,8 +283,30 @@ def receiver_state(
         if any(s.function == own.name and _on_every_path(site, own, s.line) for s in set_in):
             continue  # the function sets it itself above the check: this call decides
         if set_in:
-            out.append(StateFact(name, set_in, _built_by(site, own, set_in, entries, builds)))
+            out.append(StateFact(name, set_in, _built_by(site, own, set_in, entries, builds),
+                                 _constructor_argument(site, file, own, name)))
+    inner = re.search(rf"(?<![\w.]){re.escape(receiver)}\.\w+\s*[.\[]", site.guard)
+    if inner or {fact.field for fact in out if fact.argument} != read:
+        # A field that other calls change as well (BoundedSemaphore's `_value`, which
+        # `release` counts up), or the state of the object a field holds
+        # (`self._transport.is_closing()`), decides too: not only how it was built.
+        out = [replace(fact, argument=None) for fact in out]
     return tuple(out)
+
+
+def _constructor_argument(
+    site: Site, file: FileStructure, own: OutlineDef, name: str,
+) -> str | None:  # fmt: skip
+    """The constructor parameter that the field `name` is assigned, when the class's
+    constructor is the one method setting it and assigns it that parameter as given."""
+    writes = [w for w in file.writes if w.field == name and file.defs[w.writer].owner == own.owner]
+    if len(writes) != 1:
+        return None
+    writer = file.defs[writes[0].writer]
+    params = set(writer.params or ()) - {writer.receiver}
+    constructors = spec_for(site.language).outline.constructors
+    value = writes[0].value
+    return value if writer.name in constructors and value in params else None
 
 
 _AUGMENTED = re.compile(r"[-+*/%&|^@]=|<<=|>>=|//=|\*\*=")

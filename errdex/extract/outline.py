@@ -498,8 +498,19 @@ def _writes(
         if target is not None and (receiver is None or _text(target, source) != receiver):
             continue
         field = _text(name, source)
-        found.setdefault((field, writer), FieldWrite(field, writer, node.start_point.row + 1))
+        found.setdefault((field, writer), FieldWrite(field, writer, node.start_point.row + 1,
+                                                     _assigned(node, source)))
     return tuple(found.values())
+
+
+def _assigned(write: Node, source: bytes) -> str:
+    """The value a plain assignment (`=`, not `+=`) writes, when it fits on one line."""
+    left, right = write.child_by_field_name("left"), write.child_by_field_name("right")
+    if left is None or right is None:
+        return ""
+    operator = source[left.end_byte : right.start_byte].decode(errors="replace").strip()
+    value = _text(right, source)
+    return value if operator == "=" and "\n" not in value and len(value) <= 80 else ""
 
 
 def _innermost(

@@ -102,6 +102,7 @@ class FieldWrite:
     field: str
     writer: int  # an index into the file's defs
     line: int
+    value: str = ""  # what a plain `=` assigns, as written on one line (`loader`); else ""
 
 
 RESULT = ")"  # ends the qualifier of a call on what a call or an index gives

@@ -52,8 +52,6 @@ from errdex.write.setfrom import set_from_sentences
 from errdex.write.snippets import example_fix, strategy, try_catch, type_guard, validate
 from errdex.write.solutions import solutions, takes_no_argument
 
-# --- the sections --------------------------------------------------------------
-
 
 def _tail(f: PageFacts) -> str:
     sites = f.record.sites
@@ -382,12 +380,13 @@ def _ruled_out_sentence(f: PageFacts, site: Site, why: RuledOut) -> str:
 
 def _state_sentence(f: PageFacts) -> str:
     """The receiver's state the check reads, and the methods that set it."""
-    parts = []
-    for fact in f.state[:3]:
-        places = ", ".join(f"`{s.function}` (line {s.line})" for s in fact.set_in[:MAX_SETTERS])
-        parts.append(f"`{fact.field}` is set by {places}")
+    parts = [f"`{fact.field}` is set by " + ", ".join(
+        f"`{s.function}` (line {s.line})" for s in fact.set_in[:MAX_SETTERS]) + (
+        f" from its `{fact.argument}` argument" if fact.argument else "") for fact in f.state[:3]]
+    decides = "How the object was built" if all(x.argument for x in f.state[:3]) else \
+        "What was called on the object before"  # fmt: skip
     return (f"It reads the state of the object, not an argument of `{fn_name(f)}`: "
-            + "; ".join(parts) + ". What was called on the object before decides.")
+            + "; ".join(parts) + f". {decides} decides.")
 
 
 def _built_sentence(built: list[StateFact]) -> str:

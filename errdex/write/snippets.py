@@ -224,10 +224,13 @@ def _example_fix(f: PageFacts, stmt: str) -> ExampleFix:
     if f.state_only:
         fact = f.state[0]
         setters = " or ".join(s.function for s in fact.set_in[:MAX_SETTERS])
+        given = f" from its {fact.argument} argument" if fact.argument else ""
+        look = f"give the object its {fact.argument} when you build it" if fact.argument \
+            else "look at the calls made before it"  # fmt: skip
         return ExampleFix(
             before=failing,
-            after=f"{note} the check reads the object's {fact.field}, set by {setters}:\n"
-            f"{note} no argument of this call changes it; look at the calls made before it\n"
+            after=f"{note} the check reads the object's {fact.field}, set by {setters}{given}:\n"
+            f"{note} no argument of this call changes it; {look}\n"
             f"{stmt}",
         )
     if f.guard:

@@ -152,9 +152,15 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
     elif f.state_only:
         fact = f.state[0]
         setters = " or ".join(f"`{s.function}`" for s in fact.set_in[:MAX_SETTERS])
-        out.append(f"Look at the calls made on the object before this one: the check in "
-                   f"`{fn_name(f)}` ({here}) reads `{fact.field}`, which {setters} set; no "
-                   "argument of this call changes it.")
+        if fact.argument:
+            out.append(f"Give the object its `{fact.argument}` when you build it: the check in "
+                       f"`{fn_name(f)}` ({here}) reads `{fact.field}`, which {setters} sets "
+                       f"from its `{fact.argument}` argument; no argument of this call "
+                       "changes it.")
+        else:
+            out.append(f"Look at the calls made on the object before this one: the check in "
+                       f"`{fn_name(f)}` ({here}) reads `{fact.field}`, which {setters} set; "
+                       "no argument of this call changes it.")
     elif f.guard and (read := sorted({n.split(".")[0] for n in f.names}
                                      & (set(f.params or ()) - {"self"}))):  # fmt: skip
         listed = ", ".join(f"`{n}`" for n in read)
