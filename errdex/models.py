@@ -489,6 +489,12 @@ class EntryPoint:
     depth: int  # 1: calls the function directly
     arguments: tuple[str, ...] | None = None  # a direct caller's arguments, as written
     parameters: tuple[str, ...] | None = None  # that caller's own parameters (`self` first)
+    # The group error it raises this one inside (`ExceptionGroup`), having caught it in
+    # a handler (on line `group_at` of its file) that keeps it: its caller gets the group,
+    # whose message is `group_message` when written as a literal
+    group: str | None = None
+    group_message: str | None = None
+    group_at: int | None = None
 
 
 @dataclass(frozen=True)

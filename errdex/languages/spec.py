@@ -158,6 +158,10 @@ class Outline:
     # (Rust's `match f(x) { Ok(v) => .., Err(_) => fallback }`, `f(x).ok()`): from the
     # call's node and the file's bytes, those handlers as (types, "" for any; line)
     result_handlers: Callable[[Any, bytes], tuple[tuple[str, int], ...]] | None = None
+    # From a file's tree and bytes, its handlers that keep what they catch and raise it
+    # later inside a group error, and its classes that keep errors so (Python's
+    # `ExceptionGroup`): (groupings, collectors) of errdex.extract.structure
+    groupings: Callable[[Any, bytes], tuple[tuple[Any, ...], tuple[Any, ...]]] | None = None
 
 
 @dataclass(frozen=True)

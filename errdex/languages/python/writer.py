@@ -311,7 +311,11 @@ class PythonWriter(_Reading):
     def error_test(self, f: PageFacts, stem: str, literal: str) -> str:
         imports, caught = self._caught(f)
         exc = caught or "Exception"
-        return (f"{imports}def is_{stem}_error(e: BaseException) -> bool:\n"
+        group = f.call_group
+        inside = "" if group is None else (
+            f"    if isinstance(e, BaseExceptionGroup):  # {group.function} raises it in a group\n"
+            f"        return any(is_{stem}_error(x) for x in e.exceptions)\n")  # fmt: skip
+        return (f"{imports}def is_{stem}_error(e: BaseException) -> bool:\n{inside}"
                 f"    return isinstance(e, {exc}) and {literal} in str(e)")  # fmt: skip
 
     def passed_through(self, exception: str, wrapped: str, module: str,
@@ -333,6 +337,13 @@ class PythonWriter(_Reading):
                     f"    warnings.simplefilter(\"error\")\n    try:\n        {call}\n"
                     f"    except Warning as e:\n        if {literal} not in str(e):\n"
                     f"            raise\n        ...  # {advice}")  # fmt: skip
+        group = f.call_group
+        if group is not None:  # the entry raises it inside a group: `except*` (3.11+)
+            return (f"{imports}try:\n    {call}\nexcept* {exc} as eg:  # Python 3.11+: "
+                    f"{group.function} raises it inside a {group.group}\n"
+                    f"    found = [e for e in eg.exceptions if {literal} in str(e)]\n"
+                    f"    if not found:\n        raise\n"
+                    f"    raise RuntimeError({quote(advice)}) from found[0]")  # fmt: skip
         check = "" if f.site.variant else f"    if {literal} not in str(e):\n        raise\n"
         return (f"{imports}try:\n    {call}\nexcept {exc} as e:\n{check}"
                 f"    raise RuntimeError({quote(advice)}) from e")  # fmt: skip
