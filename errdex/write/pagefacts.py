@@ -21,7 +21,6 @@ from errdex.extract.structure import EXCEPT
 from errdex.languages import spec_for
 from errdex.languages.writer import raised_at
 from errdex.models import (
-    EntryPoint,
     Language,
     Program,
     Record,
@@ -102,16 +101,6 @@ class PageFacts:
     paths: Mapping[str, str] = field(default_factory=dict)  # locals that are files under a flag
     only_when: str | None = None  # what leads to a value's `.expect`/`.context` (not its cause)
     read_input: ReadInput | None = None  # the file or model the check is on, when it reads one
-    # The entries among `users` that raise the error inside a group error (a handler of
-    # theirs keeps it and they raise what they kept together): their caller gets the group
-    grouped: tuple[EntryPoint, ...] = ()
-
-    @property
-    def call_group(self) -> EntryPoint | None:
-        """The entry the page's call is of, when it hands the error on inside a group."""
-        called = self.lifted.entry.function if self.lifted is not None else \
-            self.users[0] if self.users else None  # fmt: skip
-        return next((e for e in self.grouped if e.function == called), None)
 
     @property
     def entry(self) -> str:
@@ -362,7 +351,6 @@ def gather(
         lifted=lifted, checked=checked, cli=cli, only_when=only_when, program=program,
         paths=paths,
         read_input=read_input(site, site_facts.reached if site_facts else (), site.guard),
-        grouped=_grouped(site_facts, users),
     )  # fmt: skip
 
 
@@ -459,12 +447,6 @@ def shows_values(f: PageFacts, verb: str = "rejected") -> str:
     if any(read & set(facts.names_in(f"{hole} {bound.get(hole, '')}")) for hole in holes):
         return f"; the message shows the values it {verb}"
     return "; the message shows " + ", ".join(f"`{hole}`" for hole in holes[:3])
-
-
-def _grouped(site_facts: SiteFacts | None, users: Sequence[str]) -> tuple[EntryPoint, ...]:
-    """The entry points among `users` that raise the error inside a group, in their order."""
-    entries = site_facts.entry_points if site_facts is not None else ()
-    return tuple(e for user in users for e in entries if e.function == user and e.group)
 
 
 def _nearest_users(site: Site, functions: Sequence[str]) -> tuple[str, ...]:

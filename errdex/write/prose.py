@@ -18,7 +18,6 @@ from errdex.extract.structure import EARLY_RETURN
 from errdex.languages import spec_for
 from errdex.models import (
     Defensive,
-    EntryPoint,
     Explanation,
     History,
     Record,
@@ -27,7 +26,7 @@ from errdex.models import (
     SiteKind,
     StateFact,
 )
-from errdex.write import commandline, deprecation, inputs, invariants
+from errdex.write import commandline, deprecation, grouped, inputs, invariants
 from errdex.write.built import conditioned
 from errdex.write.impossible import RuledOut
 from errdex.write.pagefacts import (
@@ -261,18 +260,6 @@ def history_sentence(history: History) -> str:
     return ("This message was " + "; ".join(parts) + ".") if parts else ""
 
 
-def _group_sentence(f: PageFacts, entry: EntryPoint) -> str:
-    """What a caller of `entry` gets: the group the entry raises the error inside."""
-    named = f" ({_quoted(entry.group_message)})" if entry.group_message is not None else ""
-    exc = f"`{f.exc_class or f.record.exception}`" if f.exc_class or f.record.exception \
-        else "this error"  # fmt: skip
-    article = "an" if (entry.group or "x")[0] in "AEIOUaeiou" else "a"
-    return (f"Through `{entry.function}` it arrives inside {article} `{entry.group}`{named}: its "
-            f"handler at {entry.path}:{entry.group_at} keeps each {exc} it catches and it "
-            f"raises them together afterwards, so a handler for {exc} alone does not catch "
-            "it; catch the group and look inside it.")
-
-
 def _what_it_means(f: PageFacts) -> str:
     out: list[str] = []
     helper = f" (internal: you reach it from {f.entry})" if f.internal and f.users else ""
@@ -326,7 +313,7 @@ def _what_it_means(f: PageFacts) -> str:
         # for its caller, who never names it.
         out.append(f"`{point.function}` ({point.path}:{point.line}) reaches "
                    f"`{fn_name(f)}` with {given}.")
-    out += [_group_sentence(f, e) for e in f.grouped]
+    out += grouped.sentences(f)
     if f.req and f.user_terms:
         violation = violation_of(f)
         out.append(f"To pass, {f.req}" + (f"; it fails when {violation}." if violation else "."))

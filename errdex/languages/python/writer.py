@@ -13,6 +13,7 @@ from errdex.analyze import facts
 from errdex.languages.python.strings import module_name
 from errdex.languages.writer import COMPARISONS, Wrapping, method_receiver
 from errdex.models import Language, Site, SiteKind
+from errdex.write.grouped import call_group
 from errdex.write.pagefacts import PageFacts, quote
 
 _CHECK = re.compile(r"\s*(?:(?:el)?if\b.*:\s*(?:raise|warnings\.warn)\b|assert\b)")
@@ -311,7 +312,7 @@ class PythonWriter(_Reading):
     def error_test(self, f: PageFacts, stem: str, literal: str) -> str:
         imports, caught = self._caught(f)
         exc = caught or "Exception"
-        group = f.call_group
+        group = call_group(f)
         inside = "" if group is None else (
             f"    if isinstance(e, BaseExceptionGroup):  # {group.function} raises it in a group\n"
             f"        return any(is_{stem}_error(x) for x in e.exceptions)\n")  # fmt: skip
@@ -337,7 +338,7 @@ class PythonWriter(_Reading):
                     f"    warnings.simplefilter(\"error\")\n    try:\n        {call}\n"
                     f"    except Warning as e:\n        if {literal} not in str(e):\n"
                     f"            raise\n        ...  # {advice}")  # fmt: skip
-        group = f.call_group
+        group = call_group(f)
         if group is not None:  # the entry raises it inside a group: `except*` (3.11+)
             return (f"{imports}try:\n    {call}\nexcept* {exc} as eg:  # Python 3.11+: "
                     f"{group.function} raises it inside a {group.group}\n"
