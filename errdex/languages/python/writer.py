@@ -341,7 +341,7 @@ class PythonWriter(_Reading):
         group = call_group(f)
         if group is not None:  # the entry raises it inside a group: `except*` (3.11+)
             return (f"{imports}try:\n    {call}\nexcept* {exc} as eg:  # Python 3.11+: "
-                    f"{group.function} raises it inside a {group.group}\n"
+                    f"{group.function} raises it in a group ({group.group})\n"
                     f"    found = [e for e in eg.exceptions if {literal} in str(e)]\n"
                     f"    if not found:\n        raise\n"
                     f"    raise RuntimeError({quote(advice)}) from found[0]")  # fmt: skip
