@@ -495,6 +495,12 @@ class EntryPoint:
     # The fields of the value the site's method runs on that its path needs set, each
     # with the parameter of this function its literal sets it from (`mask: mask.cloned()`)
     set_from: tuple[tuple[str, str], ...] = ()
+    # The group error it raises this one inside (`ExceptionGroup`), having caught it in
+    # a handler (on line `group_at` of its file) that keeps it: its caller gets the group,
+    # whose message is `group_message` when written as a literal
+    group: str | None = None
+    group_message: str | None = None
+    group_at: int | None = None
 
 
 @dataclass(frozen=True)

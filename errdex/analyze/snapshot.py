@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import partial
 
+from errdex.analyze import grouped
 from errdex.analyze.callgraph import CallGraph
 from errdex.analyze.classes import classify
 from errdex.analyze.facts import record_facts, stable_literal
@@ -176,6 +177,19 @@ def _functions(record: Record) -> dict[tuple[str, str], int]:
 _Grouped = dict[tuple[str, str], list[tuple[int, Record]]]  # sorted by line
 
 
+def _grouped_entries(repository: Repository) -> Callable[[Site], tuple[EntryPoint, ...]]:
+    """The call graph's entry points of a site, each with the group error it raises the
+    site's error inside, when it gathers errors so (errdex.analyze.grouped)."""
+    graph, structures = repository.graph, repository.structures
+    known = grouped.collectors(structures)
+
+    def entries(site: Site) -> tuple[EntryPoint, ...]:
+        return grouped.grouped(graph.entry_points(site), site, structures, known,
+                               graph.ancestors, escapes.catches)  # fmt: skip
+
+    return entries
+
+
 def _by_function(records: Sequence[Record]) -> _Grouped:
     grouped: _Grouped = defaultdict(list)
     for record in records:
@@ -226,8 +240,8 @@ def analyze_records(
     entry_points: Callable[[Site], tuple[EntryPoint, ...]] | None = None
     caught_by: Callable[[Site], tuple[str, ...]] | None = None
     if repository is not None:
-        entry_points = repository.graph.entry_points
         graph = repository.graph
+        entry_points = _grouped_entries(repository)
         caught_by = partial(graph.caught_by_callers, catches=escapes.catches)
     before_by_function = _by_function(list(earlier.records.values())) if earlier else {}
     gathered = []

@@ -94,7 +94,11 @@ def file_structure(
     if matches is None:
         matches = (captures for _, captures in QueryCursor(_tags(language)).matches(root))
     defs, calls, writes, types, imported, bases, held = _outline(language, matches, source)
+    read_groups = spec_for(language).outline.groupings
+    groupings, collectors = read_groups(root, source) if read_groups else ((), ())
     return FileStructure(
+        groupings=groupings,
+        collectors=collectors,
         import_paths=_import_paths(language, path, root, source),
         path=path,
         paths=tuple(paths),

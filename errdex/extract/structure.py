@@ -130,6 +130,35 @@ class OutlineCall:
 
 
 @dataclass(frozen=True)
+class Grouping:
+    """A handler of the function defined at `function_line` that keeps the error it
+    catches and raises all it kept later, together inside one group error: its caller
+    gets the group, not the error. `group` is the group's class as written, or "" when
+    the keeping and the raising are methods (`keeps`, one of `raises`) of an object of
+    another class (a `Collector`, found by those names)."""
+
+    function_line: int
+    types: str  # the types the handler catches, as written
+    line: int  # the handler's line
+    group: str = ""
+    message: str | None = None  # the group's message, when written as a literal
+    keeps: str = ""  # the method of the object it hands the caught error to
+    raises: tuple[str, ...] = ()  # the methods it calls later on that object
+
+
+@dataclass(frozen=True)
+class Collector:
+    """A class whose method `keeps` stores its argument and whose method `raises` raises
+    everything stored inside one group error of class `group`."""
+
+    owner: str
+    keeps: str
+    raises: str
+    group: str
+    message: str | None = None  # the group's message, when the method writes a literal
+
+
+@dataclass(frozen=True)
 class TypedBinding:
     """A name declared with a type (`cfg: &Config`, `cfg: Config`), ending on `line`."""
 
@@ -211,6 +240,10 @@ class FileStructure:
     # (a name its imports bind, the path it names from the root, as the language writes a
     # module path): `use candle_nn::Linear;` binds `Linear` to `candle_nn::Linear`
     import_paths: tuple[tuple[str, str], ...] = ()
+    # Its handlers that gather the errors they catch into one group error raised later,
+    # and its classes that gather errors so (errdex.analyze.grouped)
+    groupings: tuple[Grouping, ...] = ()
+    collectors: tuple[Collector, ...] = ()
 
     def def_at(self, line: int) -> OutlineDef | None:
         """The innermost definition spanning `line`, when the outline knows its end."""

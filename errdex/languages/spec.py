@@ -166,6 +166,10 @@ class Outline:
     # (`self.mask.as_ref()` against `Some(m)`: `mask`)
     needed_field: Callable[[str, str, str], str | None] | None = None
     absent: str | None = None  # the literal that holds no value (Rust's `None`)
+    # From a file's tree and bytes, its handlers that keep what they catch and raise it
+    # later inside a group error, and its classes that keep errors so (Python's
+    # `ExceptionGroup`): (groupings, collectors) of errdex.extract.structure
+    groupings: Callable[[Any, bytes], tuple[tuple[Any, ...], tuple[Any, ...]]] | None = None
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from errdex.models import (
     SiteKind,
     StateFact,
 )
-from errdex.write import commandline, deprecation, inputs, invariants
+from errdex.write import commandline, deprecation, grouped, inputs, invariants
 from errdex.write.built import conditioned
 from errdex.write.impossible import RuledOut
 from errdex.write.pagefacts import (
@@ -312,6 +312,7 @@ def _what_it_means(f: PageFacts) -> str:
         # for its caller, who never names it.
         out.append(f"`{point.function}` ({point.path}:{point.line}) reaches "
                    f"`{fn_name(f)}` with {given}.")
+    out += grouped.sentences(f)
     if f.req and f.user_terms:
         violation = violation_of(f)
         out.append(f"To pass, {f.req}" + (f"; it fails when {violation}." if violation else "."))

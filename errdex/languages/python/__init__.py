@@ -54,6 +54,12 @@ def _imports() -> ModuleType:
     return imports
 
 
+def _groups() -> ModuleType:
+    from errdex.languages.python import groups
+
+    return groups
+
+
 def _extractor() -> Extractor:
     from errdex.languages.python.extractor import PythonExtractor
 
@@ -128,6 +134,7 @@ SPEC = LanguageSpec(
         returns=r"\breturn\b[^\n]*?(?<![\w.]){name}\b(?!\s*\()",
         try_node="try_statement",
         handler_node="except_clause",
+        groupings=lambda root, source: _groups().groupings(root, source),
     ),
     module_path=_module_path,
     function_keyword="def",

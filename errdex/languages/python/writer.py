@@ -13,6 +13,7 @@ from errdex.analyze import facts
 from errdex.languages.python.strings import module_name
 from errdex.languages.writer import COMPARISONS, Wrapping, method_receiver
 from errdex.models import Language, Site, SiteKind
+from errdex.write.grouped import call_group
 from errdex.write.pagefacts import PageFacts, quote
 
 _CHECK = re.compile(r"\s*(?:(?:el)?if\b.*:\s*(?:raise|warnings\.warn)\b|assert\b)")
@@ -311,7 +312,11 @@ class PythonWriter(_Reading):
     def error_test(self, f: PageFacts, stem: str, literal: str) -> str:
         imports, caught = self._caught(f)
         exc = caught or "Exception"
-        return (f"{imports}def is_{stem}_error(e: BaseException) -> bool:\n"
+        group = call_group(f)
+        inside = "" if group is None else (
+            f"    if isinstance(e, BaseExceptionGroup):  # {group.function} raises it in a group\n"
+            f"        return any(is_{stem}_error(x) for x in e.exceptions)\n")  # fmt: skip
+        return (f"{imports}def is_{stem}_error(e: BaseException) -> bool:\n{inside}"
                 f"    return isinstance(e, {exc}) and {literal} in str(e)")  # fmt: skip
 
     def passed_through(self, exception: str, wrapped: str, module: str,
@@ -333,6 +338,13 @@ class PythonWriter(_Reading):
                     f"    warnings.simplefilter(\"error\")\n    try:\n        {call}\n"
                     f"    except Warning as e:\n        if {literal} not in str(e):\n"
                     f"            raise\n        ...  # {advice}")  # fmt: skip
+        group = call_group(f)
+        if group is not None:  # the entry raises it inside a group: `except*` (3.11+)
+            return (f"{imports}try:\n    {call}\nexcept* {exc} as eg:  # Python 3.11+: "
+                    f"{group.function} raises it in a group ({group.group})\n"
+                    f"    found = [e for e in eg.exceptions if {literal} in str(e)]\n"
+                    f"    if not found:\n        raise\n"
+                    f"    raise RuntimeError({quote(advice)}) from found[0]")  # fmt: skip
         check = "" if f.site.variant else f"    if {literal} not in str(e):\n        raise\n"
         return (f"{imports}try:\n    {call}\nexcept {exc} as e:\n{check}"
                 f"    raise RuntimeError({quote(advice)}) from e")  # fmt: skip
