@@ -44,6 +44,8 @@ class Box:
             raise RuntimeError("no loader configured for this box")
         if self.loader.closed:
             raise RuntimeError("the box's loader is closed")
+        if registry.get(self.loader) is not self:
+            raise RuntimeError("the box is not registered under its loader")
 
 
 class Base:
@@ -152,6 +154,7 @@ def test_state_the_constructor_copies_from_its_argument(pages: dict[str, Any]) -
     assert "from its `value` argument" not in text and "when you build it" not in text
     # The state of the object the field holds decides, not which one was given.
     assert "when you build it" not in _text(pages["the box's loader is closed"])
+    assert "when you build it" not in _text(pages["the box is not registered under its loader"])
 
 
 def test_parameters_come_from_the_structure_not_the_snippet(pages: dict[str, Any]) -> None:

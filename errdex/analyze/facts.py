@@ -285,11 +285,13 @@ def receiver_state(
         if set_in:
             out.append(StateFact(name, set_in, _built_by(site, own, set_in, entries, builds),
                                  _constructor_argument(site, file, own, name)))
-    inner = re.search(rf"(?<![\w.]){re.escape(receiver)}\.\w+\s*[.\[]", site.guard)
+    field_at = rf"(?<![\w.]){re.escape(receiver)}\.\w+"
+    inner = re.search(rf"{field_at}\s*[.\[]|\w\([^()]*{field_at}", site.guard)  # a call: `f(`
     if inner or {fact.field for fact in out if fact.argument} != read:
         # A field that other calls change as well (BoundedSemaphore's `_value`, which
-        # `release` counts up), or the state of the object a field holds
-        # (`self._transport.is_closing()`), decides too: not only how it was built.
+        # `release` counts up), the state of the object a field holds
+        # (`self._transport.is_closing()`) or what a call makes of it
+        # (`getLogger(self.name) is not self`) decides too: not only how it was built.
         out = [replace(fact, argument=None) for fact in out]
     return tuple(out)
 
