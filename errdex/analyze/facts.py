@@ -42,7 +42,7 @@ from errdex.analyze.guards import (
 from errdex.analyze.guards import _leaves as leaves
 from errdex.analyze.origins import Origin, declared_type, find_origins, owner_of, short_name
 from errdex.analyze.reached import site_path
-from errdex.extract.structure import FileStructure, OutlineDef, TypedBinding
+from errdex.extract.structure import FieldWrite, FileStructure, OutlineDef, TypedBinding
 from errdex.languages import spec_for
 from errdex.models import (
     EntryPoint,
@@ -276,15 +276,17 @@ def receiver_state(
     receiver = own.receiver
     field = re.compile(rf"(?<![\w.]){re.escape(receiver)}\.([A-Za-z_]\w*)\b(?!\s*\()")
     read = {m.group(1) for m in field.finditer(site.guard)}
+    constructors = spec_for(site.language).outline.constructors
     out = []
     for name in sorted(read):
-        set_in = tuple(Setter(file.defs[w.writer].name, w.line) for w in file.writes
-                       if w.field == name and file.defs[w.writer].owner == own.owner)  # fmt: skip
+        writes = [w for w in file.writes
+                  if w.field == name and file.defs[w.writer].owner == own.owner]  # fmt: skip
+        set_in = tuple(Setter(file.defs[w.writer].name, w.line) for w in writes)
         if any(s.function == own.name and _on_every_path(site, own, s.line) for s in set_in):
             continue  # the function sets it itself above the check: this call decides
         if set_in:
             out.append(StateFact(name, set_in, _built_by(site, own, set_in, entries, builds),
-                                 _constructor_argument(site, file, own, name)))
+                                 _constructor_argument(file, writes, constructors)))
     field_at = rf"(?<![\w.]){re.escape(receiver)}\.\w+"
     inner = re.search(rf"{field_at}\s*[.\[]|\w\([^()]*{field_at}", site.guard)  # a call: `f(`
     if inner or {fact.field for fact in out if fact.argument} != read:
@@ -297,17 +299,14 @@ def receiver_state(
 
 
 def _constructor_argument(
-    site: Site, file: FileStructure, own: OutlineDef, name: str,
+    file: FileStructure, writes: Sequence[FieldWrite], constructors: frozenset[str],
 ) -> str | None:  # fmt: skip
-    """The constructor parameter that the field `name` is assigned, when the class's
-    constructor is the one method setting it and assigns it that parameter as given."""
-    writes = [w for w in file.writes if w.field == name and file.defs[w.writer].owner == own.owner]
+    """The constructor parameter a field is assigned as given (`self.loader = loader`),
+    when that assignment in the class's constructor is the field's only one."""
     if len(writes) != 1:
         return None
-    writer = file.defs[writes[0].writer]
+    writer, value = file.defs[writes[0].writer], writes[0].value
     params = set(writer.params or ()) - {writer.receiver}
-    constructors = spec_for(site.language).outline.constructors
-    value = writes[0].value
     return value if writer.name in constructors and value in params else None
 
 

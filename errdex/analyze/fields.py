@@ -64,7 +64,7 @@ class LiteralFields:
                  ) -> tuple[tuple[str, str], ...]:  # fmt: skip
         """The `needed` fields the caller's literal of `owner` sets from one of the
         caller's own parameters (`mask: mask.cloned()`), with that parameter."""
-        params = set(caller.params or ()) - {"self"}
+        params = set(caller.params or ()) - {caller.receiver}
         out = []
         for field, value in self.literals.get((owner, index), ()):
             named = params.intersection(_NAME.findall(value))

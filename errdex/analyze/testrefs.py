@@ -193,15 +193,17 @@ def _module_words(record: Record) -> frozenset[str]:
     return frozenset(words)
 
 
-def _related(record: Record, test_path: str, test_words: frozenset[str]) -> bool:
-    """Whether a test file can be about this record's code: it lies in the directory of one
-    of its sites (a Go `_test.go` file beside its package) or names one of its modules. A
-    test of another module that quotes the same words (CPython's tests of the C `io`
-    quoting a message `_pyio` also raises) is not an example of this record."""
+def _related(record: Record, words: frozenset[str], test_path: str,
+             test_words: frozenset[str]) -> bool:  # fmt: skip
+    """Whether a test file can be about this record's code (whose `_module_words` are
+    `words`): it lies in the directory of one of its sites (a Go `_test.go` file beside its
+    package) or names one of its modules. A test of another module that quotes the same
+    words (CPython's tests of the C `io` quoting a message `_pyio` also raises) is not an
+    example of this record."""
     folder = str(PurePosixPath(test_path).parent)
     if any(str(PurePosixPath(site.path).parent) == folder for site in record.sites):
         return True
-    return not _module_words(record).isdisjoint(test_words)
+    return not words.isdisjoint(test_words)
 
 
 def find_test_refs(
@@ -213,6 +215,7 @@ def find_test_refs(
     index_of_literals = _automaton(records)
     by_id = {r.id: r for r in records}
     shapes: dict[str, re.Pattern[str]] = {}
+    modules: dict[str, frozenset[str]] = {}  # record id -> its `_module_words`, once asked
 
     def fits(record_id: str, literal: str) -> bool:
         if record_id not in shapes:  # compiled on first use: most records never need it
@@ -251,7 +254,9 @@ def find_test_refs(
                                 continue
                             if words is None:
                                 words = frozenset(_WORD.findall(text))
-                            if _related(by_id[record_id], path, words):
+                            if record_id not in modules:
+                                modules[record_id] = _module_words(by_id[record_id])
+                            if _related(by_id[record_id], modules[record_id], path, words):
                                 hit.add(record_id)
             by_call = kind in ("is_err", "pytest.raises", "assertRaises")
             if by_call and here_kinds[index] == kind and not hit:
