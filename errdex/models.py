@@ -445,6 +445,8 @@ class PathStep:
     # An `else` step's branches before it, each (its line, its condition as written):
     # taking one of them is a way past the site (several when neighbours were merged).
     branches: tuple[tuple[int, str], ...] = ()
+    # An `except` step's one statement in its `try` (`self.spawn(cmd)`): what raised.
+    tried: str = ""
 
 
 @dataclass(frozen=True)

@@ -135,3 +135,35 @@ def test_a_module_used_only_under_a_negated_cfg_says_which_builds(tmp_path: Path
         assert record.facts.sites[0].built_when == ('not(feature = "gpu")',), key
         assert record.explanation.summary.startswith(
             "In builds without the `gpu` feature, "), record.explanation.summary
+        assert record.explanation.solutions[0].startswith(
+            "Build `core` with its `gpu` feature: this code is compiled only without it")
+
+
+ARMS = """\
+pub fn upload(device: &Device, data: &[u8]) -> Result<Storage> {
+    let storage = match device {
+        Device::Cpu => Storage::Cpu(data.to_vec()),
+        #[cfg(feature = "gpu")]
+        Device::Gpu(gpu) => Storage::Gpu(gpu.upload(data)?),
+        #[cfg(not(feature = "gpu"))]
+        Device::Gpu(_) => {
+            return Err(Error::Msg("gpu support not compiled".to_string()));
+        }
+    };
+    Ok(storage)
+}
+"""
+
+
+def test_a_match_arm_under_a_negated_cfg_says_to_build_with_the_feature(tmp_path: Path) -> None:
+    """`#[cfg(not(feature = "gpu"))] Device::Gpu(_) => Err(..)`: the arm is compiled only
+    without the feature; the fix is to build with it (round 11 candle #6, "Metal support
+    not compiled", read as a contradictory pattern requirement before)."""
+    (record,) = indexed_records(tmp_path, {"core/src/upload.rs": ARMS}, "t/repo")
+    assert record.facts is not None and record.explanation is not None
+    assert record.facts.sites[0].built_when == ('not(feature = "gpu")',)
+    assert record.explanation.summary.startswith("In builds without the `gpu` feature, ")
+    assert record.explanation.solutions[0] == (
+        "Build `core` with its `gpu` feature: this code is compiled only without it, in place "
+        "of the code that handles this case (`cargo build --features gpu`, or `features = "
+        "[\"gpu\"]` on the `core` dependency in your Cargo.toml).")

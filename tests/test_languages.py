@@ -40,10 +40,12 @@ MAY_BE_EMPTY = {
     "unbuilt",  # a language whose build files say what of a tree no build compiles
     "snippet_languages",  # pages that show code of another language (Rust's wasm JsError)
     "build_condition",  # code only some builds compile (Rust's `#[cfg(feature = "x")]`)
+    "build_fix",  # and how to build so that other code is compiled instead
+    "optional_results",  # methods whose result is an optional value (Rust's `Option`)
 }  # fmt: skip
 REGEX_FIELDS = ("compare", "negation", "char_literal", "case_arm", "not_operand",
                 "reference_prefix", "local_binding", "statement_end", "tuple_binding",
-                "rethrow")  # fmt: skip
+                "rethrow", "optional_results")  # fmt: skip
 
 
 def test_every_language_has_a_spec() -> None:

@@ -418,5 +418,5 @@ def test_an_expect_inside_a_branch_blames_the_value_not_the_branch(tmp_path: Pat
     `token_ids` blamed on `self.deep_embed` being Some)."""
     records = _index(tmp_path / "repo", "t/exp", {"src/lib.rs": EXPECTED})
     page = _explanation(records, "forward: extra embeddings")
-    assert "`tokens`" in page["summary"] and "was None" in page["summary"]
+    assert "`tokens`" in page["summary"] and "is None or an Err" in page["summary"]
     assert "It gets there only when" in page["what_it_means"]

@@ -311,7 +311,7 @@ def test_siblings_before_and_after_are_only_those_on_the_path() -> None:
 def test_expect_warn_and_exception_class_phrasing() -> None:
     expect = write_explanation(EXPECT)
     assert expect.summary == (
-        "Calling `load` failed: `std::fs::File::open(path)`, inside it, was None or an Err")
+        "Calling `load` failed: `std::fs::File::open(path)`, inside it, returns None or an Err")
     warn = write_explanation(WARN)
     assert "emits this warning and carries on" in warn.what_it_means
     assert "warnings.catch_warnings()" in warn.defensive.try_catch

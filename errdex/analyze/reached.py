@@ -110,8 +110,10 @@ def _said(step: Step, language: Language) -> PathStep | None:
         # name)`: the object has that attribute) is a way past the handler.
         way = hooks.way_past(condition.subject, caught) if hooks and condition.kind == RAISED \
             else None  # fmt: skip
-        return PathStep(step.kind, step.line, f"the code it tried raised `{caught}`", caught,
-                        branches=((step.line, way),) if way else ())  # fmt: skip
+        tried = condition.subject if condition.kind == RAISED else ""
+        said = f"`{tried}` raised `{caught}`" if tried else f"the code it tried raised `{caught}`"
+        return PathStep(step.kind, step.line, said, caught,
+                        branches=((step.line, way),) if way else (), tried=tried)
     if condition.kind == TEST and condition.text.strip() in _ALWAYS:
         return None  # `while True:` holds on every path: nothing to say
     text = _in_words(condition, language)

@@ -285,6 +285,9 @@ class LanguageSpec:
     # given the site's function and path: `feature = "metal"` -> "in builds with the
     # `metal` feature", or "on a Metal device" for that backend's own code
     build_condition: Callable[[str, str | None, str], str] | None = None
+    # For a build condition every site of a page is compiled under, and the site's path:
+    # how to build so that other code runs instead (a feature left off), else None
+    build_fix: Callable[[str, str], str | None] | None = None
     # How a file is run when it is a program of its own, not a library's code: (path, the
     # build conditions of its file's items around the site, the identifiers the file uses)
     # -> ("run", the command that runs it) or ("build", the command whose build runs it); None for a
@@ -302,6 +305,9 @@ class LanguageSpec:
     # regex of a call that appends a literal part (group `part`) to a path: Rust's
     # `.join("vae")`; a path built from a flag so is said as a file under that flag
     path_segment: str = ""
+    # regex of the method names whose result is an optional value (Rust's `last`, `get`):
+    # a fallback on such a call means it had nothing to give, not that it failed
+    optional_results: str = ""
     # What code before a check does to what it tests (None: nothing errdex reads)
     before: BeforeCheck | None = None
 

@@ -26,7 +26,7 @@ from errdex.models import (
     SiteKind,
     StateFact,
 )
-from errdex.write import commandline, deprecation, grouped, inputs, invariants
+from errdex.write import commandline, deprecation, grouped, inputs, invariants, passedon, places
 from errdex.write.built import conditioned
 from errdex.write.impossible import RuledOut
 from errdex.write.pagefacts import (
@@ -84,7 +84,7 @@ def _handled(f: PageFacts, carries_on: str = "carries on") -> str:
 def _summary(f: PageFacts) -> str:
     tail = _tail(f)
     sites = f.record.sites
-    if len(sites) > 1 and len({s.guard for s in sites}) > 1 and not f.invariant:
+    if places.each_its_own(f):
         # One site's requirement is false at another: say only what they share.
         functions = len({(s.path, s.function) for s in sites})
         return (f"This message is {raised_word(f)} at {len(sites)} places in {functions} "
@@ -132,18 +132,17 @@ def _summary(f: PageFacts) -> str:
         return f"{f.entry} {verb(f, this=True)} only when {joined(f.reached)}{tail}"
     if deprecation.applies(f):
         return deprecation.summary(f, tail)
+    failed = passedon.failure(f)
+    tried = f" from `{failed.shown}`" if failed else ""
+    failing = passedon.summary(f, failed, tail) if failed else ""
     return {
         "unreachable": f"{f.entry} reached a branch its code marks as unreachable{tail}",
-        "expect": (f"`{f.receiver}` was None or an Err inside {f.where}{tail}" if not f.internal
-                   else f"Calling {f.entry} failed: `{f.receiver}`, inside it, was None or an "
-                   f"Err{tail}") if f.receiver
-        else f"A value {f.entry} expects to be present was missing{tail}",
-        "context": f"An operation inside {f.entry} failed and was wrapped with this "
+        "expect": failing or f"A value {f.entry} expects to be present was missing{tail}",
+        "context": failing or f"An operation inside {f.entry} failed and was wrapped with this "
         f"message{tail}",
         "handler": f"{f.entry} {verb(f, this=True)} after catching "
-        + (f"`{f.receiver}`" if f.receiver else "an exception")
-        + (f" in {f.where}" if f.internal and f.users else "")
-        + tail,
+        + (f"`{f.receiver}`" if f.receiver else "an exception") + tried
+        + (f" in {f.where}" if f.internal and f.users else "") + tail,
     }.get(f.nature, f"{f.entry} always {verb(f)} on this path when it is reached{tail}")
 
 
@@ -274,8 +273,9 @@ def _what_it_means(f: PageFacts) -> str:
                    f"{action(f)}; getting here points to a bug or an input it did not expect.")
     elif f.nature == "handler":
         caught = f"`{f.receiver}`" if f.receiver else "an exception"
+        tried = f"`{failed.shown}`" if (failed := passedon.failure(f)) else "the code"
         out.append(
-            f"{f.where} catches {caught} from the code in its try block and {action(f)}; "
+            f"{f.where} catches {caught} from {tried} in its try block and {action(f)}; "
             + ("the caught exception is the real cause: this message is "
                f"{raised_word(f)} about it, not raised to your call." if f.reported else
                "the caught exception is the real cause (the error chains it as its cause or "
@@ -285,7 +285,7 @@ def _what_it_means(f: PageFacts) -> str:
             out.append(f"Inside the handler, it raises this message only when `{f.selects}` "
                        "holds.")
     elif f.nature in ("expect", "context") and f.receiver:
-        what = "is None or an Err" if f.nature == "expect" else "fails"
+        what = failed.how if (failed := passedon.failure(f)) else "fails"
         out.append(f"{f.where}{helper} calls `{f.receiver}`; when that {what}, it "
                    f"{action(f)}.")
         if f.only_when:
@@ -504,6 +504,8 @@ def _trigger(f: PageFacts) -> str:
         text = f"Calling {f.entry} when " + (violation or f"`{f.guard}` holds") + "."
     elif f.invariant or inputs.on_input(f):  # no argument of yours; the file or model read
         text = invariants.trigger(f) if f.invariant else inputs.trigger(f)
+    elif (failed := passedon.failure(f)) is not None:
+        text = passedon.trigger(f, failed)
     elif takes_no_argument(f):  # what it checks comes from elsewhere
         text = (f"Calling {f.entry} when the check at {loc(f.site)} fails: it takes no "
                 "argument, so the object's state or its environment decides.")
@@ -523,9 +525,6 @@ def _trigger(f: PageFacts) -> str:
     elif f.nature == "handler":
         caught = f"`{f.receiver}`" if f.receiver else "an exception"
         text = f"{caught} raised inside the try block of {f.where} ({loc(f.site)})."
-    elif f.nature in ("expect", "context") and f.receiver:
-        failing = "returns None or an Err" if f.nature == "expect" else "fails"
-        text = f"Calling {f.entry}, when `{f.receiver}` {failing} inside it ({loc(f.site)})."
     elif f.nature == "unimplemented":
         text = (
             f"Calling {f.entry} with inputs that reach the unimplemented branch at {loc(f.site)}."

@@ -18,7 +18,7 @@ from errdex.analyze import facts
 from errdex.languages import spec_for
 from errdex.languages.writer import CodeWriter
 from errdex.models import ExampleFix, SiteKind
-from errdex.write import commandline, deprecation, reading
+from errdex.write import commandline, deprecation, passedon, reading
 from errdex.write.pagefacts import (
     MAX_SETTERS,
     PageFacts,
@@ -233,6 +233,9 @@ def _example_fix(f: PageFacts, stmt: str) -> ExampleFix:
             f"{note} no argument of this call changes it; {look}\n"
             f"{stmt}",
         )
+    if (failed := passedon.failure(f)) is not None:
+        return ExampleFix(before=f"{stmt}{inline} {raised_word(f)}: {message}" if f.reported
+                          else failing, after=passedon.example_after(f, failed, note, stmt))
     if f.guard:
         shown = f"\n{note} the message shows which values" if f.record.template.placeholders \
             else ""

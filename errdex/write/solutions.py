@@ -11,7 +11,7 @@ import re
 
 from errdex.analyze import facts
 from errdex.languages import spec_for
-from errdex.write import commandline, deprecation, inputs, invariants
+from errdex.write import built, commandline, deprecation, inputs, invariants, passedon, places
 from errdex.write.pagefacts import (
     MAX_SETTERS,
     PageFacts,
@@ -128,14 +128,14 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
             f"Treat it as a bug: reproduce it with the smallest input and report it to "
             f"{repo} with the full message and {here}."
         )
+    elif (failed := passedon.failure(f)) is not None:
+        out.append(passedon.solution(f, failed))
     elif f.nature in ("expect", "context", "handler"):
         what = f"`{f.receiver}`" if f.receiver else "the operation it wraps"
         what = f"the code that raises {what}" if f.nature == "handler" else what
         out.append(f"Make {what} succeed: give {f.entry} the input, file or state it relies "
                    "on.")
-        first = f.site.snippet.start_line
-        raised = f.site.snippet.code.splitlines()[f.site.line - first : f.site.end_line - first + 1]
-        if f.nature in ("context", "handler") and "from None" not in " ".join(raised) \
+        if f.nature in ("context", "handler") and not passedon.drops_cause(f) \
                 and not f.reported:  # a log line or a warning chains nothing
             out.append(
                 "Print the whole error chain (the cause follows this message) to see "
@@ -205,7 +205,9 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
             + "; ".join(sibling_needs(f.after, site=f.site))
             + "."
         )
-    return tuple(dict.fromkeys(out))
+    if passedon.failure(f) is None:  # that one names the other places' calls itself
+        out = places.scoped(f, out)
+    return tuple(dict.fromkeys(([] if f.invariant else built.build_fixes(f)) + out))
 
 
 def _rel_tips(f: PageFacts) -> list[str]:

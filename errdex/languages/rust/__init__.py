@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from errdex.languages.rust.build import describe_condition
+from errdex.languages.rust.build import describe_condition, feature_fix
 from errdex.languages.rust.fieldvalues import literal_fields, needed_field
 from errdex.languages.rust.ops import applied_ops
 from errdex.languages.spec import C_FAMILY_CONDITIONS, LanguageSpec, Outline
@@ -160,10 +160,13 @@ SPEC = LanguageSpec(
     unnamed_action="fails with it",
     unbuilt=_unbuilt,
     build_condition=describe_condition,
+    build_fix=feature_fix,
     program=lambda path, features, names: _options().program(path, features, names),
     cli_accessors=r"(?:\.(?:as_ref|as_deref|as_str|unwrap|clone|to_string|to_owned)\(\)"
     r"|\.map\([\w:]+\))*",
     path_segment=r"\.join\(\s*\"(?P<part>[^\"\\]+)\"\s*\)",
+    optional_results=r"as_ref|as_mut|last|first|get|get_mut|next|peek|pop|find|position"
+    r"|as_(?:str|u64|i64|f64|bool|array|object)|checked_\w+|strip_(?:prefix|suffix)",
     cli_presence=((r"\.is_some\(\)", True), (r"\.is_none\(\)", False)),
     cli_phrases=(
         (r"`(--?[\w-]+)` (?:matches `None`|does not match `Some\([^`]*\)`)", r"`\1` is not given"),

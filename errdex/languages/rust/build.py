@@ -67,3 +67,18 @@ def describe_condition(condition: str, function: str | None = None, path: str = 
         return f"on a {_DEVICES[name]} device"
     word = "without" if found.group("not") else "with"
     return f"in builds {word} the `{name}` feature"
+
+
+def feature_fix(condition: str, path: str) -> str | None:
+    """For code compiled only when a feature is off (`not(feature = "cuda")`: a stub that
+    errors where the feature's code would run), how to build with the feature instead,
+    naming the crate the code is in (the folder above its `src`)."""
+    found = _FEATURE.match(condition)
+    if found is None or not found.group("not") or not condition.endswith(")"):
+        return None
+    name, parts = found.group("name"), path.split("/")
+    crate = parts[parts.index("src") - 1] if "src" in parts[1:] else None
+    on = f"`{crate}`" if crate else "the crate"
+    return (f"Build {on} with its `{name}` feature: this code is compiled only without it, "
+            f"in place of the code that handles this case (`cargo build --features {name}`, "
+            f"or `features = [\"{name}\"]` on the {on} dependency in your Cargo.toml).")

@@ -283,6 +283,8 @@ def _exclude(state: _File, attr: Node) -> None:
     item = attr.next_named_sibling
     while item is not None and (item.type == "attribute_item" or item.type in _COMMENTS):
         item = item.next_named_sibling
+    if attr.parent is not None and attr.parent.type == "match_arm":
+        item = attr.parent  # `#[cfg(not(feature = "metal"))] Device::Metal(_) => {..}`
     if item is None:
         return
     name = item.child_by_field_name("name")
