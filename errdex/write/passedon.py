@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from errdex.extract.structure import EXCEPT
 from errdex.languages import spec_for
 from errdex.models import Site
+from errdex.write import places
 from errdex.write.pagefacts import PageFacts, fn_name, loc, raised_word
 
 _FALLBACK = re.compile(r"(.+)\.is_(none|err)\(\)")
@@ -41,6 +42,7 @@ class Failure:
 
 
 def short(call: str) -> str:
+    """`call`, or its function's name with `(…)` when it is too long to quote."""
     head = re.match(r"[^(]*\(", call)
     return call if len(call) <= _LONGEST or head is None else f"{head.group()}…)"
 
@@ -76,10 +78,9 @@ def _returned(call: str, what: str) -> str:
 
 
 def _tried(f: PageFacts, site: Site) -> str | None:
-    known = f.known.sites if f.known else ()
-    facts = f.site_facts if site is f.site else \
-        next((s for s in known if (s.path, s.line) == (site.path, site.line)), None)
-    steps = [s for s in facts.reached if s.kind == EXCEPT] if facts is not None else []
+    """The one statement of the `try` whose handler the site is in, when known."""
+    known = places.facts_of(f, site)
+    steps = [s for s in known.reached if s.kind == EXCEPT] if known is not None else []
     return steps[-1].tried or None if steps else None
 
 
@@ -106,7 +107,7 @@ def about_arguments(f: PageFacts, fail: Failure) -> list[str]:
     caller gave; a method of another object given the parameter (`self.handler(context)`)
     may fail for any reason."""
     params = {p for p in f.params or () if p not in _RECEIVERS and not p.startswith("_")}
-    expression = _ASSIGNED.sub("", fail.call, count=1).lstrip("&*( ")
+    expression = _called(fail).lstrip("&*( ")
     looked_up = re.fullmatch(r"[\w.]+\[(.+)\]", expression, re.S)
     if looked_up:  # `_b[esc]`: the key was missing, not the mapping wrong
         return sorted(params & _roots(looked_up.group(1)))
@@ -122,7 +123,7 @@ def about_arguments(f: PageFacts, fail: Failure) -> list[str]:
 def called_argument(f: PageFacts, fail: Failure) -> str | None:
     """The parameter the failing call calls (`run()` of `groups(run)`): the caller's own
     function raised, inside the library's call."""
-    called = re.match(r"([A-Za-z_]\w*)\s*\(", _ASSIGNED.sub("", fail.call, count=1).lstrip())
+    called = re.match(r"([A-Za-z_]\w*)\s*\(", _called(fail).lstrip())
     own = called.group(1) if called and f.public else None  # the user's own call's
     return own if own in (f.params or ()) else None
 
@@ -137,7 +138,12 @@ def drops_cause(f: PageFacts) -> bool:
 def reads_nothing_given(fail: Failure) -> bool:
     """The failing call reads no local or parameter, only the object itself, types and
     literals (`Api::new()`, `self.tokens.last()`): no value of the call goes into it."""
-    return not _roots(_ASSIGNED.sub("", fail.call, count=1)) - set(_RECEIVERS)
+    return not _roots(_called(fail)) - set(_RECEIVERS)
+
+
+def _called(fail: Failure) -> str:
+    """The failing call without the assignment it is in (`port = int(port)`)."""
+    return _ASSIGNED.sub("", fail.call, count=1)
 
 
 def _roots(code: str) -> set[str]:

@@ -7,7 +7,7 @@ site 149's "must be truthy" given as the rule for all three).
 from __future__ import annotations
 
 from errdex.analyze import facts
-from errdex.models import Site
+from errdex.models import Site, SiteFacts
 from errdex.write.pagefacts import PageFacts, joined, loc
 
 _LISTED = 3  # the other places a solution names; the page's "what it means" lists all
@@ -33,14 +33,21 @@ def scoped(f: PageFacts, solutions: list[str]) -> list[str]:
             f"The other places check other things (see what it means): {'; '.join(said)}{more}."]
 
 
+def facts_of(f: PageFacts, site: Site) -> SiteFacts | None:
+    """The facts of one of the page's places (the record's facts hold the first ones)."""
+    if site is f.site:
+        return f.site_facts
+    known = f.known.sites if f.known else ()
+    return next((k for k in known if (k.path, k.line) == (site.path, site.line)), None)
+
+
 def _check(f: PageFacts, site: Site) -> str:
     need = facts.requirement_of(site.guard, site.language) if site.guard else None
     if need is not None:
         return f"at {loc(site)}, {facts.describe(need, site.language)}"
     if site.guard and len(site.guard) <= _LONGEST:
         return f"at {loc(site)}, it raises when `{site.guard}`"
-    known = next((k for k in (f.known.sites if f.known else ())
-                  if (k.path, k.line) == (site.path, site.line)), None)
+    known = facts_of(f, site)
     steps = [step.text for step in known.reached] if known is not None else []
     # No step found is not "always": an `if`/`elif` chain whose branches return is no step
     return f"at {loc(site)}, it raises when {joined(steps)}" if steps else \
