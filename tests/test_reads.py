@@ -114,10 +114,21 @@ pub fn train(graph: &Graph) -> Result<()> {
 """
 
 
+# `mode` is tested as given, then bound again to its lower-case form before the check.
+MODES = '''\
+def pick(mode=None):
+    if mode is not None:
+        mode = mode.lower()
+        if mode not in ("fast", "slow"):
+            raise ValueError("no such mode %s" % mode)
+    return mode
+'''
+
+
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     root = tmp_path_factory.mktemp("reads") / "repo"
-    for path, text in {"net/transport.py": TRANSPORT, "fmt/printer.py": PRINTER, "box.py": BOX,
+    for path, text in {"net/transport.py": TRANSPORT, "fmt/printer.py": PRINTER, "box.py": BOX, "modes.py": MODES,
                        "kernels/src/lib.rs": KERNEL,
                        "autograd/src/lib.rs": GRAPH}.items():  # fmt: skip
         (root / path).parent.mkdir(parents=True, exist_ok=True)
@@ -304,3 +315,12 @@ def test_a_field_set_only_in_a_branch_above_the_check_is_still_state(tmp_path: A
     (state,) = page["facts"]["sites"][0]["state"]
     assert state["field"] == "_locked"
     assert "What was called on the object before decides" in str(page["explanation"])
+
+
+def test_a_condition_before_a_local_is_bound_again_reads_the_argument(
+        pages: dict[str, Any]) -> None:
+    """`if mode is not None:` runs before `mode = mode.lower()`: it tests the argument, not
+    the lower-case value (CPython turtle's "No turtle-graphics-mode", argparse's `dest`)."""
+    meaning = pages["no such mode %s"]["explanation"]["what_it_means"]
+    assert "It is reached only when `mode` is not None" in meaning
+    assert "`(mode.lower())` is not None" not in meaning

@@ -153,7 +153,7 @@ class PageFacts:
     def reached(self) -> tuple[str, ...]:
         """What else holds whenever the primary site is reached (enclosing branches,
         the arms before its own, earlier returns not taken), in words."""
-        return tuple(self.said(step.text) for step in self.site_facts.reached) \
+        return tuple(self.said(step.text, step.line) for step in self.site_facts.reached) \
             if self.site_facts else ()  # fmt: skip
 
     @property
@@ -161,14 +161,15 @@ class PageFacts:
         """The program the user runs (or builds) to reach the site, when it is one."""
         return self.program if self.program is not None and self.program.command else None
 
-    def said(self, text: str) -> str:
+    def said(self, text: str, line: int = 0) -> str:
         """Code spans of `text` (`num_heads` differs from ..) with the locals that hold a
-        part of the inputs written as that part (`q.dim(1)`), as the requirement is."""
+        part of the inputs written as that part (`q.dim(1)`), as the requirement is; for a
+        condition at `line`, only the locals assigned before it (`if dest is None:` tests
+        the argument, not the `dest = ..` its body computes)."""
         text = commandline.as_flags(text, self.program, self.lang) or text
-        if not any(o.how == "local" for o in self.origins):
-            return text
+        known = [o for o in self.origins if o.how == "local" and not (line and o.line >= line)]
         return re.sub(r"`([^`]+)`", lambda m: "`" + (facts.through_locals(
-            m.group(1), self.origins, self.lang) or m.group(1)) + "`", text)
+            m.group(1), known, self.lang) or m.group(1)) + "`", text) if known else text
 
     @property
     def internal(self) -> bool:

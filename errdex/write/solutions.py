@@ -83,7 +83,8 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
         out.append(f"Call {f.entry} with arguments for which {f.holds}.")
         # An enclosing `if` or an earlier normal return is a way out too (not an `else`
         # or an arm: the branches before those may raise errors of their own).
-        ways = [f.said(step.text) for step in f.site_facts.reached if step.kind in _WAYS_OUT] \
+        ways = [f.said(step.text, step.line) for step in f.site_facts.reached
+                if step.kind in _WAYS_OUT] \
             if f.site_facts and f.lifted is None else []  # a lifted check: the caller's terms
         if ways:
             out.append(f"Or give it inputs that do not reach the check: it runs only when "
