@@ -156,5 +156,39 @@ def test_a_message_of_several_conditions_scopes_its_fix_to_one_place(tmp_path: P
     assert record is not None and record.explanation is not None
     first, *rest = record.explanation.solutions
     assert first.startswith("At lic/names.py:3 (one of 2 places): call `lic.names.canonical`")
-    assert rest[-1] == ("The other places check other things (see what it means): at "
+    assert rest[-1] == ("The other places have checks of their own (see what it means): at "
                         'lic/names.py:6, `tokens[-1]` must differ from `"with"`.')
+
+
+TAGS = '''\
+import sys
+
+
+def cache_path(path):
+    tag = sys.implementation.cache_tag
+    if tag is None:
+        raise NotImplementedError("no cache tag")
+    return path + tag
+
+
+def source_path(path):
+    if sys.implementation.cache_tag is None:
+        raise NotImplementedError("no cache tag")
+    return path
+'''
+
+
+def test_the_same_check_written_through_a_local_is_not_another_check(tmp_path: Path) -> None:
+    """`tag = sys.implementation.cache_tag; if tag is None` and `if
+    sys.implementation.cache_tag is None` check one thing: no "checks of their own"
+    (round 12 review, importlib's cache_tag)."""
+    root = tmp_path / "repo"
+    (root / "cache").mkdir(parents=True)
+    (root / "cache" / "tags.py").write_text(TAGS)
+    (snapshot,) = resolve(str(root), SourceOptions(repo="t/tags"))
+    with SQLiteStore(tmp_path / "tags.sqlite") as store:
+        index_snapshot(snapshot, store, workers=1)
+        (record,) = [store.record(r.id) for r in store.records()]
+    assert record is not None and record.explanation is not None
+    said = " ".join(record.explanation.solutions)
+    assert "checks of their own" not in said and "(one of 2 places)" not in said

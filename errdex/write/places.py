@@ -6,7 +6,10 @@ site 149's "must be truthy" given as the rule for all three).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from errdex.analyze import facts
+from errdex.analyze.facts import Origin
 from errdex.models import Site, SiteFacts
 from errdex.write.pagefacts import PageFacts, joined, loc
 
@@ -25,12 +28,24 @@ def scoped(f: PageFacts, solutions: list[str]) -> list[str]:
     the other places check; unchanged for a page of one condition."""
     if not each_its_own(f) or not solutions:
         return solutions
-    first, others = solutions[0], [s for s in f.record.sites if s is not f.site]
+    own = {_requirement(f.site, f.origins), _requirement(f.site)} - {None}
+    others = [s for s in f.record.sites if s is not f.site and _requirement(s) not in own]
+    if not others:  # the same check written another way (`tag is None`, `tag` its local)
+        return solutions
+    first = solutions[0]
     at = f"At {loc(f.site)} (one of {len(f.record.sites)} places): {first[:1].lower()}{first[1:]}"
     said = [_check(f, s) for s in others[:_LISTED]]
     more = f"; and {len(others) - _LISTED} more" if len(others) > _LISTED else ""
     return [at, *solutions[1:],
-            f"The other places check other things (see what it means): {'; '.join(said)}{more}."]
+            f"The other places have checks of their own (see what it means): {'; '.join(said)}"
+            f"{more}."]
+
+
+def _requirement(site: Site, origins: Sequence[Origin] = ()) -> str | None:
+    """A place's requirement in words; its locals written as what they hold (`origins`)."""
+    guard = facts.through_locals(site.guard, origins, site.language) if origins else site.guard
+    need = facts.requirement_of(guard, site.language) if guard else None
+    return facts.describe(need, site.language) if need else None
 
 
 def facts_of(f: PageFacts, site: Site) -> SiteFacts | None:
