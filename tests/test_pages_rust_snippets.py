@@ -241,3 +241,42 @@ def test_a_parameter_bound_again_before_the_check_is_not_the_argument(tmp_path: 
     page = _pages(tmp_path)["index {index} is too large for tensor dimension {dim}"]
     assert "must be less than 0" not in page["summary"], page["summary"]
     assert "`index` must be less than 0" not in page["what_it_means"]
+
+
+VISION = """\
+pub struct Qwen3VLModel {
+    depth: usize,
+}
+
+pub struct LLaVA {
+    depth: usize,
+}
+
+impl Qwen3VLModel {
+    pub fn forward(&self, videos: Option<u32>, grid: Option<u32>) -> Result<u32> {
+        if videos.is_some() && grid.is_none() {
+            bail!("videos require a grid")
+        }
+        Ok(self.depth as u32)
+    }
+}
+
+impl LLaVA {
+    pub fn encode(&self, width: usize) -> Result<usize> {
+        if width == 0 {
+            bail!("width must not be 0")
+        }
+        Ok(width * self.depth)
+    }
+}
+"""
+
+
+def test_a_method_of_a_type_named_with_capitals_is_called_on_a_value(tmp_path: Path) -> None:
+    """`Qwen3VLModel::forward(&self, ..)` is called as `qwen3_vl_model.forward(..)`, not as
+    a path without its receiver, which does not compile (round 12 candle #15)."""
+    pages = {r.template.message: record_to_dict(r)["explanation"]
+             for r in indexed_records(tmp_path, {"vis/src/lib.rs": VISION}, "acme/vis")}
+    before = pages["videos require a grid"]["example_fix"]["before"]
+    assert before.startswith("qwen3_vl_model.forward(videos, grid)?;"), before
+    assert pages["width must not be 0"]["example_fix"]["before"].startswith("llava.encode(")

@@ -102,9 +102,12 @@ class _Reading(BraceReading):
             owner = re.sub(r"<.*", "", parts[-2])
             value = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_",
                            owner).lower() or "value"
-            if "".join(p.capitalize() for p in value.split("_")) != owner:
+            if not re.fullmatch(r"[A-Za-z_]\w*", owner):
                 return f"{function}({listed})"  # no plain name for its value: call it by path
-            return f"{value}.{parts[-1]}({listed})"
+            if "".join(p.capitalize() for p in value.split("_")) != owner and any(
+                    len(word) == 1 for word in value.split("_")):  # an acronym's letters
+                value = value.replace("_", "")  # `LLaVA` -> `llava`, not `l_la_va`
+            return f"{value}.{parts[-1]}({listed})"  # `Qwen3VLModel` -> `qwen3_vl_model`
         return f"{function}({listed})"
 
 
