@@ -262,6 +262,13 @@ impl Qwen3VLModel {
 }
 
 impl LLaVA {
+    pub fn merge(&self, other: &Self, scale: usize) -> Result<usize> {
+        if other.width() != scale * 2 {
+            bail!("merge scale mismatch")
+        }
+        Ok(scale)
+    }
+
     pub fn encode(&self, width: usize) -> Result<usize> {
         if width == 0 {
             bail!("width must not be 0")
@@ -280,3 +287,6 @@ def test_a_method_of_a_type_named_with_capitals_is_called_on_a_value(tmp_path: P
     before = pages["videos require a grid"]["example_fix"]["before"]
     assert before.startswith("qwen3_vl_model.forward(videos, grid)?;"), before
     assert pages["width must not be 0"]["example_fix"]["before"].startswith("llava.encode(")
+    # A free function's parameter has no `Self`: it is the method's own type.
+    guard = pages["merge scale mismatch"]["defensive"]["type_guard"]
+    assert "other: &LLaVA" in guard and "Self" not in guard, guard

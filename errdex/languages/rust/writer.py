@@ -174,7 +174,10 @@ class RustWriter(_Reading, BraceWriter):
         def typed_one(p: str) -> str:
             if p == receiver and own:
                 return f"{p}: &{own}"
-            return f"{p}: {facts.declared_type(f.site, p) or '...'}"
+            declared = facts.declared_type(f.site, p) or "..."
+            if own:  # a free function has no `Self`: the type it stands for in the impl
+                declared = re.sub(r"\bSelf\b", own, declared)
+            return f"{p}: {declared}"
 
         typed = ", ".join(typed_one(p) for p in params)
         if re.search(r"\bself\.", positive):
