@@ -57,9 +57,9 @@ def facts_of(f: PageFacts, site: Site) -> SiteFacts | None:
 
 
 def _check(f: PageFacts, site: Site) -> str:
-    need = facts.requirement_of(site.guard, site.language) if site.guard else None
-    if need is not None:
-        return f"at {loc(site)}, {facts.describe(need, site.language)}"
+    said = _requirement(site)
+    if said is not None:
+        return f"at {loc(site)}, {said}"
     if site.guard and len(site.guard) <= _LONGEST:
         return f"at {loc(site)}, it raises when `{site.guard}`"
     known = facts_of(f, site)
