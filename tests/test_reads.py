@@ -128,7 +128,8 @@ def pick(mode=None):
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     root = tmp_path_factory.mktemp("reads") / "repo"
-    for path, text in {"net/transport.py": TRANSPORT, "fmt/printer.py": PRINTER, "box.py": BOX, "modes.py": MODES,
+    for path, text in {"net/transport.py": TRANSPORT, "fmt/printer.py": PRINTER,
+                       "box.py": BOX, "modes.py": MODES,
                        "kernels/src/lib.rs": KERNEL,
                        "autograd/src/lib.rs": GRAPH}.items():  # fmt: skip
         (root / path).parent.mkdir(parents=True, exist_ok=True)
