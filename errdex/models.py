@@ -447,6 +447,9 @@ class PathStep:
     branches: tuple[tuple[int, str], ...] = ()
     # An `except` step's one statement in its `try` (`self.spawn(cmd)`): what raised.
     tried: str = ""
+    # An earlier `return` not taken: when it is taken, in words ("`len(data)` is 8");
+    # giving inputs for which it is taken is a way past the site.
+    returns_when: str = ""
 
 
 @dataclass(frozen=True)

@@ -68,6 +68,38 @@ def mode_of(kind):
         raise KeyError("mode b is reserved")
     else:
         raise ValueError(f"unknown mode {kind!r}")
+
+
+def restore(state):
+    if isinstance(state, tuple):
+        if len(state) == 6:
+            return state
+        if len(state) == 2:
+            _, slots = state
+            if isinstance(slots, dict):
+                return slots
+    if isinstance(state, dict):
+        return state
+    raise TypeError(f"cannot restore from {state!r}")
+
+
+def payload(message, i):
+    if message.multipart:
+        if i is None:
+            return message.parts
+        else:
+            return message.parts[i]
+    if i is not None:
+        raise TypeError("expected a list of parts")
+    return message.body
+
+
+def scan(items, key):
+    if key:
+        for item in items:
+            if item == key:
+                return item
+    raise LookupError(f"no item for {key}")
 """
 
 
@@ -157,3 +189,42 @@ def test_an_enclosing_if_is_offered_as_a_way_out_but_an_else_is_not(
     # Before this `else`, `kind == "b"` raises an error of its own: no way out there.
     mode = " ".join(_page(pages, "unknown mode")["explanation"]["solutions"])
     assert "do not reach the check" not in mode
+
+
+def _line(text: str) -> int:
+    (line,) = [n for n, code in enumerate(PYTHON.splitlines(), 1) if code == text]
+    return line
+
+
+def test_returns_nested_in_earlier_branches_are_each_a_way_past_the_site(
+    pages: dict[str, Any],
+) -> None:
+    page = _page(pages, "cannot restore")
+    six, two = _line("            return state"), _line("                return slots")
+    mapping = _line("    if isinstance(state, dict):")  # a plain early return: its `if`
+    assert _reached(page) == [
+        f"it did not return at line {six} (it does when `state` is an instance of `tuple` "
+        "and `len(state)` is 6)",
+        f"it did not return at line {two} (it does when `state` is an instance of `tuple` "
+        "and `len(state)` is 2 and `slots` is an instance of `dict`)",
+        "`state` is not an instance of `dict`",
+    ]
+    explanation = page["explanation"]
+    assert "no condition in front of it decides" not in explanation["what_it_means"]
+    assert f"takes none of its earlier returns (lines {six}, {two} and {mapping})" \
+        in explanation["summary"]
+    assert (f"it returns at line {six} when `state` is an instance of `tuple` and `len(state)` "
+            f"is 6; at line {two} when") in explanation["solutions"][0]
+
+
+def test_a_branch_that_returns_on_every_way_is_said_as_its_condition(
+    pages: dict[str, Any],
+) -> None:
+    assert _reached(_page(pages, "expected a list of parts")) == ["`message.multipart` is falsy"]
+
+
+def test_a_return_inside_a_loop_is_no_way_past_that_the_page_claims(
+    pages: dict[str, Any],
+) -> None:
+    # Whether the loop returns depends on the items: no condition in words says it.
+    assert not any("return" in text for text in _reached(_page(pages, "no item for")))

@@ -116,12 +116,29 @@ def _said(step: Step, language: Language) -> PathStep | None:
                         branches=((step.line, way),) if way else (), tried=tried)
     if condition.kind == TEST and condition.text.strip() in _ALWAYS:
         return None  # `while True:` holds on every path: nothing to say
+    if step.kind == EARLY_RETURN and condition.kind == NOT and condition.parts[0].kind == ALL:
+        return _return_not_taken(step, condition.parts[0].parts, language)
     text = _in_words(condition, language)
     # An `else`'s branch before it, or an earlier `return`'s test, as code: taking that
     # branch is a way to pass.
     branch = ((step.line, condition.parts[0].text),) if step.kind in (ELSE, EARLY_RETURN) and \
         condition.kind == NOT and condition.parts and condition.parts[0].kind == TEST else ()
-    return PathStep(step.kind, step.line, text, branches=branch) if text else None
+    when = _in_words(condition.parts[0], language) if step.kind == EARLY_RETURN and \
+        condition.kind == NOT and condition.parts else ""  # fmt: skip
+    return PathStep(step.kind, step.line, text, branches=branch,
+                    returns_when=when if ":" not in when else "") if text else None
+
+
+def _return_not_taken(step: Step, held: tuple[Condition, ...],
+                      language: Language) -> PathStep | None:  # fmt: skip
+    """A `return` nested in earlier branches, not taken: "it did not return at line 832
+    (it does when `state` is an instance of `tuple` and `len(state)` is 6)"."""
+    words = [_in_words(part, language) for part in held]
+    if not all(words) or any(":" in w for w in words):  # a part that is no plain test
+        return None
+    when = " and ".join(words)
+    return PathStep(step.kind, step.line, f"it did not return at line {step.line} (it does "
+                    f"when {when})", returns_when=when)
 
 
 def _handled(condition: Condition) -> tuple[str, list[str]] | None:

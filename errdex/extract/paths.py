@@ -123,13 +123,15 @@ MAX_EARLIER = 100  # earlier statements of one block looked at for checks that e
 
 class EarlierExits:
     """The steps that earlier statements of a block add to a site's path (`check` turns
-    one statement into its step, or None), with every statement checked at most once."""
+    one statement into its step, its steps in source order (an `if` that returns in two of
+    its branches), or None), with every statement checked at most once."""
 
-    def __init__(self, check: Callable[[Node], Step | None], skip: frozenset[str]) -> None:
+    def __init__(self, check: Callable[[Node], Step | tuple[Step, ...] | None],
+                 skip: frozenset[str]) -> None:  # fmt: skip
         self._check = check
         self._skip = skip
         self._blocks: dict[int, tuple[dict[int, int], list[Node]]] = {}  # id -> statements
-        self._steps: dict[int, Step | None] = {}  # statement id -> its step, once looked at
+        self._steps: dict[int, tuple[Step, ...]] = {}  # statement id -> its steps, once looked at
         self._before: dict[tuple[int, int], list[Step]] = {}  # (block, child) ids -> steps
 
     def before(self, block: Node, child: Node) -> list[Step]:
@@ -155,14 +157,15 @@ class EarlierExits:
         found: list[Step] = []
         for i in range(at - 1, max(at - MAX_EARLIER, 0) - 1, -1):
             statement = statements[i]
-            if statement.id in self._steps:
-                step = self._steps[statement.id]
-            else:
-                step = self._steps[statement.id] = self._check(statement)
-            if step is not None:
-                found.append(step)
-                if len(found) >= MAX_STEPS:
-                    break
+            steps = self._steps.get(statement.id)
+            if steps is None:
+                checked = self._check(statement)
+                steps = self._steps[statement.id] = \
+                    (checked,) if isinstance(checked, Step) else checked or ()  # fmt: skip
+            found.extend(reversed(steps))
+            if len(found) >= MAX_STEPS:
+                break
+        del found[MAX_STEPS:]
         found.reverse()
         return found
 

@@ -17,9 +17,11 @@ import re
 from collections.abc import Sequence
 
 from errdex.analyze import facts
-from errdex.extract.structure import ELSE
+from errdex.extract.structure import EARLY_RETURN, ELSE
 from errdex.languages import spec_for
 from errdex.models import Language, PathStep, Record, Site
+
+MAX_SUMMARY_PATH = 160  # characters of a path a summary says; a longer one of returns: by line
 
 
 def chain_guard(
@@ -90,3 +92,26 @@ def _matched(guard: str, subject: str, language: Language) -> list[str]:
     if not isinstance(cond, facts.Leaf) or cond.rel != "+matches" or cond.subject != subject:
         return []
     return [p.strip() for p in facts.split_top(cond.obj, r"\|", language)]
+
+
+def returns_past(reached: Sequence[PathStep]) -> list[tuple[int, str]]:
+    """When all that leads to a site is earlier `return`s it did not take (the formats
+    `Version.__setstate__` restores before it raises): each as (its line, when it is
+    taken, in words), a way past the site; [] for any other path."""
+    if not reached or any(s.kind != EARLY_RETURN or not s.returns_when for s in reached):
+        return []
+    return [(step.line, step.returns_when) for step in reached]
+
+
+def returns_said(ways: Sequence[tuple[int, str]]) -> str:
+    """"it returns at line 7 when `x` is 8; at line 12 when ..." for `returns_past`."""
+    return "it returns " + "; ".join(f"at line {line} when {when}" for line, when in ways)
+
+
+def path_in_short(said: str, reached: Sequence[PathStep]) -> str:
+    """A site's path (`said` in words) as a summary says it: a long one that is all earlier
+    returns as "it takes none of its earlier returns (lines 7, 12 and 17)"."""
+    lines = [str(line) for line, _ in returns_past(reached)]
+    if len(said) <= MAX_SUMMARY_PATH or len(lines) < 2:
+        return said
+    return f"it takes none of its earlier returns (lines {', '.join(lines[:-1])} and {lines[-1]})"

@@ -1,12 +1,10 @@
 """Every section of an error's page, written deterministically from facts.
 
-Each section is a small function of one `PageFacts` (`errdex.write.pagefacts`); the code
-sections come from `errdex.write.snippets`. Wording that varies by kind or by message lives in
-tables. Code in backticks names only what the record shows (template, placeholders,
-guard, function, exception, snippet, the facts read from the repository); what isn't
-known is written `...`. This module never reads files or calls a model.
+Each section is a small function of one `PageFacts` (`errdex.write.pagefacts`); code sections
+come from `errdex.write.snippets`, wording that varies by kind or message from tables. Code in
+backticks names only what the record shows; what isn't known is written `...`. This module
+never reads files or calls a model.
 """
-
 from __future__ import annotations
 
 import re
@@ -27,6 +25,7 @@ from errdex.models import (
     StateFact,
 )
 from errdex.write import commandline, deprecation, grouped, inputs, invariants, passedon, places
+from errdex.write.branches import path_in_short
 from errdex.write.built import conditioned
 from errdex.write.impossible import RuledOut
 from errdex.write.pagefacts import (
@@ -129,7 +128,8 @@ def _summary(f: PageFacts) -> str:
         shown = shows_values(f, "checked")
         return f"Calling {f.entry} fails a check inside it{debug}{shown}{tail}"
     if f.nature == "always" and f.reached:
-        return f"{f.entry} {verb(f, this=True)} only when {joined(f.reached)}{tail}"
+        when = path_in_short(joined(f.reached), f.site_facts.reached if f.site_facts else ())
+        return f"{f.entry} {verb(f, this=True)} only when {when}{tail}"
     if deprecation.applies(f):
         return deprecation.summary(f, tail)
     failed = passedon.failure(f)
@@ -198,8 +198,7 @@ def _origin_sentence(f: PageFacts, origin: Origin) -> str:
 
 
 def _quoted(text: str) -> str:
-    """The code's own words in quotes; an unpaired backtick would garble the prose around
-    them, so it is dropped."""
+    """The code's own words in quotes, an unpaired backtick (it garbles the prose) dropped."""
     text = text.replace('"', "'").replace("``", "`")  # reST literals read as Markdown's
     if text.count("`") % 2:
         text = text.replace("`", "")
@@ -558,9 +557,8 @@ def _situations(f: PageFacts) -> tuple[str, ...]:
         elif (source := f.source_of(origin.name)) and "." in source and " " not in source:
             owner, field = source.split(".", 1)
             out.append(f"A `{owner}` built with a `{field}` value this check rejects")
-    # Situations from the facts only: a keyword table over the message or the error's
-    # type guessed them ("file" in "keyfile"; every TypeError "where a number is
-    # expected") and was wrong more often than right.
+    # Situations from the facts only: a keyword table over the message or the error's type
+    # guessed them ("file" in "keyfile") and was wrong more often than right.
     if not out:
         out.append(f"Calling {f.entry} with inputs that fail the check at {loc(f.site)}"
                    if f.guard else f"Any call that reaches {loc(f.site)}")  # fmt: skip

@@ -11,7 +11,16 @@ import re
 
 from errdex.analyze import facts
 from errdex.languages import spec_for
-from errdex.write import built, commandline, deprecation, inputs, invariants, passedon, places
+from errdex.write import (
+    branches,
+    built,
+    commandline,
+    deprecation,
+    inputs,
+    invariants,
+    passedon,
+    places,
+)
 from errdex.write.pagefacts import (
     MAX_SETTERS,
     PageFacts,
@@ -182,6 +191,9 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
     elif f.guard:
         out.append(f"Trace the values the check in `{fn_name(f)}` ({here}) reads back to the "
                    f"inputs of your call to {f.entry}{shows_values(f)}.")
+    elif f.site_facts and (returns := branches.returns_past(f.site_facts.reached)):
+        out.append(f"Give {f.entry} inputs it returns for before {here}: "
+                   f"{branches.returns_said(returns)}.")
     elif f.reached:
         which = "one of these does" if len(f.reached) > 1 else "this does"
         out.append(f"Give {f.entry} inputs for which {which} not hold: it gets to {here} only "

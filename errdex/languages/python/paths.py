@@ -16,6 +16,7 @@ from errdex.extract.paths import EarlierExits, steps_to
 from errdex.extract.paths import negation as _not
 from errdex.extract.paths import test as _test
 from errdex.extract.structure import (
+    ALL,
     ARM,
     EARLY_EXIT,
     EARLY_RETURN,
@@ -37,6 +38,34 @@ from errdex.languages.python.strings import _NOT_CODE, _compact
 _STOP = frozenset({"function_definition", "lambda", "class_definition"})
 _EXITS = frozenset({"raise_statement", "return_statement"})
 _BLOCKS = frozenset({"block", "module"})
+MAX_NESTED_RETURNS = 4  # returns inside one earlier `if` said as ways out; more: none said
+
+
+def _leaves(block: Node | None) -> str | None:
+    """How a block always leaves the function: it ends in a `raise` (EARLY_EXIT), a
+    `return` (EARLY_RETURN), or an `if`/`elif`/`else` whose every branch leaves (EARLY_RETURN
+    when one returns); None when it can go on after its last statement."""
+    code = [c for c in block.named_children if c.type not in _NOT_CODE] if block else []
+    last = code[-1] if code else None
+    if last is None or last.type in _EXITS:
+        return None if last is None else \
+            EARLY_RETURN if last.type == "return_statement" else EARLY_EXIT  # fmt: skip
+    branches = [c for c in last.named_children if c.type in ("elif_clause", "else_clause")]
+    if last.type != "if_statement" or not branches or branches[-1].type != "else_clause":
+        return None
+    kinds = [_leaves(last.child_by_field_name("consequence")),
+             *(_leaves(b.child_by_field_name("consequence" if b.type == "elif_clause" else "body"))
+               for b in branches)]  # fmt: skip
+    if None in kinds:
+        return None
+    return EARLY_RETURN if EARLY_RETURN in kinds else EARLY_EXIT
+
+
+def _holds_return(node: Node) -> bool:
+    """Whether a `return` of the function sits anywhere inside `node` (not in a nested
+    function or class, whose returns are their own)."""
+    return any(c.type == "return_statement" or (c.type not in _STOP and _holds_return(c))
+               for c in node.named_children)  # fmt: skip
 
 
 class Paths(Conditions):
@@ -117,28 +146,68 @@ class Paths(Conditions):
             self.earlier = EarlierExits(self._exit_check, _NOT_CODE)
         return self.earlier.before(block, child)
 
-    def _exit_check(self, statement: Node) -> Step | None:
+    def _exit_check(self, statement: Node) -> Step | tuple[Step, ...] | None:
         line = statement.start_point[0] + 1
         if statement.type == "assert_statement" and statement.named_children:
             return Step(EARLY_EXIT, _test(_compact(self.code(statement.named_children[0]))), line)
         if statement.type == "try_statement":
             return self._tried_return(statement)
-        kind = self._exit_kind(statement) if statement.type == "if_statement" else None
+        if statement.type != "if_statement":
+            return None
+        kind = self._exit_kind(statement)
         if kind is not None:
             tree = self._tree(statement)
             return Step(kind, _not(tree), line) if tree is not None else None
-        return None
+        found: list[Step] = []
+        if not self._returns_in_if(statement, (), found) or len(found) > MAX_NESTED_RETURNS:
+            return None
+        return tuple(found) or None
+
+    def _returns_in_if(self, statement: Node, conditions: tuple[Condition, ...],
+                       found: list[Step]) -> bool:  # fmt: skip
+        """The `return`s inside the branches of an `if` (nested `if`s and `with`s too),
+        each as the step a later site's path gets from it: not all of the conditions that
+        lead to it held (`isinstance(state, tuple)`, then `len(state) == 6`). False when
+        a return sits where its conditions cannot be said: in a loop, a `try`, a `match`."""
+        failed: list[Condition] = []
+        for branch in [statement, *statement.named_children]:
+            if branch is not statement and branch.type not in ("elif_clause", "else_clause"):
+                continue
+            tree = self._tree(branch) if branch.type != "else_clause" else None
+            if branch.type != "else_clause" and tree is None:
+                return False
+            body = branch.child_by_field_name("consequence" if tree is not None else "body")
+            own = (*conditions, *failed, *((tree,) if tree is not None else ()))
+            if body is None or not self._returns_in(body, own, found):
+                return False
+            if tree is not None:
+                failed.append(_not(tree))
+        return True
+
+    def _returns_in(self, block: Node, conditions: tuple[Condition, ...],
+                    found: list[Step]) -> bool:  # fmt: skip
+        for statement in block.named_children:
+            if statement.type == "return_statement":
+                held = conditions[0] if len(conditions) == 1 else Condition(ALL, parts=conditions)
+                found.append(Step(EARLY_RETURN, _not(held), statement.start_point[0] + 1))
+                return True  # what follows a return in its block never runs
+            if statement.type == "if_statement":
+                if not self._returns_in_if(statement, conditions, found):
+                    return False
+            elif statement.type == "with_statement":
+                body = statement.child_by_field_name("body")
+                if body is not None and not self._returns_in(body, conditions, found):
+                    return False
+            elif statement.type not in _STOP and _holds_return(statement):
+                return False
+        return True
 
     def _exit_kind(self, statement: Node) -> str | None:
-        """For an `if` with no other branch whose body ends by leaving the function: by a
-        raise (EARLY_EXIT) or a return (EARLY_RETURN); None for any other `if`."""
+        """For an `if` with no other branch whose body always leaves the function: only by
+        raising (EARLY_EXIT) or by a return too (EARLY_RETURN); None for any other `if`."""
         if statement.child_by_field_name("alternative") is not None:
             return None
-        body = statement.child_by_field_name("consequence")
-        code = [c for c in body.named_children if c.type not in _NOT_CODE] if body else []
-        if not code or code[-1].type not in _EXITS:
-            return None
-        return EARLY_RETURN if code[-1].type == "return_statement" else EARLY_EXIT
+        return _leaves(statement.child_by_field_name("consequence"))
 
     def _tried_return(self, statement: Node) -> Step | None:
         """`try: return X(a)` whose every handler only passes (`except E: pass`): the
