@@ -506,6 +506,7 @@ class EntryPoint:
     group: str | None = None
     group_message: str | None = None
     group_at: int | None = None
+    lazy: str = ""  # a call of it gives a coroutine or a generator (OutlineDef.lazy)
 
 
 @dataclass(frozen=True)
@@ -573,6 +574,7 @@ class SiteFacts:
     # read from the file's structure, not from what the snippet happens to show.
     parameters: tuple[str, ...] | None = None
     public: bool | None = None  # the site's function is callable by users (from its tree)
+    lazy: str = ""  # a call of the site's function gives a coroutine or generator (OutlineDef.lazy)
     results: int | None = None  # how many values the site's function returns, if known
     # Fields of the receiver the guard reads, each with the methods that set it
     # (`self._eof` set by `write_eof`): state an earlier call left, not an argument.

@@ -103,12 +103,12 @@ def test_entry_points_are_public_callers(rust: Any, python: Any) -> None:
     assert _site(records["q and k must have the same dtype"])["entry_points"] == [
         {"function": "Model::forward", "path": "src/attn.rs", "line": 40, "depth": 2,
          "arguments": None, "parameters": None, "set_from": {}, "group": None,
-         "group_message": None, "group_at": None}]
+         "group_message": None, "group_at": None, "lazy": ""}]
     py, _ = python
     assert _site(py["retries must be an int"])["entry_points"] == [
         {"function": "pkg.loader.open_model", "path": "pkg/loader.py", "line": 19, "depth": 1,
          "arguments": ["name", "3"], "parameters": ["name"], "set_from": {}, "group": None,
-         "group_message": None, "group_at": None}]
+         "group_message": None, "group_at": None, "lazy": ""}]
     assert _site(py["PKG_CACHE is not set to a directory"])["entry_points"] == []
 
 

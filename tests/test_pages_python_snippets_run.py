@@ -74,6 +74,26 @@ FILES = {
         "    for i in range(0, len(data), size):\n"
         "        yield data[i : i + size]\n"
     ),
+    "crate_kit/aio.py": (
+        "async def fetch(url, retries):\n"
+        "    if retries < 0:\n"
+        "        raise ValueError('fetch: retries must not be negative')\n"
+        "    return url\n\n\n"
+        "async def lines(path, limit):\n"
+        "    if limit <= 0:\n"
+        "        raise ValueError('lines: the limit must be positive')\n"
+        "    yield path\n"
+    ),
+    # The check is in a private helper; the public function users call is the generator.
+    "crate_kit/blocks.py": (
+        "def _checked(size):\n"
+        "    if size <= 0:\n"
+        "        raise ValueError('blocks: the size must be positive')\n"
+        "    return size\n\n\n"
+        "def blocks(data, size):\n"
+        "    step = _checked(size)\n"
+        "    yield from (data[i : i + step] for i in range(0, len(data), step))\n"
+    ),
 }
 
 # Runs a snippet as a user's code: the call's arguments bound, the called name replaced by
@@ -94,6 +114,9 @@ RUNNER = textwrap.dedent("""
         space[called] = stand_in
     try:
         exec(code, space)
+        if "main" in space:  # the snippet is a coroutine: the user's program runs it
+            import asyncio
+            asyncio.run(space["main"]())
         outcome = "ok"
     except Exception as e:
         outcome = type(e).__name__
@@ -168,6 +191,32 @@ def test_a_generators_call_is_iterated_so_its_check_runs(tmp_path: Path) -> None
     outcome = _run(root, catch, bound, "chunks", "crate_kit.chunks.chunks")
     assert outcome == {"outcome": "RuntimeError", "called": 1}  # caught and translated
     assert "list(chunks(" in pages["chunks"]["example_fix"]["before"]
+
+
+def test_a_coroutines_call_is_awaited_inside_a_coroutine(tmp_path: Path) -> None:
+    pages = _pages(tmp_path)
+    catch = _defensive(pages, "fetch")["try_catch"]
+    assert catch.startswith("async def main() -> None:\n") and "await fetch(" in catch, catch
+    outcome = _run(tmp_path / "repo", catch, {"url": "u", "retries": -1}, "fetch",
+                   "crate_kit.aio.fetch")
+    assert outcome == {"outcome": "RuntimeError", "called": 1}  # caught and translated
+    assert pages["fetch"]["example_fix"]["before"].startswith("await fetch(")
+
+
+def test_an_async_generators_call_is_iterated_with_async_for(tmp_path: Path) -> None:
+    catch = _defensive(_pages(tmp_path), "lines")["try_catch"]
+    assert "[item async for item in lines(" in catch, catch
+    outcome = _run(tmp_path / "repo", catch, {"path": "p", "limit": 0}, "lines",
+                   "crate_kit.aio.lines")
+    assert outcome == {"outcome": "RuntimeError", "called": 1}
+
+
+def test_the_public_generator_that_reaches_a_helper_is_iterated(tmp_path: Path) -> None:
+    catch = _defensive(_pages(tmp_path), "blocks")["try_catch"]
+    assert "list(blocks(" in catch, catch
+    outcome = _run(tmp_path / "repo", catch, {"data": "abc", "size": 0}, "blocks",
+                   "crate_kit.blocks.blocks")
+    assert outcome == {"outcome": "RuntimeError", "called": 1}
 
 
 def test_the_page_says_the_class_its_explained_site_raises(tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ class Def:
     constructs: bool = False  # a constructor of its owner (spec.outline.constructors)
     instantiated: bool = False  # run by calling its class (spec.outline.instantiation)
     local: bool = False  # seen by name only near where it is written (OutlineDef.local)
+    lazy: str = ""  # what a call of it gives instead of running it (OutlineDef.lazy)
 
     @property
     def qualified(self) -> str:

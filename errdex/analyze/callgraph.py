@@ -141,7 +141,7 @@ class CallGraph:
             self.defs.append(_Def(d.name, d.owner, path, d.line, d.public, separator,
                                   d.in_trait, module, d.params, d.receiver,
                                   d.end_line, shown, d.name in constructors,
-                                  d.name in instantiation, d.local))  # fmt: skip
+                                  d.name in instantiation, d.local, d.lazy))  # fmt: skip
             index = len(self.defs) - 1
             if prefix and (d.name.startswith(prefix) or (d.owner or "").startswith(prefix)) \
                     and not d.name.startswith(prefix * 2):  # `_x`, `_Owner.x`; not `__init__`
@@ -539,7 +539,7 @@ class CallGraph:
                     if d.public and not self.applications.of(self, caller):
                         found.append(EntryPoint(d.qualified, d.path, d.line, depth, given,
                                                 d.params if given is not None else None,
-                                                set_from))  # fmt: skip
+                                                set_from, lazy=d.lazy))  # fmt: skip
             if sum(not self._private(e) for e in found) >= MAX_ENTRY_POINTS or not nxt:
                 break
             frontier = nxt[:50]  # a hub function would otherwise pull in the whole crate

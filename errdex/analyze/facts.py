@@ -385,6 +385,7 @@ def record_facts(
             public=own.public if own is not None and not (own.in_trait and own.public)
             else None,
             results=own.results if own is not None else None,
+            lazy=own.lazy if own is not None else "",
             state=receiver_state(site, file, own, entries, builds),
             exception=importable(site.exception, site.path, site.language)
             if importable and site.exception else None,

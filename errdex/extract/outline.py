@@ -307,7 +307,8 @@ def _definition(spec: LanguageSpec, node: Node, name: Node, source: bytes) -> Ou
             and not (owner or "").startswith("_")
     params, receiver_name = _parameters(spec, node, source)
     return OutlineDef(own_name, owner, node.start_point.row + 1, public, in_trait,
-                      node.end_point.row + 1, params, receiver_name, _results(spec, node))
+                      node.end_point.row + 1, params, receiver_name, _results(spec, node),
+                      lazy=outline.lazy(node) if outline.lazy is not None else "")
 
 
 def _results(spec: LanguageSpec, node: Node) -> int | None:

@@ -37,6 +37,10 @@ TRY = "try"  # an earlier `x?` of the function: `x` succeeded
 PLAIN = ""  # a call of the name as written
 DISPATCH = "prefix"  # a lookup on the receiver by a name built from a literal prefix
 # (`getattr(self, "visit_" + name)`): a call of each of its class's methods so named
+# How a call of a definition runs its body (`OutlineDef.lazy`), when it does not at once.
+AWAITED = "await"  # a coroutine (`async def`): its body runs when the call is awaited
+ITERATED = "iterate"  # a generator (`yield`): its body runs as the value is iterated
+ASYNC_ITERATED = "async iterate"  # an async generator: iterated with `async for`
 MAX_STEPS = 32  # steps kept per site (the innermost): a path is bounded whatever the code
 
 
@@ -93,6 +97,8 @@ class OutlineDef:
     local: bool = False
     returned: bool = False  # a nested function its own function returns (a decorator's
     # `wrapper`): what calls the returned value runs it, for that function's caller
+    lazy: str = ""  # what a call of it gives instead of running its body (Outline.lazy):
+    # AWAITED, ITERATED or both; "" when a call runs the body
 
 
 @dataclass(frozen=True)

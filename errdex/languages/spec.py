@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from errdex.models import Language, SiteKind
 
 if TYPE_CHECKING:
+    from tree_sitter import Node
+
     from errdex.extract import Extractor
     from errdex.extract.structure import FileStructure
     from errdex.languages.writer import CodeWriter
@@ -123,6 +125,9 @@ class Outline:
     # function of the block they mark, callable from outside whatever its own mark says
     # (pyo3's `#[pymethods]`: Python calls them as methods of the class it exposes)
     attribute: str | None = None  # the node type of an attribute written above an item
+    lazy: Callable[[Node], str] | None = None  # of a definition's node, what a call of it
+    # gives instead of running its body (errdex.extract.structure's AWAITED, ITERATED,
+    # ASYNC_ITERATED), "" for a plain function; None: the language has no such functions
     attribute_hooks: frozenset[str] = frozenset()  # a module's functions run by reading
     # an attribute of it, never called (Python's `__getattr__`, `__dir__`: PEP 562)
     instantiation: frozenset[str] = frozenset()  # the methods a call of the class runs

@@ -60,6 +60,12 @@ def _groups() -> ModuleType:
     return groups
 
 
+def _lazy() -> ModuleType:
+    from errdex.languages.python import lazy
+
+    return lazy
+
+
 def _extractor() -> Extractor:
     from errdex.languages.python.extractor import PythonExtractor
 
@@ -120,6 +126,7 @@ SPEC = LanguageSpec(
         constructors=frozenset({"__init__", "__new__"}),
         instantiation=frozenset({"__init__", "__new__"}),
         attribute_hooks=frozenset({"__getattr__", "__dir__"}),
+        lazy=lambda node: _lazy().lazy(node),
         bases="superclasses",
         dispatch=(r"getattr\(\s*self\s*,\s*(?:f?(?P<q>[\"'])(?P<prefix>[A-Za-z_]\w*)"
                   r"(?:(?P=q)\s*\+|\{|%s)|(?P<local>[A-Za-z_]\w*)\s*[,)])",

@@ -10,6 +10,7 @@ import re
 import sys
 
 from errdex.analyze import facts
+from errdex.extract.structure import ASYNC_ITERATED, AWAITED, ITERATED
 from errdex.languages.python.strings import module_name
 from errdex.languages.writer import COMPARISONS, Wrapping, method_receiver
 from errdex.models import Language, Site, SiteKind
@@ -324,7 +325,8 @@ class PythonWriter(_Reading):
         return None  # an exception chains its cause (`raise X from e`): no wrapper type
 
     def try_catch(self, f: PageFacts, call: str, literal: str, advice: str) -> str:
-        return _awaited(self._try_catch(f, _iterated(f, call), literal, advice), call)
+        run = _iterated(f, call)
+        return _awaited(self._try_catch(f, run, literal, advice), run)
 
     def _try_catch(self, f: PageFacts, call: str, literal: str, advice: str) -> str:
         imports, caught = self._caught(f)
@@ -354,47 +356,38 @@ _PLAIN_CALL = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*\(.*\)", re.DOTALL)
 
 
 def _iterated(f: PageFacts, call: str) -> str:
-    """The call run to its end when the site's function is a generator: calling one only
-    builds the generator, and its checks run as it is iterated (`list(net.subnets(-1))`)."""
-    if f.lifted is not None or not f.public or not _PLAIN_CALL.fullmatch(call):
-        return call  # the call is of another function (an entry point), or not written
-    return f"list({call})" if _yields(f.site) else call
+    """The call run to its end when the function it calls gives a coroutine or a
+    generator: calling one only builds it, and its checks run as it is awaited or
+    iterated (`list(net.subnets(-1))`, `await template.render_async()`)."""
+    if not _PLAIN_CALL.fullmatch(call):
+        return call  # not a call (an import, a `with`), or one written as syntax
+    lazy = _lazy_of(f, call)
+    if lazy == ITERATED:
+        return f"list({call})"
+    if lazy == AWAITED:
+        return f"await {call}"
+    if lazy == ASYNC_ITERATED:
+        return f"[item async for item in {call}]"
+    return call
 
 
-def _yields(site: Site) -> bool:
-    """Whether the site's function body, as the snippet shows it, has a `yield` of its own
-    (not one of a function nested in it); an `async def` generator is not read here."""
-    lines = site.snippet.code.splitlines()
-    at = site.line - site.snippet.start_line
-    short = (site.function or "").split(".")[-1]
-    head = next((i for i in range(min(at, len(lines) - 1), -1, -1)
-                 if re.match(rf"\s*def\s+{re.escape(short)}\s*\(", lines[i])), None)
-    if head is None or not short:
-        return False
-    depth = len(lines[head]) - len(lines[head].lstrip())
-    nested: int | None = None  # the indent of a nested def being skipped
-    for line in lines[head + 1 :]:
-        text = line.strip()
-        if not text or text.startswith("#"):
-            continue
-        indent = len(line) - len(line.lstrip())
-        if indent <= depth:
-            break
-        if nested is not None and indent > nested:
-            continue
-        nested = indent if re.match(r"(?:async\s+)?def\b|class\b|lambda\b", text) else None
-        if nested is None and re.search(r"(?<![\w.])yield\b", _STRINGS.sub('""', text)):
-            return True
-    return False
-
-
-_STRINGS = re.compile(r"""[rbfu]*(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
+def _lazy_of(f: PageFacts, call: str) -> str:
+    """How the function `call` names runs (OutlineDef.lazy): the site's own, or the entry
+    point's of that name, as the index read its definition."""
+    name = call.split("(", 1)[0].rsplit(".", 1)[-1]
+    sf = f.site_facts
+    if sf is None:
+        return ""
+    if (f.site.function or "").rsplit(".", 1)[-1] == name and f.lifted is None:
+        return sf.lazy
+    entries = [f.lifted.entry] if f.lifted is not None else list(sf.entry_points)
+    return next((e.lazy for e in entries if e.function.rsplit(".", 1)[-1] == name), "")
 
 
 def _awaited(code: str, call: str) -> str:
-    """`code` inside an `async def`, when its call is awaited (`async with`, `await`): at
-    module level that is a SyntaxError."""
-    if not call.startswith(("async ", "await ")):
+    """`code` inside an `async def`, when its call is awaited (`async with`, `await`, an
+    `async for`): at module level that is a SyntaxError."""
+    if not call.startswith(("async ", "await ")) and " async for " not in call:
         return code
     lines = code.split("\n")
     at = next(i for i, line in enumerate(lines) if not line.startswith(("from ", "import ")))
