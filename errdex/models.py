@@ -531,6 +531,10 @@ class History:
     removed: bool = False  # the message is gone from the indexed code; the record is kept
     removed_commit: str | None = None  # the commit whose diff removed it, when git tells
     removed_date: str | None = None
+    # The file the introducing commit added it to, and the one the last change touched:
+    # a message raised in several files has a history in each.
+    introduced_path: str | None = None
+    changed_path: str | None = None
 
 
 @dataclass(frozen=True)

@@ -155,6 +155,29 @@ def test_history_introduced_changed_and_tagged(rust: Any) -> None:
     assert f"introduced in commit {shas[0][:10]} on 2024-01-01, first released in v0.1.0" in page
 
 
+def test_a_message_in_two_files_dates_each_commit_with_its_file(tmp_path: Path) -> None:
+    # The v2 copy of a check, then a v3 copy made from it: the commit that made the copy
+    # never touched v2's line, so the page names the file each commit dates.
+    root = tmp_path / "repo"
+    init(root)
+    check = ("def attend(q, k):\n    if q != k:\n"
+             "        raise ValueError(f'shape mismatch q {q} and k {k}')\n")
+    (root / "v2").mkdir()
+    (root / "v2" / "attn.py").write_text(check)
+    first = commit(root, "v2", DATES[0])
+    (root / "v3").mkdir()
+    (root / "v3" / "attn.py").write_text(check)
+    copied = commit(root, "v3", DATES[1])
+    with SQLiteStore(tmp_path / "db.sqlite") as store:
+        _index(root, store, "t/copies")
+        (page,) = _by_message(store, "t/copies").values()
+    history = page["facts"]["history"]
+    assert (history["introduced_commit"], history["introduced_path"]) == (first, "v2/attn.py")
+    assert (history["changed_commit"], history["changed_path"]) == (copied, "v3/attn.py")
+    assert (f"introduced in commit {first[:10]} on 2024-01-01 in v2/attn.py; last changed in "
+            f"{copied[:10]} on 2024-02-01 in v3/attn.py") in page["explanation"]["what_it_means"]
+
+
 def test_removed_message_is_kept_and_found(rust: Any) -> None:
     records, shas, db = rust
     gone = records["the legacy attention cache is not supported"]

@@ -237,20 +237,23 @@ def _known_sentences(f: PageFacts) -> list[str]:
         more = f" (and {len(tests) - 1} more)" if len(tests) > 1 else ""
         out.append(f"The repository's tests expect it at {test.path}:{test.line}{more}.")
     if known is not None and known.history is not None:
-        out.append(history_sentence(known.history))
+        out.append(history_sentence(known.history, len({s.path for s in f.record.sites}) > 1))
     return [s for s in out if s]
 
 
-def history_sentence(history: History) -> str:
-    """The message's history in one sentence; empty when nothing is known."""
+def history_sentence(history: History, files: bool = False) -> str:
+    """The message's history in one sentence, each commit with the file it touched when
+    the sites are in several `files`; empty when nothing is known."""
     parts = []
     if history.introduced_commit:
         when = f" on {history.introduced_date[:10]}" if history.introduced_date else ""
+        where = f" in {history.introduced_path}" if files and history.introduced_path else ""
         tag = f", first released in {history.introduced_tag}" if history.introduced_tag else ""
-        parts.append(f"introduced in commit {history.introduced_commit[:10]}{when}{tag}")
+        parts.append(f"introduced in commit {history.introduced_commit[:10]}{when}{where}{tag}")
     if history.changed_commit and history.changed_commit != history.introduced_commit:
         when = f" on {history.changed_date[:10]}" if history.changed_date else ""
-        parts.append(f"last changed in {history.changed_commit[:10]}{when}")
+        where = f" in {history.changed_path}" if files and history.changed_path else ""
+        parts.append(f"last changed in {history.changed_commit[:10]}{when}{where}")
     if history.removed and history.removed_commit:
         when = f" on {history.removed_date[:10]}" if history.removed_date else ""
         parts.append(f"removed in {history.removed_commit[:10]}{when}")
