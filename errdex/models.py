@@ -447,9 +447,7 @@ class PathStep:
     branches: tuple[tuple[int, str], ...] = ()
     # An `except` step's one statement in its `try` (`self.spawn(cmd)`): what raised.
     tried: str = ""
-    # An earlier `return` not taken: when it is taken, in words ("`len(data)` is 8");
-    # giving inputs for which it is taken is a way past the site.
-    returns_when: str = ""
+    returns_when: str = ""  # an earlier `return` not taken: when it is, in words (a way past)
 
 
 @dataclass(frozen=True)
@@ -485,6 +483,7 @@ class SiblingCheck:
     guard: str | None
     requirement: str | None
     position: str  # "before" | "after" this site
+    when: tuple[str, ...] = ()  # what its own path adds to this site's: checked only then
 
 
 @dataclass(frozen=True)
@@ -531,10 +530,8 @@ class History:
     removed: bool = False  # the message is gone from the indexed code; the record is kept
     removed_commit: str | None = None  # the commit whose diff removed it, when git tells
     removed_date: str | None = None
-    # The file the introducing commit added it to, and the one the last change touched:
-    # a message raised in several files has a history in each.
-    introduced_path: str | None = None
-    changed_path: str | None = None
+    introduced_path: str | None = None  # the file the introducing commit added it to
+    changed_path: str | None = None  # the file the last change touched
 
 
 @dataclass(frozen=True)
@@ -578,13 +575,12 @@ class SiteFacts:
     # read from the file's structure, not from what the snippet happens to show.
     parameters: tuple[str, ...] | None = None
     public: bool | None = None  # the site's function is callable by users (from its tree)
-    lazy: str = ""  # a call of the site's function gives a coroutine or generator (OutlineDef.lazy)
+    lazy: str = ""  # a call of it gives a coroutine or generator (OutlineDef.lazy)
     results: int | None = None  # how many values the site's function returns, if known
     # Fields of the receiver the guard reads, each with the methods that set it
     # (`self._eof` set by `write_eof`): state an earlier call left, not an argument.
     state: tuple[StateFact, ...] = ()
-    # The class the site raises as users import it (`email.errors.HeaderParseError` for
-    # `errors.HeaderParseError`); None: a builtin, or named as written.
+    # The class the site raises as users import it (`email.errors.HeaderParseError`)
     exception: str | None = None
     # The build conditions the site is compiled under, outermost first, as the code writes
     # them (`feature = "metal"` of `#[cfg(feature = "metal")]`): other builds lack it.

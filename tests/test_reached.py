@@ -94,6 +94,15 @@ def payload(message, i):
     return message.body
 
 
+def serve(host=None, port=None, sock=None, ssl=None):
+    if ssl is not None and not isinstance(ssl, dict):
+        raise TypeError("ssl must be a dict or None")
+    if host is not None or port is not None:
+        if sock is not None:
+            raise ValueError("host and sock can not be specified at the same time")
+    return host
+
+
 def scan(items, key):
     if key:
         for item in items:
@@ -228,3 +237,15 @@ def test_a_return_inside_a_loop_is_no_way_past_that_the_page_claims(
 ) -> None:
     # Whether the loop returns depends on the items: no condition in words says it.
     assert not any("return" in text for text in _reached(_page(pages, "no item for")))
+
+
+def test_a_later_check_under_its_own_branch_is_said_with_that_branch(
+    pages: dict[str, Any],
+) -> None:
+    # `sock` must be None only when a host or a port is given: not on every call
+    solutions = " ".join(_page(pages, "ssl must be a dict")["explanation"]["solutions"])
+    assert ("goes on to check: `sock` must be None when `host` is not None or `port` is not "
+            'None ("host and sock can not be specified at the same time")') in solutions
+    site = _page(pages, "ssl must be a dict")["facts"]["sites"][0]
+    assert [s["when"] for s in site["siblings"]] == [
+        ["one of these holds: `host` is not None; `port` is not None"]]

@@ -49,6 +49,7 @@ from errdex.models import (
     History,
     Language,
     OriginFact,
+    PathStep,
     Record,
     RecordFacts,
     Setter,
@@ -245,9 +246,12 @@ def origin_facts(
 
 
 def sibling_checks(
-    site: Site, record_id: str, siblings: Sequence[Record]
+    site: Site, record_id: str, siblings: Sequence[Record], file: FileStructure | None = None,
+    reached: Sequence[PathStep] = (),
 ) -> tuple[SiblingCheck, ...]:
-    """The other checks of the site's function, in source order."""
+    """The other checks of the site's function, in source order, each with the conditions
+    its own path adds to the site's (`reached`), read from the file's structure."""
+    mine = {(step.kind, step.line) for step in reached}
     out: list[tuple[int, SiblingCheck]] = []
     for other in siblings:
         if other.id == record_id:
@@ -257,8 +261,10 @@ def sibling_checks(
                 continue
             req = requirement(s.guard, s.language) if s.guard else None
             position = "before" if s.line < site.line else "after"
+            theirs = site_path(s, file) if file is not None else ()
+            when = [step.text for step in theirs if (step.kind, step.line) not in mine]
             out.append((s.line, SiblingCheck(other.id, other.template.message, s.line, s.guard,
-                                             req, position)))  # fmt: skip
+                                             req, position, tuple(when))))  # fmt: skip
     out.sort(key=lambda pair: pair[0])
     return tuple(check for _, check in out)
 
@@ -374,7 +380,7 @@ def record_facts(
             guard=site.guard,
             requirement=requirement(guard, site.language) if guard else None,
             origins=origins,
-            siblings=sibling_checks(site, record.id, siblings),
+            siblings=sibling_checks(site, record.id, siblings, file, reached),
             entry_points=entries,
             caught_by=caught_by(site) if caught_by else (),
             reached=reached,

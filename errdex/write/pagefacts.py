@@ -535,25 +535,6 @@ def action(f: PageFacts) -> str:
     return text.replace("{exc}", exc or "")
 
 
-def sibling_needs(records: Sequence[Record], limit: int = 3,
-                  site: Site | None = None) -> list[str]:
-    """Each sibling's requirement, read at its site in `site`'s function (a record's first
-    site may be in another function, with another condition)."""
-    out = []
-    for other in records[:limit]:
-        s = other.sites[0]
-        if site is not None:
-            here = [x for x in other.sites if x.path == site.path and x.function == site.function]
-            s = min(here, key=lambda x: abs(x.line - site.line), default=s)
-        req = facts.requirement(s.guard, s.language) if s.guard else None
-        message = message_text(other)
-        quoted = json.dumps(message, ensure_ascii=False)
-        if message.count("`") % 2:  # an unpaired backtick would garble the prose around it
-            quoted = f"raised at {loc(s)}"
-        out.append(f"{req} ({quoted})" if req else quoted)
-    return out
-
-
 # --- violation: what the bad input looks like ----------------------------------
 
 

@@ -38,7 +38,6 @@ from errdex.write.pagefacts import (
     loc,
     raised_word,
     shows_values,
-    sibling_needs,
     single_leaf,
     unsupported,
     unsupported_kind,
@@ -48,6 +47,7 @@ from errdex.write.pagefacts import (
 )
 from errdex.write.passed import write_passed_through
 from errdex.write.setfrom import set_from_sentences
+from errdex.write.siblings import sibling_needs
 from errdex.write.snippets import example_fix, strategy, try_catch, type_guard, validate
 from errdex.write.solutions import solutions, takes_no_argument
 
@@ -360,7 +360,7 @@ def _what_it_means(f: PageFacts) -> str:
     if f.before:
         out.append(
             f"On the way here, `{fn_name(f)}` has already checked: "
-            + "; ".join(sibling_needs(f.before, site=f.site))
+            + "; ".join(sibling_needs(f, f.before))
             + "."
         )
     sites = f.record.sites
@@ -473,7 +473,7 @@ def _prevention(f: PageFacts) -> tuple[str, ...]:
                 "type checker (mypy or pyright) over the callers."
             )
         if f.before or f.after:
-            needs = sibling_needs([*f.before, *f.after], limit=4, site=f.site)
+            needs = sibling_needs(f, [*f.before, *f.after], limit=4)
             out.append(
                 f"Check all of `{fn_name(f)}`'s requirements together: " + "; ".join(needs) + "."
             )

@@ -28,13 +28,13 @@ from errdex.write.pagefacts import (
     joined,
     loc,
     shows_values,
-    sibling_needs,
     single_leaf,
     unsupported,
     unsupported_kind,
     users_value,
     verb,
 )
+from errdex.write.siblings import sibling_needs
 
 _WAYS_OUT = frozenset({"if", "early_return"})  # step kinds a caller can step around
 
@@ -215,7 +215,7 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
     if f.after and f.user_terms:
         out.append(
             f"Once this passes, `{fn_name(f)}` goes on to check: "
-            + "; ".join(sibling_needs(f.after, site=f.site))
+            + "; ".join(sibling_needs(f, f.after))
             + "."
         )
     if passedon.failure(f) is None:  # that one names the other places' calls itself
