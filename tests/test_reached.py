@@ -39,6 +39,15 @@ pub fn rows(dims: &[usize]) -> Result<usize> {
     };
     Ok(b * k)
 }
+
+pub fn weights(json: &Value) -> usize {
+    let map = match json.get("weight_map") {
+        Some(Value::Object(map)) => map,
+        Some(_) => panic!("`weight map` is not a map"),
+        None => panic!("`weight map` not found"),
+    };
+    map.len()
+}
 """
 
 PYTHON = """\
@@ -249,3 +258,12 @@ def test_a_later_check_under_its_own_branch_is_said_with_that_branch(
     site = _page(pages, "ssl must be a dict")["facts"]["sites"][0]
     assert [s["when"] for s in site["siblings"]] == [
         ["one of these holds: `host` is not None; `port` is not None"]]
+
+
+def test_an_arm_whose_one_other_case_raises_too_offers_only_the_arms_before_it(
+    pages: dict[str, Any],
+) -> None:
+    # `Some(_)` leaves only `None`, and `None =>` panics as well: no way out there
+    summary = _page(pages, "`weight map` is not a map")["explanation"]["summary"]
+    assert summary.endswith('`json.get("weight_map")` must match `Some(Value::Object(map))` '
+                            "when calling `weights`"), summary

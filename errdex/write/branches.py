@@ -34,8 +34,9 @@ def chain_guard(
     mine = [s for other in siblings for s in other.sites
             if s.path == site.path and s.function == site.function]  # fmt: skip
     if reached and reached[-1].handled:
+        later = [s.guard or "" for s in mine if s.line > site.line]
         return _after_arms(guard, reached[-1], [s.guard or "" for s in mine], spec.negated,
-                           spec.conjunction, language)
+                           spec.conjunction, language, later)
     raised = [s.line for s in mine]
     chain: list[tuple[int, str]] = []
     for step in reversed(reached):
@@ -54,10 +55,12 @@ def chain_guard(
 
 def _after_arms(
     guard: str, arms: PathStep, others: Sequence[str], negated: str, conjunction: str,
-    language: Language,
+    language: Language, later: Sequence[str] = (),
 ) -> str | None:  # fmt: skip
     """`guard` (a match of the arm's own pattern) after the arms before it that do not
-    raise themselves (a sibling's guard is a match of that arm's pattern)."""
+    raise themselves (a sibling's guard is a match of that arm's pattern). When the one
+    case the arm's own pattern leaves is an arm that raises too (`Some(_) => panic!(..),
+    None => panic!(..)`), not matching it is no way out: only the arms before it are."""
     cond = facts.parse_guard(guard, language)
     if not isinstance(cond, facts.Leaf) or cond.rel != "+matches" or cond.subject != arms.subject:
         return None
@@ -73,8 +76,9 @@ def _after_arms(
     before = negated.format(guard.replace(own, " | ".join(passing), 1))
     # `Some(other)` after `None =>`: not matching it is matching `None`, listed already.
     outside = facts.describe(facts.deny(cond), language)
+    raising_after = [p for other in later for p in _matched(other, arms.subject, language)]
     if any(facts.describe(facts.Need("leaf", facts.Leaf(cond.subject, "+matches", p)),
-                          language) == outside for p in passing):  # fmt: skip
+                          language) == outside for p in [*passing, *raising_after]):  # fmt: skip
         return before
     return conjunction.join([before, guard])
 
