@@ -17,7 +17,7 @@ from errdex.serve.cli import main
 from errdex.service import explain_text
 from errdex.source.resolve import SourceOptions, resolve
 from errdex.store import SQLiteStore
-from tests.analysis_repos import commit, init, python_repo, rust_version
+from tests.analysis_repos import commit, git, init, python_repo, rust_version
 
 DATES = ("2024-01-01T12:00:00+00:00", "2024-02-01T12:00:00+00:00", "2024-03-01T12:00:00+00:00")
 
@@ -157,7 +157,8 @@ def test_history_introduced_changed_and_tagged(rust: Any) -> None:
 
 def test_a_message_in_two_files_dates_each_commit_with_its_file(tmp_path: Path) -> None:
     # The v2 copy of a check, then a v3 copy made from it: the commit that made the copy
-    # never touched v2's line, so the page names the file each commit dates.
+    # never touched v2's line, so the page names the file each commit dates, as that
+    # commit named it (v2's file is renamed afterwards).
     root = tmp_path / "repo"
     init(root)
     check = ("def attend(q, k):\n    if q != k:\n"
@@ -168,6 +169,8 @@ def test_a_message_in_two_files_dates_each_commit_with_its_file(tmp_path: Path) 
     (root / "v3").mkdir()
     (root / "v3" / "attn.py").write_text(check)
     copied = commit(root, "v3", DATES[1])
+    git(root, "mv", "v2/attn.py", "v2/attention.py")
+    commit(root, "rename", DATES[2])
     with SQLiteStore(tmp_path / "db.sqlite") as store:
         _index(root, store, "t/copies")
         (page,) = _by_message(store, "t/copies").values()

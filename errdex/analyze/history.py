@@ -53,6 +53,10 @@ class _Seen:
     removed: tuple[str, str] | None = None
     introduced_at: int = -1
     changed_at: int = -1
+    # The file as the introducing and the last changing commit named it (a move or a
+    # rename later does not make those commits touch the file's new path)
+    introduced_in: str = ""
+    changed_in: str = ""
 
 
 _DIFF = re.compile(rb'^diff --git "?a/.*?"? "?b/(.*?)"?$')
@@ -76,7 +80,7 @@ def _scan(session: git.Git, keys: Sequence[str], budget: float) -> dict[tuple[st
     new_here: list[tuple[str, str]] = []  # (literal, path) first added by this commit
     gone_here: dict[str, list[str]] = {}  # literal -> the paths this commit removed it from
     # (literal, path) -> its last change before this commit, for the files it touches
-    changed_before: dict[tuple[str, str], tuple[tuple[str, str] | None, int]] = {}
+    changed_before: dict[tuple[str, str], tuple[tuple[str, str] | None, int, str]] = {}
 
     def moved() -> None:
         for key, to in new_here:
@@ -86,7 +90,8 @@ def _scan(session: git.Git, keys: Sequence[str], budget: float) -> dict[tuple[st
                 last = max((changed_before[key, p] for p in olds), key=lambda c: c[1])
                 state = seen[key, to]
                 state.introduced, state.introduced_at = first.introduced, first.introduced_at
-                state.changed, state.changed_at = last
+                state.introduced_in = first.introduced_in
+                state.changed, state.changed_at, state.changed_in = last
         new_here.clear()
         gone_here.clear()
         changed_before.clear()
@@ -113,9 +118,11 @@ def _scan(session: git.Git, keys: Sequence[str], budget: float) -> dict[tuple[st
                 state = seen.setdefault((key, path), _Seen())
                 if op == "+" and state.introduced is None:
                     state.introduced, state.introduced_at = commit, number
+                    state.introduced_in = path
                     new_here.append((key, path))
-                changed_before.setdefault((key, path), (state.changed, state.changed_at))
-                state.changed, state.changed_at = commit, number
+                changed_before.setdefault((key, path),
+                                          (state.changed, state.changed_at, state.changed_in))
+                state.changed, state.changed_at, state.changed_in = commit, number, path
                 if op == "+":
                     state.added_at = number
                 else:
@@ -231,6 +238,7 @@ def _combine(states: Sequence[tuple[str, _Seen]]) -> tuple[_Seen, str, str] | No
         return None
     first_path, first = min(found, key=lambda ps: ps[1].introduced_at)
     last_path, last = max(found, key=lambda ps: ps[1].changed_at)
+    first_path, last_path = first.introduced_in or first_path, last.changed_in or last_path
     gone = [s for _, s in found if s.removed_at > s.added_at]
     removed = max(gone, key=lambda s: s.removed_at) if len(gone) == len(found) else None
     return _Seen(introduced=first.introduced, changed=last.changed,
