@@ -335,6 +335,19 @@ def fetch(obj, key):
     except KeyError:
         raise
     return obj[key]
+
+
+class Environment:
+    def compile(self, source):
+        try:
+            if not source.endswith("}}"):
+                raise SyntaxError("compile: chunk after expression")
+        except SyntaxError:
+            self.handle_exception(source)
+        return source
+
+    def handle_exception(self, source):
+        raise RuntimeError(f"in {source}")
 '''
 
 
@@ -348,6 +361,10 @@ def test_a_raise_its_own_handler_catches_never_reaches_a_caller(tmp_path: Path) 
     assert page["solutions"][0].startswith("Nothing to change on your side")
     fetch = _explanation(records, "fetch: no such key")
     assert "never leaves" not in fetch["summary"]
+    # a handler that hands it to a helper that raises (Jinja's `handle_exception`)
+    handed = _explanation(records, "compile: chunk after")
+    assert "never leaves" not in handed["summary"]
+    assert "Nothing to change on your side" not in handed["solutions"][0]
 
 
 EXAMPLE_MAIN = """\

@@ -155,7 +155,10 @@ SPEC = LanguageSpec(
     rethrow=r"raise",
     cli_arguments=r"^\s*(?P<name>\w+)\s*=\s*\w+\.parse_(?:known_|intermixed_)?args\(",
     handlers=(r"try\s*:", r"except\b\*?\s*(?P<types>[^:]*?)(?:\s+as\s+(?P<name>\w+))?\s*:",
-              r"raise\b", r"exc_info|format_exc|traceback|print_exc|\blog|\bwarn|\bprint\b"),
+              r"raise\b", r"exc_info|format_exc|traceback|print_exc|\blog|\bwarn|\bprint\b"
+              # a helper that raises or exits itself (`self.handle_exception(..)`, argparse's
+              # `self.error(..)`, `self.fail(..)`): the error does not stop there
+              r"|(?:^|[\s(=])(?:\w+\.)*(?:handle_exception|_?fail|_?abort|_?raise_\w+|error)\s*\("),
     declared_type=r"(?<![\w.]){root}\s*:\s*([^,=)\n{]+)",
     typed_binding=r"(?<![\w.]){root}\s*:\s*[\"']?((?:[A-Za-z_]\w*\.)*[A-Z]\w*)"
     r"|(?<![\w.]){root}\s*=\s*((?:[A-Za-z_]\w*\.)*[A-Z]\w*)\(",
