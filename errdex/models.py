@@ -448,6 +448,7 @@ class PathStep:
     # An `except` step's one statement in its `try` (`self.spawn(cmd)`): what raised.
     tried: str = ""
     returns_when: str = ""  # an earlier `return` not taken: when it is, in words (a way past)
+    closed: bool = False  # an `if` whose other branch raises an error of its own: no way out
 
 
 @dataclass(frozen=True)
@@ -482,7 +483,7 @@ class SiblingCheck:
     line: int
     guard: str | None
     requirement: str | None
-    position: str  # "before" | "after" this site
+    position: str  # "before" | "after" this site, "apart": on a branch its path excludes
     when: tuple[str, ...] = ()  # what its own path adds to this site's: checked only then
 
 
@@ -580,8 +581,7 @@ class SiteFacts:
     # Fields of the receiver the guard reads, each with the methods that set it
     # (`self._eof` set by `write_eof`): state an earlier call left, not an argument.
     state: tuple[StateFact, ...] = ()
-    # The class the site raises as users import it (`email.errors.HeaderParseError`)
-    exception: str | None = None
+    exception: str | None = None  # the class it raises as users import it
     # The build conditions the site is compiled under, outermost first, as the code writes
     # them (`feature = "metal"` of `#[cfg(feature = "metal")]`): other builds lack it.
     built_when: tuple[str, ...] = ()

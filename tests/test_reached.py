@@ -112,6 +112,16 @@ def serve(host=None, port=None, sock=None, ssl=None):
     return host
 
 
+def configure_logging(kwargs, handlers=None):
+    if handlers is None:
+        if "stream" in kwargs and "filename" in kwargs:
+            raise ValueError("stream and filename together")
+    else:
+        if "stream" in kwargs or "filename" in kwargs:
+            raise ValueError("stream or filename with handlers")
+    return kwargs
+
+
 def scan(items, key):
     if key:
         for item in items:
@@ -267,3 +277,15 @@ def test_an_arm_whose_one_other_case_raises_too_offers_only_the_arms_before_it(
     summary = _page(pages, "`weight map` is not a map")["explanation"]["summary"]
     assert summary.endswith('`json.get("weight_map")` must match `Some(Value::Object(map))` '
                             "when calling `weights`"), summary
+
+
+def test_a_branch_whose_else_raises_is_no_way_out_and_its_check_is_apart(
+    pages: dict[str, Any],
+) -> None:
+    # Passing `handlers` skips this check only to fail the other one (basicConfig)
+    page = _page(pages, "stream and filename together")
+    solutions = " ".join(page["explanation"]["solutions"])
+    assert "do not reach the check" not in solutions, solutions
+    assert "with handlers" not in solutions  # not "goes on to check": the other branch
+    (other,) = page["facts"]["sites"][0]["siblings"]
+    assert (other["message"], other["position"]) == ("stream or filename with handlers", "apart")

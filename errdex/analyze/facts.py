@@ -42,7 +42,7 @@ from errdex.analyze.guards import (
 from errdex.analyze.guards import _leaves as leaves
 from errdex.analyze.origins import Origin, declared_type, find_origins, owner_of, short_name
 from errdex.analyze.reached import site_path
-from errdex.extract.structure import FieldWrite, FileStructure, OutlineDef, TypedBinding
+from errdex.extract.structure import ELSE, IF, FieldWrite, FileStructure, OutlineDef, TypedBinding
 from errdex.languages import spec_for
 from errdex.models import (
     EntryPoint,
@@ -252,6 +252,7 @@ def sibling_checks(
     """The other checks of the site's function, in source order, each with the conditions
     its own path adds to the site's (`reached`), read from the file's structure."""
     mine = {(step.kind, step.line) for step in reached}
+    branch = {step.line: step.kind for step in reached if step.kind in (IF, ELSE)}
     out: list[tuple[int, SiblingCheck]] = []
     for other in siblings:
         if other.id == record_id:
@@ -263,10 +264,30 @@ def sibling_checks(
             position = "before" if s.line < site.line else "after"
             theirs = site_path(s, file) if file is not None else ()
             when = [step.text for step in theirs if (step.kind, step.line) not in mine]
+            if any(step.kind in (IF, ELSE) and branch.get(step.line, step.kind) != step.kind
+                   for step in theirs):  # the `else` of this site's `if`, or the other way
+                position = "apart"
             out.append((s.line, SiblingCheck(other.id, other.template.message, s.line, s.guard,
                                              req, position, tuple(when))))  # fmt: skip
     out.sort(key=lambda pair: pair[0])
     return tuple(check for _, check in out)
+
+
+def closed_ways(
+    site: Site, record_id: str, siblings: Sequence[Record], file: FileStructure,
+) -> tuple[PathStep, ...]:  # fmt: skip
+    """The site's path, each enclosing `if` marked `closed` when a sibling check sits in
+    its `else` (basicConfig's `if handlers is None:` .. `else: raise ..`): not entering the
+    `if` raises that error instead, so it is no way past the check."""
+    reached = site_path(site, file)
+    ifs = {step.line for step in reached if step.kind == IF}
+    if not ifs:
+        return reached
+    elsewhere = {step.line for other in siblings if other.id != record_id for s in other.sites
+                 if s.path == site.path and s.function == site.function and s.line != site.line
+                 for step in site_path(s, file) if step.kind == ELSE}  # fmt: skip
+    return tuple(replace(step, closed=True) if step.kind == IF and step.line in elsewhere
+                 else step for step in reached)  # fmt: skip
 
 
 def receiver_state(
@@ -372,7 +393,7 @@ def record_facts(
         own = file.def_at(site.line) if file is not None else None
         origins = origin_facts(site, typed(site.path) if typed else None)
         guard = through_locals(site.guard, origins, site.language)
-        reached = site_path(site, file) if file is not None else ()
+        reached = closed_ways(site, record.id, siblings, file) if file is not None else ()
         sites.append(SiteFacts(
             path=site.path,
             line=site.line,

@@ -241,6 +241,10 @@ def gather(
                                                                 always=False))
     site_facts = next((sf for sf in known.sites if (sf.path, sf.line) == position), None) \
         if known else None  # fmt: skip
+    apart = {(c.record_id, c.line) for c in site_facts.siblings if c.position == "apart"} \
+        if site_facts else set()  # on a branch this site's path excludes  # fmt: skip
+    before = tuple(s for s in before if (s.id, _line_in(s, site)) not in apart)
+    after = tuple(s for s in after if (s.id, _line_in(s, site)) not in apart)
     read, (guard, nature, site_facts, checked) = guard, earlier.before_check(
         site, guard, nature, site_facts, local)  # an earlier `return`, `del kwargs[..]`
     chained = branches.chain_guard(site, guard, site_facts.reached, local, lang) \

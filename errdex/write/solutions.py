@@ -93,7 +93,7 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
         # An enclosing `if` or an earlier normal return is a way out too (not an `else`
         # or an arm: the branches before those may raise errors of their own).
         ways = [f.said(step.text, step.line) for step in f.site_facts.reached
-                if step.kind in _WAYS_OUT] \
+                if step.kind in _WAYS_OUT and not step.closed] \
             if f.site_facts and f.lifted is None else []  # a lifted check: the caller's terms
         if ways:
             out.append(f"Or give it inputs that do not reach the check: it runs only when "
