@@ -67,3 +67,28 @@ def test_a_method_reading_module_state_is_not_sent_to_its_object(tmp_path: Path)
     assert first.startswith("`buf.Runner.start` takes no argument"), first
     assert "module's state" in first
 
+
+
+DEVICE = """\
+pub enum Device {
+    Cpu,
+    Cuda(usize),
+}
+
+impl Device {
+    pub fn as_cuda(&self) -> Result<usize> {
+        match self {
+            Self::Cuda(d) => Ok(*d),
+            Self::Cpu => bail!("expected a cuda device, got cpu"),
+        }
+    }
+}
+"""
+
+
+def test_a_check_on_the_receiver_as_a_whole_points_at_how_it_was_made(tmp_path: Path) -> None:
+    # `matches!(self, Self::Cpu)`: the device the user built decides, not "its environment"
+    records = indexed_records(tmp_path, {"src/lib.rs": DEVICE}, "t/device")
+    (first, *_) = record_to_dict(records[0])["explanation"]["solutions"]
+    assert first.startswith("Look at how the object you call `Device::as_cuda` on was built"), first
+    assert "environment" not in first

@@ -143,8 +143,10 @@ class PageFacts:
         it decides, not this call's arguments."""
         if not self.guard or not self.params or self.params[0] not in ("self", "cls"):
             return False
-        if not re.search(rf"(?<![\w.]){self.params[0]}\.", self.guard):
-            return False
+        receiver = self.params[0]
+        if not re.search(rf"(?<![\w.]){receiver}\.", self.guard) and (
+                self.read_input or _values_read(self.guard) != {receiver}):
+            return False  # neither its field nor it alone as a value (`matches!(self, ..)`)
         words = set(re.findall(r"(?<![\w.])[A-Za-z_]\w*", self.guard))
         return not (words & set(self.params[1:])) and not any(
             o.how == "parameter" for o in self.origins)
@@ -474,6 +476,17 @@ def users_value(origin: Origin) -> bool:
     root = origin.expression.split(".")[0]
     return bool(re.fullmatch(r"[A-Za-z_]\w*(\.\w+)+", origin.expression)) and root not in (
         "self", "Self")
+
+
+_NOT_VALUES = frozenset({"not", "is", "in", "and", "or", "if", "else", "None", "True", "False"})
+
+
+def _values_read(guard: str) -> set[str]:
+    """The names a guard reads as values: not those it calls (`f(`, `m!(`), paths and
+    types (`Self::Cuda`, `DType`), keywords or constants."""
+    bare = re.sub(r"\b[A-Z]\w*(?:::\w+)*\([^()]*\)", "", guard)  # `Self::Cuda(d)` binds `d`
+    names = re.findall(r"(?<![\w.:])([a-z_]\w*)\b(?!\s*[(!:])", bare)
+    return {n for n in names if n not in _NOT_VALUES and n != "_"}
 
 
 def _line_in(other: Record, site: Site) -> int | None:

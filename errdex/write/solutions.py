@@ -57,9 +57,11 @@ def object_decides(f: PageFacts) -> bool:
 
 
 def _reads_receiver(f: PageFacts) -> bool:
-    """The check reads the object the method is called on (`self.closed`)."""
+    """The check reads the object the method is called on (`self.closed`, or the value
+    itself: `matches!(self, Self::Cuda(_))`)."""
     receiver = f.params[0] if f.params else None
-    return receiver is not None and bool(re.search(rf"\b{re.escape(receiver)}\.", f.guard or ""))
+    return receiver is not None and bool(
+        re.search(rf"(?<![\w.]){re.escape(receiver)}(?:\.|\b(?!\s*::))", f.guard or ""))
 
 
 def solutions(f: PageFacts) -> tuple[str, ...]:
