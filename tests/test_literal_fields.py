@@ -49,6 +49,9 @@ impl Blend {
         if self.mask.is_some() && l1.dims().len() > 4 {
             tcore::bail!("blend: a masked input has at most 4 dims")
         }
+        if self.weight < 0.0 {
+            tcore::bail!("blend: the weight must not be negative")
+        }
         Ok(())
     }
 }
@@ -103,7 +106,7 @@ def test_a_literal_leaving_the_field_empty_never_reaches_the_check(tmp_path: Pat
     assert [e.set_from for e in points] == [(("mask", "mask"),), ()]
     assert "blend_masked" in record.explanation.summary
     assert "tnn::blend::blend`" not in record.explanation.summary
-    assert ("The field `mask` it needs is set from the `mask` argument of "
+    assert ("The field `mask` it reads is set from the `mask` argument of "
             "`tnn::blend::blend_masked`.") in record.explanation.what_it_means
     fix = record.explanation.example_fix
     assert "blend(" not in (fix.before + fix.after).replace("blend_masked(", "")
@@ -131,3 +134,19 @@ def test_the_argument_that_sets_the_field_survives_the_stored_json(tmp_path: Pat
     again = record_from_dict(record_to_dict(record))
     assert again.facts is not None
     assert again.facts.sites[0].entry_points[0].set_from == (("mask", "mask"),)
+
+
+def test_a_field_the_check_reads_from_a_callers_argument_is_that_argument(
+    tmp_path: Path,
+) -> None:
+    """`self.weight < 0.0` on a `Blend` that `blend_scaled` builds from its `scale`: the
+    user's argument decides, not "an object whose own state fails the check" (round 13
+    candle #24: `Gather { ids_l, .. }` built by `CpuStorage::gather`)."""
+    record = _record(tmp_path, "blend: the weight")
+    assert record.facts is not None and record.explanation is not None
+    scaled = [e for e in record.facts.sites[0].entry_points
+              if e.function == "tnn::blend::blend_scaled"]
+    assert [e.set_from for e in scaled] == [(("weight", "scale"),)]
+    assert ("The field `weight` it reads is set from the `scale` argument of "
+            "`tnn::blend::blend_scaled`.") in record.explanation.what_it_means
+    assert "own state" not in record.explanation.trigger

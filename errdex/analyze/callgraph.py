@@ -509,8 +509,9 @@ class CallGraph:
         # its type that reach it on the same value: a function building that value with
         # one of those fields left empty (`Op { mask: None, .. }`) never gets there.
         needed, absent = self.fields.needed(site, self.defs[start])
+        read = self.fields.read(site, self.defs[start])  # set from a caller's argument, too
         owner = self.defs[start].owner
-        own = {start} if needed else set()
+        own = {start} if needed or read else set()
         indirect: set[tuple[str, int]] = set()  # entries reached through a virtual edge
         through: dict[int, tuple[str, ...]] = {}  # what each direct caller passes
         for depth in range(1, MAX_PRIVATE_DEPTH + 1):
@@ -530,7 +531,8 @@ class CallGraph:
                         elif self.fields.leaves_empty(owner or "", caller, needed, absent):
                             continue
                         else:
-                            set_from = self.fields.set_from(owner or "", d, caller, needed)
+                            set_from = self.fields.set_from(owner or "", d, caller,
+                                                            needed | read)
                     nxt.append(caller)
                     if caller in self.virtual.get((self.defs[index].path,
                                                    self.defs[index].line), ()):

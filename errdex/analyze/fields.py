@@ -53,6 +53,16 @@ class LiteralFields:
                         found.add(field)
         return frozenset(found), absent
 
+    @staticmethod
+    def read(site: Site, d: Def) -> frozenset[str]:
+        """The fields of the receiver of the site's method `d` that its guard reads
+        (`self.ids_l` of `Gather::f`): a literal that sets one from the caller's parameter
+        makes the check one on that caller's argument, not on an object of the user's."""
+        if not d.owner or not d.receiver or not site.guard:
+            return frozenset()
+        field = rf"(?<![\w.]){re.escape(d.receiver)}\.([A-Za-z_]\w*)\b(?!\s*\()"
+        return frozenset(re.findall(field, site.guard))
+
     def leaves_empty(self, owner: str, caller: int, needed: frozenset[str],
                      absent: str) -> bool:  # fmt: skip
         """Whether the caller's literal of `owner` sets one of the `needed` fields to the

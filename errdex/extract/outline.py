@@ -410,8 +410,9 @@ def _calls(
             calls[key] = _arguments(call, source, comments)
             if read_fields is not None and calls[key] is None:
                 fields[key] = read_fields(call, source)
-        elif key in fields:  # two literals of one type: which one runs is not known
-            fields[key] = ()
+        elif key in fields and read_fields is not None and \
+                read_fields(call, source) != fields[key]:
+            fields[key] = ()  # two literals of one type that differ: which one runs is not known
     out = [OutlineCall(name, caller, qualifier, arguments, caught=caught,
                        fields=fields.get((name, caller, qualifier, caught), ()))
            for (name, caller, qualifier, caught), arguments in calls.items()]  # fmt: skip

@@ -139,14 +139,16 @@ class PageFacts:
     @property
     def receiver_only(self) -> bool:
         """The check reads the object the method is called on (`self.environment.is_async`)
-        and none of the other arguments: what earlier calls or the constructor made of
-        it decides, not this call's arguments."""
+        and none of the other arguments: earlier calls or its constructor decide."""
         if not self.guard or not self.params or self.params[0] not in ("self", "cls"):
             return False
         receiver = self.params[0]
         if not re.search(rf"(?<![\w.]){receiver}\.", self.guard) and (
                 self.read_input or _values_read(self.guard) != {receiver}):
             return False  # neither its field nor it alone as a value (`matches!(self, ..)`)
+        if any(field for e in self.site_facts.entry_points for field, _ in e.set_from
+               if re.search(rf"\.{field}\b", self.guard)) if self.site_facts else False:
+            return False  # a caller builds it from its own argument (`Gather { ids_l, .. }`)
         words = set(re.findall(r"(?<![\w.])[A-Za-z_]\w*", self.guard))
         return not (words & set(self.params[1:])) and not any(
             o.how == "parameter" for o in self.origins)

@@ -304,9 +304,9 @@ def _what_it_means(f: PageFacts) -> str:
         out.append(deprecation.meaning(f) if deprecation.applies(f) else
                    f"{f.where}{helper} {action(f)} whenever this line is reached; no condition "
                    "in front of it decides, so the path that leads here is the cause.")
-    if f.reached:  # at this site: the message's other sites have paths of their own
-        at = "It" if len(f.record.sites) == 1 else f"At {loc(f.site)} it"
-        out += [f"{at} is reached only when {joined(f.reached)}.", *set_from_sentences(f)]
+    at = "It" if len(f.record.sites) == 1 else f"At {loc(f.site)} it"  # other sites: own paths
+    out += [f"{at} is reached only when {joined(f.reached)}."] if f.reached else []
+    out += set_from_sentences(f)
     if f.lifted is not None:
         point = f.lifted.entry
         given = ", ".join(f"`{arg}` as `{param}`" for param, arg in f.lifted.passed)

@@ -16,5 +16,5 @@ def set_from_sentences(f: PageFacts) -> list[str]:
     for e in points:
         for pair in e.set_from:
             by.setdefault(pair, []).append(f"`{e.function}`")
-    return [f"The field `{field}` it needs is set from the `{param}` argument of "
+    return [f"The field `{field}` it reads is set from the `{param}` argument of "
             + " and of ".join(functions) + "." for (field, param), functions in by.items()]
