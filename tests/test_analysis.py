@@ -181,6 +181,26 @@ def test_a_message_in_two_files_dates_each_commit_with_its_file(tmp_path: Path) 
             f"{copied[:10]} on 2024-02-01 in v3/attn.py") in page["explanation"]["what_it_means"]
 
 
+def test_a_whole_message_is_not_dated_by_a_longer_one_that_starts_with_it(
+    tmp_path: Path,
+) -> None:
+    # "Expected CPU" came after "Expected CPU storage for q": the longer message's commit
+    # is not the shorter one's introduction (round 13 changed-pages review, C11).
+    root = tmp_path / "repo"
+    init(root)
+    (root / "storage.py").write_text(
+        "def q(x):\n    raise ValueError('Expected CPU storage for q')\n")
+    commit(root, "storage", DATES[0])
+    (root / "model.py").write_text(
+        "def run(x):\n    if x:\n        raise ValueError('Expected CPU')\n")
+    (root / "storage.py").write_text("def q(x):\n    return x\n")
+    added = commit(root, "model", DATES[1])
+    with SQLiteStore(tmp_path / "db.sqlite") as store:
+        _index(root, store, "t/short")
+        page = _by_message(store, "t/short")["Expected CPU"]
+    assert page["facts"]["history"]["introduced_commit"] == added
+
+
 def test_removed_message_is_kept_and_found(rust: Any) -> None:
     records, shas, db = rust
     gone = records["the legacy attention cache is not supported"]

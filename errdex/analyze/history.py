@@ -36,6 +36,10 @@ from errdex.source import git
 
 BUDGET_SECONDS = 60.0
 RUNS = "\x00"  # a key is a message's literal runs, in order, joined by this
+# A run that opens or closes with this is only found between quotes on that side: the
+# whole message "Expected CPU" is not a part of "Expected CPU storage for q".
+QUOTED = "\x01"
+_QUOTES = "\"'`"
 
 
 
@@ -71,7 +75,7 @@ def _scan(session: git.Git, keys: Sequence[str], budget: float) -> dict[tuple[st
     runs = [key.split(RUNS) for key in keys]
     anchors: dict[str, list[int]] = {}  # a key's longest run -> the keys it anchors
     for index, parts in enumerate(runs):
-        anchors.setdefault(max(parts, key=len), []).append(index)
+        anchors.setdefault(max(parts, key=len).strip(QUOTED), []).append(index)
     anchored = list(anchors.values())
     automaton = ahocorasick_rs.AhoCorasick(list(anchors))
     seen: dict[tuple[str, str], _Seen] = {}
@@ -173,11 +177,21 @@ LOOK_CHARS = 1 << 20  # pending text looked through at once, at most (and a line
 def _in_order(line: str, runs: Sequence[str]) -> bool:
     at = 0
     for run in runs:
-        at = line.find(run, at)
+        text = run.strip(QUOTED)
+        at = line.find(text, at)
+        while at >= 0 and not _quoted_as(line, at, run, len(text)):
+            at = line.find(text, at + 1)
         if at < 0:
             return False
-        at += len(run)
+        at += len(text)
     return True
+
+
+def _quoted_as(line: str, at: int, run: str, size: int) -> bool:
+    """Whether the run's text found at `at` has the quote its QUOTED marks ask for."""
+    before = not run.startswith(QUOTED) or (at > 0 and line[at - 1] in _QUOTES)
+    after = not run.endswith(QUOTED) or line[at + size : at + size + 1] in tuple(_QUOTES)
+    return before and after
 
 
 MAX_TAG_CHECKS = 300  # distinct tags asked whether an older tag exists; the rest are dropped
@@ -333,7 +347,7 @@ def never_written(root: str, keys: Sequence[str]) -> set[str]:
     try:
         with checkout.session() as session:
             for key in keys:
-                anchor = max(key.split(RUNS), key=len)
+                anchor = max(key.split(RUNS), key=len).strip(QUOTED)
                 if not anchor or "\ufffd" in anchor or "\n" in anchor or "\x00" in anchor:
                     continue
                 out = session.run("log", "--no-renames", "--no-textconv", "--no-ext-diff",

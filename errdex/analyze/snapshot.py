@@ -23,7 +23,7 @@ from errdex.analyze.callgraph import CallGraph
 from errdex.analyze.classes import classify
 from errdex.analyze.facts import record_facts, stable_literal
 from errdex.analyze.gates import BuildConditions
-from errdex.analyze.history import RUNS, message_history, never_written
+from errdex.analyze.history import QUOTED, RUNS, message_history, never_written
 from errdex.analyze.related import find_related
 from errdex.analyze.reuse import Earlier, kept_histories
 from errdex.analyze.testrefs import KindsMemo, find_test_refs, test_files
@@ -105,6 +105,9 @@ def history_key(record: Record) -> str:
     runs = [r for r in (p.strip(" \t\n:=([{") for p in record.template.literals) if len(r) >= 3]
     if len(stable_literal(record)) < MIN_HISTORY_KEY:
         return ""
+    whole = record.template.literals
+    if len(whole) == 1 and runs == [whole[0]]:  # all of the message, as one literal
+        return f"{QUOTED}{whole[0]}{QUOTED}"
     return RUNS.join(runs)
 
 
