@@ -167,3 +167,7 @@ def test_a_match_arm_under_a_negated_cfg_says_to_build_with_the_feature(tmp_path
         "Build `core` with its `gpu` feature: this code is compiled only without it, in place "
         "of the code that handles this case (`cargo build --features gpu`, or `features = "
         "[\"gpu\"]` on the `core` dependency in your Cargo.toml).")
+    # The `gpu` arm is not in the builds this arm is in: no "must match `Device::Gpu(gpu)`"
+    assert "Device::Gpu(gpu)" not in record.explanation.summary, record.explanation.summary
+    assert [step.text for step in record.facts.sites[0].reached] == [
+        "`device` is none of `Device::Cpu`"]

@@ -9,6 +9,8 @@ it was written before; this path is the structure analysis can read besides it.
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 from errdex.extract import GUARD_CHARS, cut
@@ -47,7 +49,7 @@ def _matches(subject: str, pattern: str) -> Condition:
 class Paths(Messages):
     earlier: EarlierExits | None = None  # made on first use, one per file
     ancestor_steps: dict[tuple[int, int], Step | None] | None = None  # (ancestor, child) ids
-    arms_failed: dict[int, tuple[dict[int, int], list[Condition]]] | None = None  # by match
+    arms_failed: dict[int, tuple[dict[int, int], list[tuple[str, Condition]]]] | None = None
 
     def record_path(self, node: Node, line: int, end_line: int, own: str | None = None) -> None:
         """Keep the path to the site (or construction) at `node` spanning `line` to
@@ -136,17 +138,31 @@ class Paths(Messages):
         found = self.arms_failed.get(block.id)
         if found is None:
             before: dict[int, int] = {}  # arm id -> how many of `failed` come before it
-            failed: list[Condition] = []
+            failed: list[tuple[str, Condition]] = []  # (the arm's `cfg`, its failure)
             for other in block.named_children:
                 before[other.id] = len(failed)
                 other_pattern = other.child_by_field_name("pattern")
                 if other.type != "match_arm" or other_pattern is None:
                     continue
                 if other_pattern.child_by_field_name("condition") is None:
-                    failed.append(_not(_matches(subject, self.code(other_pattern))))
+                    failed.append((self._cfg(other),
+                                   _not(_matches(subject, self.code(other_pattern)))))
             found = self.arms_failed[block.id] = (before, failed)
         before, failed = found
-        return failed[: before.get(arm.id, len(failed))]
+        # An arm under the opposite `cfg` (`#[cfg(feature = "cuda")]` before this
+        # `#[cfg(not(feature = "cuda"))]` arm) is not in the build this arm is in.
+        own = self._cfg(arm)
+        return [cond for cfg, cond in failed[: before.get(arm.id, len(failed))]
+                if not (own and cfg and (own == f"not({cfg})" or cfg == f"not({own})"))]
+
+    def _cfg(self, arm: Node) -> str:
+        """The condition of the arm's `#[cfg(..)]` attribute, spaces dropped; "" for none."""
+        for child in arm.children:
+            if child.type == "attribute_item":
+                found = re.fullmatch(r"#\[\s*cfg\s*\((.*)\)\s*\]", self.code(child), re.DOTALL)
+                if found:
+                    return re.sub(r"\s+", "", found.group(1))
+        return ""
 
     def _earlier_exits(self, block: Node, child: Node) -> list[Step]:
         """The checks written before `child` in `block` that leave the function unless
