@@ -10,8 +10,10 @@ from collections.abc import Sequence
 
 from errdex.analyze import facts
 from errdex.analyze.facts import Origin
-from errdex.models import Site, SiteFacts
+from errdex.extract.structure import EARLY_RETURN, ELSE, IF
+from errdex.models import PathStep, Site, SiteFacts
 from errdex.write.pagefacts import PageFacts, joined, loc
+from errdex.write.siblings import plain_condition
 
 _LISTED = 3  # the other places a solution names; the page's "what it means" lists all
 _LONGEST = 160  # characters of a condition quoted whole
@@ -56,14 +58,33 @@ def facts_of(f: PageFacts, site: Site) -> SiteFacts | None:
     return next((k for k in known if (k.path, k.line) == (site.path, site.line)), None)
 
 
+_SAID_KINDS = frozenset({IF, ELSE, EARLY_RETURN})  # steps said as conditions of a place
+_SHORT_WHEN = 160  # characters of a place's conditions said in the list of places
+
+
+def _checked_when(reached: Sequence[PathStep]) -> str:
+    """" when `"t"` is in `mode`": the branches a place is checked under (bz2's default
+    "rb" never gets there), or " on a path of its own" when they are too long to list
+    (arms, handlers, long chains); "" when it is checked on every path."""
+    if not reached:
+        return ""
+    said = [step.text for step in reached]
+    when = " and ".join(plain_condition(s, len(said) > 1) for s in said)
+    if any(step.kind not in _SAID_KINDS for step in reached) or "; " in when \
+            or len(when) > _SHORT_WHEN:
+        return " on a path of its own"
+    return f" when {when}"
+
+
 def _check(f: PageFacts, site: Site) -> str:
     said = _requirement(site)
+    known = facts_of(f, site)
+    reached = known.reached if known is not None else ()
+    steps = [step.text for step in reached]
     if said is not None:
-        return f"at {loc(site)}, {said}"
+        return f"at {loc(site)}, {said}{_checked_when(reached)}"
     if site.guard and len(site.guard) <= _LONGEST:
         return f"at {loc(site)}, it raises when `{site.guard}`"
-    known = facts_of(f, site)
-    steps = [step.text for step in known.reached] if known is not None else []
     # No step found is not "always": an `if`/`elif` chain whose branches return is no step
     return f"at {loc(site)}, it raises when {joined(steps)}" if steps else \
         f"at {loc(site)}, the path to it decides"

@@ -32,12 +32,13 @@ def sibling_needs(f: PageFacts, records: Sequence[Record], limit: int = 3) -> li
         if message.count("`") % 2:  # an unpaired backtick would garble the prose around it
             quoted = f"raised at {loc(s)}"
         when = when_of.get((other.id, s.line), ())
-        only = f" when {' and '.join(_plain(w, len(when) > 1) for w in when)}" if when else ""
+        only = " when " + " and ".join(plain_condition(w, len(when) > 1) for w in when) \
+            if when else ""  # fmt: skip
         out.append(f"{req}{only} ({quoted})" if req else f"{quoted}{only}")
     return out
 
 
-def _plain(condition: str, among: bool) -> str:
+def plain_condition(condition: str, among: bool) -> str:
     """"one of these holds: a; b" as "a or b" (as "either a or b" `among` other
     conditions joined by "and"), to sit inside a list joined by "; "."""
     listed = _LISTED.fullmatch(condition)
