@@ -122,6 +122,17 @@ def configure_logging(kwargs, handlers=None):
     return kwargs
 
 
+def loads(s):
+    if isinstance(s, str):
+        if s.startswith("\\ufeff"):
+            raise ValueError("unexpected BOM")
+    else:
+        if not isinstance(s, bytes):
+            raise TypeError("the JSON object must be str or bytes")
+        s = s.decode("utf-8-sig")
+    return s
+
+
 def scan(items, key):
     if key:
         for item in items:
@@ -289,3 +300,12 @@ def test_a_branch_whose_else_raises_is_no_way_out_and_its_check_is_apart(
     assert "with handlers" not in solutions  # not "goes on to check": the other branch
     (other,) = page["facts"]["sites"][0]["siblings"]
     assert (other["message"], other["position"]) == ("stream or filename with handlers", "apart")
+
+
+def test_a_branch_whose_else_rejects_other_inputs_stays_a_way_out(
+    pages: dict[str, Any],
+) -> None:
+    # bytes skip the BOM check and pass the `else` (json.loads): that way out is real
+    solutions = " ".join(_page(pages, "unexpected BOM")["explanation"]["solutions"])
+    assert ("Or give it inputs that do not reach the check: it runs only when `s` is an "
+            "instance of `str`.") in solutions, solutions

@@ -276,18 +276,31 @@ def sibling_checks(
 def closed_ways(
     site: Site, record_id: str, siblings: Sequence[Record], file: FileStructure,
 ) -> tuple[PathStep, ...]:  # fmt: skip
-    """The site's path, each enclosing `if` marked `closed` when a sibling check sits in
-    its `else` (basicConfig's `if handlers is None:` .. `else: raise ..`): not entering the
-    `if` raises that error instead, so it is no way past the check."""
+    """The site's path, each enclosing `if` marked `closed` when a sibling check in its
+    `else` raises for the very inputs this check rejects (basicConfig: `"stream" in kwargs
+    and "filename" in kwargs` here, `"stream" in kwargs or "filename" in kwargs` in the
+    `else` of `if handlers is None:`): not entering the `if` raises that error instead.
+    One that other inputs pass (json.loads' bytes, for a BOM check on a str) keeps it."""
     reached = site_path(site, file)
-    ifs = {step.line for step in reached if step.kind == IF}
-    if not ifs:
+    if not site.guard or not any(step.kind == IF for step in reached):
         return reached
     elsewhere = {step.line for other in siblings if other.id != record_id for s in other.sites
                  if s.path == site.path and s.function == site.function and s.line != site.line
+                 and s.guard and _implies(site.guard, s.guard, site.language)
                  for step in site_path(s, file) if step.kind == ELSE}  # fmt: skip
     return tuple(replace(step, closed=True) if step.kind == IF and step.line in elsewhere
                  else step for step in reached)  # fmt: skip
+
+
+def _implies(mine: str, theirs: str, language: Language) -> bool:
+    """Whether a guard holding (a conjunction of tests) makes another hold (a disjunction
+    of tests): one test is in both. False when either cannot be read."""
+    a, b = parse_guard(mine, language), parse_guard(theirs, language)
+    if a is None or b is None:
+        return False
+    held = set(a.parts) if isinstance(a, Group) and a.op == "and" else {a}
+    enough = set(b.parts) if isinstance(b, Group) and b.op == "or" else {b}
+    return bool(held & enough)
 
 
 def receiver_state(
