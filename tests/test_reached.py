@@ -40,6 +40,14 @@ pub fn rows(dims: &[usize]) -> Result<usize> {
     Ok(b * k)
 }
 
+pub fn upload(device: &Device) -> Result<usize> {
+    match device {
+        Device::Cpu => Ok(0),
+        Device::Cuda(ordinal) => Ok(*ordinal),
+        Device::Metal(_) => bail!("upload is not supported on metal"),
+    }
+}
+
 pub fn weights(json: &Value) -> usize {
     let map = match json.get("weight_map") {
         Some(Value::Object(map)) => map,
@@ -309,3 +317,13 @@ def test_a_branch_whose_else_rejects_other_inputs_stays_a_way_out(
     solutions = " ".join(_page(pages, "unexpected BOM")["explanation"]["solutions"])
     assert ("Or give it inputs that do not reach the check: it runs only when `s` is an "
             "instance of `str`.") in solutions, solutions
+
+
+def test_arms_before_a_catch_all_are_joined_without_their_bindings(
+    pages: dict[str, Any],
+) -> None:
+    # `Device::Cpu | Device::Cuda(ordinal)` is E0408: `ordinal` is not bound in every arm
+    explanation = _page(pages, "upload is not supported")["explanation"]
+    assert "`device` must match `Device::Cpu | Device::Cuda(_)`" in explanation["summary"], \
+        explanation["summary"]
+    assert "Device::Cuda(ordinal)" not in explanation["defensive"]["validate"]

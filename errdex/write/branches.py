@@ -73,7 +73,8 @@ def _after_arms(
     passing = [p for p in arms.handled if p not in failing]
     if not passing:
         return None
-    before = negated.format(guard.replace(own, " | ".join(passing), 1))
+    alternatives = [_unbound(p) for p in passing] if len(passing) > 1 else passing
+    before = negated.format(guard.replace(own, " | ".join(alternatives), 1))
     # `Some(other)` after `None =>`: not matching it is matching `None`, listed already.
     outside = facts.describe(facts.deny(cond), language)
     raising_after = [p for other in later for p in _matched(other, arms.subject, language)]
@@ -88,6 +89,17 @@ def _binds(pattern: str) -> bool:
     not one of fixed values (`Some("bad")`, `DType::F32`, `3`)."""
     fixed = re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', '""', pattern)
     return re.search(r"(?<![\w:.])[a-z_]\w*(?![\w(:])", fixed) is not None
+
+
+_NAME_IN_PATTERN = re.compile(r"(?<![\w:.\"'])(?!true\b|false\b)[a-z_]\w*(?!\s*=|[\w(:\"'])")
+
+
+def _unbound(pattern: str) -> str:
+    """The pattern with the names it binds written `_`, to be one alternative of several
+    (`Device::Cuda(device)` -> `Device::Cuda(_)`: `A | B(device)` is E0408 in Rust)."""
+    pieces = re.split(r'("(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\')', pattern)
+    return "".join(piece if i % 2 else _NAME_IN_PATTERN.sub("_", piece)
+                   for i, piece in enumerate(pieces))  # fmt: skip
 
 
 def _matched(guard: str, subject: str, language: Language) -> list[str]:
