@@ -13,6 +13,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from errdex.contract import record_to_dict
 from tests.builders import indexed_records
 
@@ -203,19 +205,17 @@ def test_a_coroutines_call_is_awaited_inside_a_coroutine(tmp_path: Path) -> None
     assert pages["fetch"]["example_fix"]["before"].startswith("await fetch(")
 
 
-def test_an_async_generators_call_is_iterated_with_async_for(tmp_path: Path) -> None:
-    catch = _defensive(_pages(tmp_path), "lines")["try_catch"]
-    assert "[item async for item in lines(" in catch, catch
-    outcome = _run(tmp_path / "repo", catch, {"path": "p", "limit": 0}, "lines",
-                   "crate_kit.aio.lines")
-    assert outcome == {"outcome": "RuntimeError", "called": 1}
-
-
-def test_the_public_generator_that_reaches_a_helper_is_iterated(tmp_path: Path) -> None:
-    catch = _defensive(_pages(tmp_path), "blocks")["try_catch"]
-    assert "list(blocks(" in catch, catch
-    outcome = _run(tmp_path / "repo", catch, {"data": "abc", "size": 0}, "blocks",
-                   "crate_kit.blocks.blocks")
+@pytest.mark.parametrize(("page", "written", "bound", "real"), [
+    # an async generator: iterated with `async for`
+    ("lines", "[item async for item in lines(", {"path": "p", "limit": 0}, "crate_kit.aio.lines"),
+    # the public generator that reaches a private helper's check
+    ("blocks", "list(blocks(", {"data": "abc", "size": 0}, "crate_kit.blocks.blocks"),
+])  # fmt: skip
+def test_a_generators_try_runs_it_to_its_end(tmp_path: Path, page: str, written: str,
+                                             bound: dict[str, Any], real: str) -> None:  # fmt: skip
+    catch = _defensive(_pages(tmp_path), page)["try_catch"]
+    assert written in catch, catch
+    outcome = _run(tmp_path / "repo", catch, bound, page, real)
     assert outcome == {"outcome": "RuntimeError", "called": 1}
 
 

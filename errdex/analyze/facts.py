@@ -245,49 +245,53 @@ def origin_facts(
     return tuple(out)
 
 
+SiblingSite = tuple[Record, Site, tuple[PathStep, ...]]  # another record's site, its path
+
+
+def sibling_sites(site: Site, record_id: str, siblings: Sequence[Record],
+                  file: FileStructure | None) -> list[SiblingSite]:  # fmt: skip
+    """The other records' sites in the site's function, each with its path (read once
+    for both the sibling checks and the ways out they close)."""
+    return [(other, s, site_path(s, file) if file is not None else ())
+            for other in siblings if other.id != record_id for s in other.sites
+            if s.path == site.path and s.function == site.function and s.line != site.line]
+
+
 def sibling_checks(
-    site: Site, record_id: str, siblings: Sequence[Record], file: FileStructure | None = None,
-    reached: Sequence[PathStep] = (),
-) -> tuple[SiblingCheck, ...]:
+    site: Site, others: Sequence[SiblingSite], reached: Sequence[PathStep] = (),
+) -> tuple[SiblingCheck, ...]:  # fmt: skip
     """The other checks of the site's function, in source order, each with the conditions
     its own path adds to the site's (`reached`), read from the file's structure."""
     mine = {(step.kind, step.line) for step in reached}
     branch = {step.line: step.kind for step in reached if step.kind in (IF, ELSE)}
     out: list[tuple[int, SiblingCheck]] = []
-    for other in siblings:
-        if other.id == record_id:
-            continue
-        for s in other.sites:
-            if s.path != site.path or s.function != site.function or s.line == site.line:
-                continue
-            req = requirement(s.guard, s.language) if s.guard else None
-            position = "before" if s.line < site.line else "after"
-            theirs = site_path(s, file) if file is not None else ()
-            when = [step.text for step in theirs if (step.kind, step.line) not in mine]
-            if any(step.kind in (IF, ELSE) and branch.get(step.line, step.kind) != step.kind
-                   for step in theirs):  # the `else` of this site's `if`, or the other way
-                position = "apart"
-            out.append((s.line, SiblingCheck(other.id, other.template.message, s.line, s.guard,
-                                             req, position, tuple(when))))  # fmt: skip
+    for other, s, theirs in others:
+        req = requirement(s.guard, s.language) if s.guard else None
+        position = "before" if s.line < site.line else "after"
+        when = [step.text for step in theirs if (step.kind, step.line) not in mine]
+        if any(step.kind in (IF, ELSE) and branch.get(step.line, step.kind) != step.kind
+               for step in theirs):  # the `else` of this site's `if`, or the other way
+            position = "apart"
+        out.append((s.line, SiblingCheck(other.id, other.template.message, s.line, s.guard,
+                                         req, position, tuple(when))))  # fmt: skip
     out.sort(key=lambda pair: pair[0])
     return tuple(check for _, check in out)
 
 
 def closed_ways(
-    site: Site, record_id: str, siblings: Sequence[Record], file: FileStructure,
+    site: Site, reached: tuple[PathStep, ...], others: Sequence[SiblingSite],
 ) -> tuple[PathStep, ...]:  # fmt: skip
-    """The site's path, each enclosing `if` marked `closed` when a sibling check in its
-    `else` raises for the very inputs this check rejects (basicConfig: `"stream" in kwargs
-    and "filename" in kwargs` here, `"stream" in kwargs or "filename" in kwargs` in the
-    `else` of `if handlers is None:`): not entering the `if` raises that error instead.
-    One that other inputs pass (json.loads' bytes, for a BOM check on a str) keeps it."""
-    reached = site_path(site, file)
+    """The site's path (`reached`), each enclosing `if` marked `closed` when a sibling
+    check in its `else` raises for the very inputs this check rejects (basicConfig:
+    `"stream" in kwargs and "filename" in kwargs` here, `"stream" in kwargs or "filename"
+    in kwargs` in the `else` of `if handlers is None:`): not entering the `if` raises that
+    error instead. One that other inputs pass (json.loads' bytes, for a BOM check on a
+    str) keeps it."""
     if not site.guard or not any(step.kind == IF for step in reached):
         return reached
-    elsewhere = {step.line for other in siblings if other.id != record_id for s in other.sites
-                 if s.path == site.path and s.function == site.function and s.line != site.line
-                 and s.guard and _implies(site.guard, s.guard, site.language)
-                 for step in site_path(s, file) if step.kind == ELSE}  # fmt: skip
+    elsewhere = {step.line for _, s, theirs in others
+                 if s.guard and _implies(site.guard, s.guard, site.language)
+                 for step in theirs if step.kind == ELSE}  # fmt: skip
     return tuple(replace(step, closed=True) if step.kind == IF and step.line in elsewhere
                  else step for step in reached)  # fmt: skip
 
@@ -406,7 +410,8 @@ def record_facts(
         own = file.def_at(site.line) if file is not None else None
         origins = origin_facts(site, typed(site.path) if typed else None)
         guard = through_locals(site.guard, origins, site.language)
-        reached = closed_ways(site, record.id, siblings, file) if file is not None else ()
+        others = sibling_sites(site, record.id, siblings, file)
+        reached = closed_ways(site, site_path(site, file), others) if file is not None else ()
         sites.append(SiteFacts(
             path=site.path,
             line=site.line,
@@ -414,7 +419,7 @@ def record_facts(
             guard=site.guard,
             requirement=requirement(guard, site.language) if guard else None,
             origins=origins,
-            siblings=sibling_checks(site, record.id, siblings, file, reached),
+            siblings=sibling_checks(site, others, reached),
             entry_points=entries,
             caught_by=caught_by(site) if caught_by else (),
             reached=reached,

@@ -243,24 +243,22 @@ def _tags(session: git.Git, commits: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def _combine(states: Sequence[tuple[str, _Seen]]) -> tuple[_Seen, str, str] | None:
-    """One file's history, or several files' together: introduced first, changed last,
-    removed only when it is gone from every one of them; with the file it was introduced
-    in and the file it last changed in."""
-    found = [(path, s) for path, s in states if s.introduced is not None]
+def _combine(states: Sequence[_Seen]) -> _Seen | None:
+    """One file's history, or several files' together: introduced first, changed last
+    (each with the file it was in), removed only when it is gone from every one of them."""
+    found = [s for s in states if s.introduced is not None]
     if not found:
         return None
-    first_path, first = min(found, key=lambda ps: ps[1].introduced_at)
-    last_path, last = max(found, key=lambda ps: ps[1].changed_at)
-    first_path, last_path = first.introduced_in or first_path, last.changed_in or last_path
-    gone = [s for _, s in found if s.removed_at > s.added_at]
+    first = min(found, key=lambda s: s.introduced_at)
+    last = max(found, key=lambda s: s.changed_at)
+    gone = [s for s in found if s.removed_at > s.added_at]
     removed = max(gone, key=lambda s: s.removed_at) if len(gone) == len(found) else None
     return _Seen(introduced=first.introduced, changed=last.changed,
-                 added_at=max(s.added_at for _, s in found),
+                 added_at=max(s.added_at for s in found),
                  removed_at=removed.removed_at if removed else -1,
                  removed=removed.removed if removed else None,
-                 introduced_at=first.introduced_at, changed_at=last.changed_at), \
-        first_path, last_path  # fmt: skip
+                 introduced_at=first.introduced_at, changed_at=last.changed_at,
+                 introduced_in=first.introduced_in, changed_in=last.changed_in)  # fmt: skip
 
 
 def message_history(
@@ -284,21 +282,21 @@ def message_history(
             by_key: dict[str, dict[str, _Seen]] = {}
             for (key, path), state in seen.items():
                 by_key.setdefault(key, {})[path] = state
-            states: dict[tuple[str, str], tuple[_Seen, str, str]] = {}
+            states: dict[tuple[str, str], _Seen] = {}
             for key, ids in keys.items():
                 for record_id in ids:
                     files = by_key.get(key, {})
                     wanted = (paths or {}).get(record_id)
-                    picked = [(p, files[p]) for p in dict.fromkeys(wanted) if p in files] \
-                        if wanted else list(files.items())
+                    picked = [files[p] for p in dict.fromkeys(wanted) if p in files] \
+                        if wanted else list(files.values())
                     combined = _combine(picked)
                     if combined is not None:
                         states[(key, record_id)] = combined
-            tags = _tags(session, [s.introduced[0] for s, _, _ in states.values() if s.introduced])
+            tags = _tags(session, [s.introduced[0] for s in states.values() if s.introduced])
     except (OSError, SourceError):
         return {}
     out: dict[str, History] = {}
-    for (_key, record_id), (state, first_path, last_path) in states.items():
+    for (_key, record_id), state in states.items():
         if state.introduced is None or record_id in out:
             continue
         removed = state.removed if state.removed_at > state.added_at else None
@@ -310,8 +308,8 @@ def message_history(
             changed_date=state.changed[1] if state.changed else None,
             removed_commit=removed[0] if removed else None,
             removed_date=removed[1] if removed else None,
-            introduced_path=first_path or None,
-            changed_path=last_path if state.changed else None,
+            introduced_path=state.introduced_in or None,
+            changed_path=state.changed_in if state.changed else None,
         )
         out[record_id] = history
     return out

@@ -9,20 +9,21 @@ from tree_sitter import Node
 
 from errdex.extract.structure import ASYNC_ITERATED, AWAITED, ITERATED
 
-_OWN_SCOPES = frozenset({"function_definition", "lambda", "class_definition"})
+OWN_SCOPES = frozenset({"function_definition", "lambda", "class_definition"})
 
 
 def lazy(definition: Node) -> str:
     """AWAITED, ITERATED, ASYNC_ITERATED or "" for a `function_definition` node."""
     is_async = any(child.type == "async" for child in definition.children)
     body = definition.child_by_field_name("body")
-    yields = body is not None and _yields(body)
+    yields = body is not None and holds_own(body, "yield")
     if is_async:
         return ASYNC_ITERATED if yields else AWAITED
     return ITERATED if yields else ""
 
 
-def _yields(node: Node) -> bool:
-    """Whether a `yield` of the function itself sits inside `node`."""
-    return any(child.type == "yield" or (child.type not in _OWN_SCOPES and _yields(child))
+def holds_own(node: Node, kind: str) -> bool:
+    """Whether a node of type `kind` of the function itself sits inside `node` (not one of
+    a function, lambda or class nested in it, whose `yield`s and `return`s are their own)."""
+    return any(child.type == kind or (child.type not in OWN_SCOPES and holds_own(child, kind))
                for child in node.named_children)  # fmt: skip

@@ -33,9 +33,10 @@ from errdex.extract.structure import (
     Step,
 )
 from errdex.languages.python.conditions import Conditions
+from errdex.languages.python.lazy import OWN_SCOPES, holds_own
 from errdex.languages.python.strings import _NOT_CODE, _compact
 
-_STOP = frozenset({"function_definition", "lambda", "class_definition"})
+_STOP = OWN_SCOPES  # a path is walked up to the function (or lambda, class) it is in
 _EXITS = frozenset({"raise_statement", "return_statement"})
 _BLOCKS = frozenset({"block", "module"})
 MAX_NESTED_RETURNS = 4  # returns inside one earlier `if` said as ways out; more: none said
@@ -59,13 +60,6 @@ def _leaves(block: Node | None) -> str | None:
     if None in kinds:
         return None
     return EARLY_RETURN if EARLY_RETURN in kinds else EARLY_EXIT
-
-
-def _holds_return(node: Node) -> bool:
-    """Whether a `return` of the function sits anywhere inside `node` (not in a nested
-    function or class, whose returns are their own)."""
-    return any(c.type == "return_statement" or (c.type not in _STOP and _holds_return(c))
-               for c in node.named_children)  # fmt: skip
 
 
 class Paths(Conditions):
@@ -198,7 +192,7 @@ class Paths(Conditions):
                 body = statement.child_by_field_name("body")
                 if body is not None and not self._returns_in(body, conditions, found):
                     return False
-            elif statement.type not in _STOP and _holds_return(statement):
+            elif statement.type not in _STOP and holds_own(statement, "return_statement"):
                 return False
         return True
 
