@@ -421,7 +421,7 @@ class OriginFact:
     """Where a guarded value comes from: a field set from a config, a local, a parameter."""
 
     name: str  # the guarded name: "kv_repeat"
-    how: str  # "field" | "local" | "parameter"
+    how: str  # "field" | "local" | "parameter" | "filled" | "item" (errdex.analyze.origins)
     expression: str  # what it is set from ("cfg.kv_repeat"), or the parameter's type
     path: str
     line: int

@@ -42,10 +42,12 @@ MAY_BE_EMPTY = {
     "build_condition",  # code only some builds compile (Rust's `#[cfg(feature = "x")]`)
     "build_fix",  # and how to build so that other code is compiled instead
     "optional_results",  # methods whose result is an optional value (Rust's `Option`)
+    "loop_binding",  # a for-each loop (C has none)
+    "loop_items",  # loop values that yield more than their items (`enumerate(xs)`)
 }  # fmt: skip
 REGEX_FIELDS = ("compare", "negation", "char_literal", "case_arm", "not_operand",
                 "reference_prefix", "local_binding", "statement_end", "tuple_binding",
-                "rethrow", "optional_results")  # fmt: skip
+                "rethrow", "optional_results", "loop_binding")  # fmt: skip
 
 
 def test_every_language_has_a_spec() -> None:

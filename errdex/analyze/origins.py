@@ -24,7 +24,8 @@ from errdex.models import Site
 class Origin:
     name: str  # the guarded name ("kv_repeat")
     how: str  # "field" (struct literal / self.x = ...), "local" (let / x = ...), "parameter",
-    # "filled" (set to `expression`, then filled in place at `line`: `xs.append(..)`)
+    # "filled" (set to `expression`, then filled in place at `line`: `xs.append(..)`),
+    # "item" (each item of the collection `expression`, bound by the loop the check is in)
     expression: str  # what it is set from ("cfg.kv_repeat"), or the parameter's type
     line: int  # line in the file, 0 if unknown
     text: str  # the source line, stripped
@@ -172,7 +173,10 @@ def _nearest_assignment(
                 (spec.comment, ")", "]", "}")):  # fmt: skip
             if _indent(line) > floor:
                 continue
-            floor = _indent(line)
+            encloses, floor = _indent(line) < floor, _indent(line)
+            item = _loop_item(site, line, name) if encloses and last == name else None
+            if item is not None:  # the loop the check sits in binds it: each item in turn
+                return Origin(name, "item", item, _line_of(site, index + offset), line.strip())
         if last not in line or declaration.search(line):
             continue
         code = _blank_strings(line)  # `{x:?}` in a message isn't code
@@ -256,6 +260,29 @@ def _continued(lines: list[str], start: int) -> str:
             break
         out.append(part.rstrip(";") if part.startswith((".", "?")) else " " + part.rstrip(";"))
     return "".join(out)
+
+
+def _loop_item(site: Site, line: str, name: str) -> str | None:
+    """The collection whose items a loop header binds `name` to, as code (`for name in
+    [typename] + field_names:` -> `[typename] + field_names`; `for i, x in enumerate(xs)`,
+    `x` -> `xs`); None when the line is no such loop or binds something else to `name` (an
+    index, a key)."""
+    spec = spec_for(site.language)
+    if spec.loop_binding is None or name not in line:
+        return None
+    m = _tuple_pattern(spec.loop_binding).match(_blank_strings(line))
+    if m is None:
+        return None
+    names = [re.sub(r"^(?:&|mut\s+)+", "", n.strip()) for n in m.group("names").split(",")]
+    names = [n for n in names if n]
+    if name not in names:
+        return None
+    value = line[m.start("value") : m.end("value")].strip()
+    for pattern, position, count in spec.loop_items:
+        item = re.match(pattern, value)
+        if item and len(names) == count:
+            return item.group("value").strip() if names.index(name) == position else None
+    return value if len(names) == 1 else None
 
 
 def _destructured(site: Site, code: str, name: str) -> str | None:

@@ -315,6 +315,16 @@ class LanguageSpec:
     optional_results: str = ""
     # What code before a check does to what it tests (None: nothing errdex reads)
     before: BeforeCheck | None = None
+    # A loop header binding each item of a collection in turn (`for name in names:`): regex
+    # with groups `names` (comma-separated) and `value`; None: errdex reads no such loop
+    loop_binding: str | None = None
+    # (regex over the loop's value with group `value`, the item's position among the
+    # names, how many names): a value that yields more than its items (`enumerate(xs)`
+    # -> `xs`, its item the second of two names) or a view of them (`xs.iter()`)
+    loop_items: tuple[tuple[str, int, int], ...] = ()
+    # Names of the language itself a check can compare with (`str` of `type(x) is not str`,
+    # Rust's `usize`): not values the caller passes
+    builtin_names: frozenset[str] = frozenset()
 
     def can(self, capability: str) -> bool:
         """Whether the language has `capability` (one of CAPABILITIES)."""

@@ -4,8 +4,10 @@
 only when none of the arms before it matched: the guard alone (`matches!(x,
 Some(other))`) says "must be None", and the arms it comes after are the real ways to
 pass. The same holds for the `else` of `if a: .. elif b: .. else: raise`. The ways to
-pass are those branches that do not fail themselves (a sibling record raised inside
-one is no way out), and failing the site's own guard.
+pass are those branches that do not fail whenever they are taken (a sibling record
+raised by the branch's own test is no way out) and that test the function's own values
+(a platform flag of the module is not the caller's to pick), and failing the site's own
+guard.
 
 The combined guard is written with the language's own negation and conjunction, so
 every section of the page (requirement, violation, validate) reads one condition.
@@ -17,19 +19,21 @@ import re
 from collections.abc import Sequence
 
 from errdex.analyze import facts
+from errdex.analyze.origins import find_origins, own_function_line
 from errdex.extract.structure import EARLY_RETURN, ELSE
 from errdex.languages import spec_for
-from errdex.models import Language, PathStep, Record, Site
+from errdex.models import Language, PathStep, Record, Site, SiteFacts
+from errdex.write.reading import bound_in
 
 MAX_SUMMARY_PATH = 160  # characters of a path a summary says; a longer one of returns: by line
 
 
 def chain_guard(
-    site: Site, guard: str, reached: Sequence[PathStep], siblings: Sequence[Record],
-    language: Language,
+    site: Site, guard: str, known: SiteFacts, siblings: Sequence[Record], language: Language,
 ) -> str | None:  # fmt: skip
     """The guard that holds exactly when the site raises, over the branches before it
     that pass; None when the site ends no chain (or no branch before it passes)."""
+    reached, params = known.reached, known.parameters
     spec = spec_for(language)
     mine = [s for other in siblings for s in other.sites
             if s.path == site.path and s.function == site.function]  # fmt: skip
@@ -37,7 +41,7 @@ def chain_guard(
         later = [s.guard or "" for s in mine if s.line > site.line]
         return _after_arms(guard, reached[-1], [s.guard or "" for s in mine], spec.negated,
                            spec.conjunction, language, later)
-    raised = [s.line for s in mine]
+    raised = [(s.line, (s.guard or "").strip()) for s in mine]
     chain: list[tuple[int, str]] = []
     for step in reversed(reached):
         if step.kind != ELSE or not step.branches:
@@ -46,11 +50,40 @@ def chain_guard(
     if not chain:
         return None
     ends = [line for line, _ in chain[1:]] + [site.line]
+    # A branch that raises whenever it is taken (its raise's guard is the branch's own
+    # test) passes nothing; one that raises only inside a nested check (an `except
+    # ImportError:` in it) still passes the rest.
     passing = [code for (line, code), end in zip(chain, ends, strict=True)
-               if not any(line < at < end for at in raised)]  # fmt: skip
+               if not any(line < at < end and said == code.strip() for at, said in raised)
+               and _selectable(site, code, chain[0][0], language, params)]  # fmt: skip
+    if any(_selectable(site, code, chain[0][0], language, params) is None for _, code in chain):
+        return None  # a value the branches test is set anew before the site: not the same
     if not passing:
         return None
-    return spec.conjunction.join([*(spec.negated.format(code) for code in passing), guard])
+    whole = f"({guard})" if re.search(r"\bor\b|\|\|", guard) else guard  # `a or b`: one test
+    return spec.conjunction.join([*(spec.negated.format(code) for code in passing), whole])
+
+
+def _selectable(
+    site: Site, code: str, start: int, language: Language, params: Sequence[str] | None,
+) -> bool | None:  # fmt: skip
+    """Whether a branch's test reads a value of the site's function (a parameter, the
+    object, a local, a loop's item), not only the module's state (`_mswindows`,
+    `sys.platform`): only then is it a way the caller picks. A name the snippet does not
+    show bound, in a function whose start it does not show either, is taken for a local
+    unless it is written as a module's (`_private`, `CONSTANT`, `module.attr`). None when
+    one of those values is set again between the chain's start and the site (`format =
+    _find_unpack_format(filename)` in the `else`)."""
+    values = facts.guarded_names(code, language)
+    found = find_origins(site, values)
+    if any(o.how != "parameter" and o.line > start for o in found):
+        return None
+    if found or params is None or {n.split(".")[0] for n in values} & set(params) \
+            or bound_in(site.snippet.code, values) or re.search(r"\bself\.", code):
+        return True  # fmt: skip
+    lines = site.snippet.code.splitlines()[: max(0, site.line - site.snippet.start_line)]
+    shown = own_function_line(site, lines) is not None  # else a local may be bound unseen
+    return not shown and not all("." in n or n.startswith("_") or n.isupper() for n in values)
 
 
 def _after_arms(

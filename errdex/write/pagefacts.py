@@ -34,6 +34,7 @@ from errdex.models import (
 from errdex.write import branches, commandline, escapes, impossible, invariants, passed, reading
 from errdex.write.impossible import RuledOut
 from errdex.write.lifted import Lifted, lift
+from errdex.write.loops import for_each, items_of
 
 # What the code does when the error fires, by kind ("{exc}" is the exception type).
 _ACTION = {
@@ -182,10 +183,8 @@ class PageFacts:
 
     def source_of(self, name: str) -> str | None:
         """The typed origin of a guarded name ("Config.kv_repeat"), if one was found."""
-        for origin in self.site_facts.origins if self.site_facts else ():
-            if origin.name == name and origin.source:
-                return origin.source
-        return None
+        return next((o.source for o in (self.site_facts.origins if self.site_facts else ())
+                     if o.name == name and o.source), None)
 
 
 def gather(
@@ -251,7 +250,7 @@ def gather(
     after = tuple(s for s in after if (s.id, _line_in(s, site)) not in apart)
     read, (guard, nature, site_facts, checked) = guard, earlier.before_check(
         site, guard, nature, site_facts, local)  # an earlier `return`, `del kwargs[..]`
-    chained = branches.chain_guard(site, guard, site_facts.reached, local, lang) \
+    chained = branches.chain_guard(site, guard, site_facts, local, lang) \
         if guard and site_facts is not None and nature == "guarded" else None  # fmt: skip
     if chained is not None:  # the last branch of a chain: the ones before it pass
         checked, guard = checked or guard, chained
@@ -302,13 +301,16 @@ def gather(
         or never_seen
     own = ({o.name for o in origins if o.how == "parameter"} | set(params or ())) - {"self"}
     own |= {o.name for o in origins if o.how == "field" and users_value(o)}
+    items = items_of(origins, own)  # `for x in xs:` over the caller's values: x is theirs
+    own |= {o.name for o in items}
     # A module called through (`inspect.ismodule(module)`) is not a value the check reads;
     # a name the function binds (an origin, an assignment or binding the snippet shows) is.
-    bound = {o.name for o in origins} | _bound_in(site.snippet.code, names)
-    roots = facts.value_roots(names, guard or "", own | bound)
+    bound = {o.name for o in origins} | reading.bound_in(site.snippet.code, names)
+    builtin = spec_for(lang).builtin_names - own - {o.name for o in origins}  # `str`, `bytes`
+    roots = facts.value_roots(names, guard or "", own | bound) - builtin
     said = facts.through_locals(guard, origins, lang)
     if said and said != guard:  # locals that hold a part of the inputs (`q.dim(1)`)
-        roots = facts.value_roots(facts.guarded_names(said, lang), said, own | bound)
+        roots = facts.value_roots(facts.guarded_names(said, lang), said, own | bound) - builtin
     # A check on the receiver's own methods (`self.elem_count() == 0`) is on the value the
     # user calls the method on.
     on_receiver = bool(guard) and not roots and "self" in (params or ()) and bool(
@@ -326,13 +328,13 @@ def gather(
     if lifted is not None:  # the requirement on what the user passes to the caller
         checked, guard = checked or guard, lifted.guard
         names = facts.guarded_names(guard, lang)
-        need, origins, user_terms = facts.requirement_of(guard, lang), (), True
+        need, origins, user_terms, items = facts.requirement_of(guard, lang), (), True, ()
         users = (re.sub(r"\.__(?:init|new)__$", "", lifted.entry.function),)  # the class
         params = list(lifted.entry.parameters or ())
     w, raised, imported = spec_for(lang).writer(), raised_at(record, site), \
         _imported(sites, known)  # a class as written -> as users import it
-    req = facts.describe(need, lang) if need else None
-    holds = facts.describe(need, lang, mood="is") if need else None
+    req = for_each(facts.describe(need, lang) if need else None, items, roots)
+    holds = for_each(facts.describe(need, lang, mood="is") if need else None, items, roots)
     program = site_facts.program if site_facts is not None else None
     paths = commandline.under_flags(program, origins, lang)
     cli = commandline.reads_flags(program, guard, paths) if need is not None and \
@@ -377,11 +379,6 @@ def _whole(expression: str) -> bool:
         r"\bmatch\b", expression)
 
 
-_BINDING = re.compile(
-    r"(?<![\w.])([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)|\b(?:for|as|let|mut)\s+([A-Za-z_]\w*)\b"
-    r"|(?<=[(,])\s*([A-Za-z_]\w*)\s*(?=[),:])")
-
-
 def _earlier_checks(site: Site, siblings: Sequence[Record], own: str) -> list[tuple[int, str]]:
     """The checks of other records that run, and pass, before the site on its path:
     (line, failing guard)."""
@@ -394,16 +391,6 @@ def _earlier_checks(site: Site, siblings: Sequence[Record], own: str) -> list[tu
                     and s.line < site.line and reading.on_same_path(site, s.line, site.line)):
                 out.append((s.line, s.guard))
     return out
-
-
-def _bound_in(code: str, names: Sequence[str]) -> set[str]:
-    """The roots of `names` that `code` assigns or binds (`x = `, `for x in`, `as x`,
-    `let x`, `Some(x)`, a parameter list): one pass over the code for every name."""
-    roots = {n.split(".")[0] for n in names}
-    if not roots:
-        return set()
-    bound = {name for m in _BINDING.finditer(code) for name in m.groups() if name}
-    return roots & bound
 
 
 _UNSUPPORTED = re.compile(
@@ -554,20 +541,18 @@ def action(f: PageFacts) -> str:
     return text.replace("{exc}", exc or "")
 
 
-# --- violation: what the bad input looks like ----------------------------------
-
-
 def violation_of(f: PageFacts) -> str | None:
     """The guard in words: what the failing input looks like."""
     leaf = single_leaf(f)
     if leaf is not None and leaf.rel == "eq":
         subject, obj = facts.show(leaf.subject, f.lang), facts.show(leaf.obj, f.lang)
-        said = f"{subject} is anything other than {obj}" if facts.is_literal(leaf.obj) \
-            else f"{subject} and {obj} differ"  # fmt: skip
-        return commandline.as_flags(said, f.program, f.lang, dict(f.paths)) \
-            if f.cli is not None else said  # fmt: skip
-    cond = facts.parse_guard(f.guard or "", f.lang)
-    denied = None if cond is None else facts.describe(facts.affirm(cond), f.lang, mood="is")
+        denied: str | None = f"{subject} is anything other than {obj}" \
+            if facts.is_literal(leaf.obj) else f"{subject} and {obj} differ"  # fmt: skip
+    else:
+        cond = facts.parse_guard(f.guard or "", f.lang)
+        denied = None if cond is None else facts.describe(facts.affirm(cond), f.lang, mood="is")
+    if f.user_terms:  # inside a loop over the caller's values: one item fails it
+        denied = for_each(denied, [o for o in f.origins if o.how == "item"], set(f.names), "some")
     return commandline.as_flags(denied, f.program, f.lang, dict(f.paths)) \
         if f.cli is not None else denied  # fmt: skip
 

@@ -21,7 +21,6 @@ from errdex.models import (
     Record,
     RecordFacts,
     Site,
-    SiteKind,
     StateFact,
 )
 from errdex.write import commandline, deprecation, grouped, inputs, invariants, passedon, places
@@ -38,14 +37,13 @@ from errdex.write.pagefacts import (
     loc,
     raised_word,
     shows_values,
-    single_leaf,
     unsupported,
-    unsupported_kind,
     verb,
     verified_tests,
     violation_of,
 )
 from errdex.write.passed import write_passed_through
+from errdex.write.prevention import prevention
 from errdex.write.setfrom import set_from_sentences
 from errdex.write.siblings import sibling_needs
 from errdex.write.snippets import example_fix, strategy, try_catch, type_guard, validate
@@ -180,6 +178,9 @@ def _origin_sentence(f: PageFacts, origin: Origin) -> str:
             return f"{name} is a parameter of `{fn_name(f)}`{typed}: the value you pass."
         return (f"{name} is a parameter of `{fn_name(f)}`{typed}, which the library calls "
                 "with values it computes from yours.")
+    if origin.how == "item":  # the loop the check sits in binds it
+        return f"{name} is each element of `{origin.expression}` in turn (`{origin.text}`, " \
+            f"line {origin.line})."
     if origin.how == "filled":  # what it was set to is not what the check reads
         return (f"{name} starts as `{origin.expression}` and is then changed by "
                 f"`{origin.text.rstrip(',;')}` (line {origin.line}).")
@@ -452,52 +453,6 @@ def _variant_sentences(f: PageFacts) -> list[str]:
     return [f"`{owner}` is {spec.variant_noun}.{carried}"]
 
 
-def _prevention(f: PageFacts) -> tuple[str, ...]:
-    out: list[str] = []
-    if f.invariant and f.never_seen:
-        out.append("Nothing to prevent: the library catches this error itself.")
-    elif f.invariant:
-        out.append(f"Keep {f.record.repo} up to date: a bug behind an invariant is fixed "
-                   "upstream, not in your code.")
-    elif f.req and f.user_terms and f.runs is None:
-        out.append(
-            f"Check that {f.holds} where the inputs of {f.entry} are built, not just "
-            "before the call."
-        )
-        leaf = single_leaf(f)
-        if leaf is not None and leaf.rel in ("+isinstance", "is_not") and spec_for(
-            f.lang
-        ).can("optional_type_checking"):
-            out.append(
-                f"Annotate {facts.show(leaf.subject, f.lang)} in your own code and run a "
-                "type checker (mypy or pyright) over the callers."
-            )
-        if f.before or f.after:
-            needs = sibling_needs(f, [*f.before, *f.after], limit=4)
-            out.append(
-                f"Check all of `{fn_name(f)}`'s requirements together: " + "; ".join(needs) + "."
-            )
-    if f.site.kind is SiteKind.WARN and f.site.exception:
-        out.append("Turn warnings into errors in your test suite so this one is noticed.")
-    elif f.site.kind in (SiteKind.WARN, SiteKind.LOG):  # a log record: nothing is raised
-        out.append("Capture the library's log in your tests (its logger's records) so this "
-                   "one is noticed: it is logged, not raised.")
-    if unsupported_kind(f) == "for now" and not f.invariant:
-        when = f.record.version or (f.record.commit or "")[:10] or "this version"
-        out.append(f"Track {f.record.repo} releases: the case is not handled in {when}.")
-    if f.runs is not None:
-        out.append(f"Build with {f.entry} in CI, on the kind of machine you build on, so a "
-                   "change that triggers this shows up there." if f.runs.kind == commandline.BUILD
-                   else f"Run {f.entry} in CI with the flags and files you use, so a change "
-                   "that triggers this shows up there.")
-        return tuple(out)
-    out.append(
-        f"Add a test that calls {f.entry} with the inputs you use in production, so a "
-        "change that triggers this shows up in CI."
-    )
-    return tuple(out)
-
-
 def _trigger(f: PageFacts) -> str:
     if f.invariant and f.never_seen:
         text = f"None of yours: {_caught_where(f)}."
@@ -594,7 +549,7 @@ def write_explanation(
             type_guard=type_guard(f),
             try_catch=try_catch(f),
         ),
-        prevention=_prevention(f),
+        prevention=prevention(f),
         trigger=trigger,
         common_situations=situations,
     )

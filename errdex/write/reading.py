@@ -11,11 +11,26 @@ does not show enough to be sure, the answer is "not known" (None or False), neve
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from errdex.languages import spec_for
 from errdex.languages.writer import CodeWriter
 from errdex.models import Site
+
+_BINDING = re.compile(
+    r"(?<![\w.])([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)|\b(?:for|as|let|mut)\s+([A-Za-z_]\w*)\b"
+    r"|(?<=[(,])\s*([A-Za-z_]\w*)\s*(?=[),:])")
+
+
+def bound_in(code: str, names: Sequence[str]) -> set[str]:
+    """The roots of `names` that `code` assigns or binds (`x = `, `for x in`, `as x`,
+    `let x`, `Some(x)`, a parameter list): one pass over the code for every name."""
+    roots = {n.split(".")[0] for n in names}
+    if not roots:
+        return set()
+    bound = {name for m in _BINDING.finditer(code) for name in m.groups() if name}
+    return roots & bound
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from errdex.write import (
     passedon,
     places,
 )
+from errdex.write.loops import names_an_item
 from errdex.write.pagefacts import (
     MAX_SETTERS,
     PageFacts,
@@ -227,7 +228,7 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
 
 def _rel_tips(f: PageFacts) -> list[str]:
     leaf = single_leaf(f)
-    if leaf is None:
+    if leaf is None or names_an_item(f.origins, leaf.subject):
         return []
     s, o = facts.show(leaf.subject, f.lang), facts.show(leaf.obj, f.lang)
     tips = {

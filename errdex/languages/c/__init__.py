@@ -158,6 +158,8 @@ SPEC = LanguageSpec(
     tuple_binding=None,  # C has no destructuring
     tuple_element="",
     tuple_elements_named=(),
+    builtin_names=frozenset("NULL char short int long float double size_t ssize_t int8_t "
+                            "int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t".split()),
     rethrow=None,  # C raises nothing to catch: errors are returned or abort
     cli_arguments=None,
     handlers=None,

@@ -116,6 +116,9 @@ SPEC = _CppSpec(**{
     "handlers": (r"try\s*\{", r"\}?\s*catch\s*\((?P<types>[^)&]*?)\s*&?\s*(?P<name>\w*)\s*\)\s*\{",
                  r"throw\b", r"std::cerr|\bLOG\(|\blog|printf|what\(\)"),
     "declaration_words": (*C.declaration_words, "class", "namespace", "template", "using"),
+    # a range-for: `for (const auto& x : xs) {`
+    "loop_binding": r"^\s*for\s*\(\s*(?:const\s+)?[\w:<>,]+(?:\s*[&*]+\s*|\s+)"
+                    r"(?P<names>[A-Za-z_]\w*)\s*:(?!:)\s*(?P<value>.+?)\s*\)\s*\{?\s*$",
     "actions": {
         SiteKind.RAISE: "throws `{exc}` with this message",
         SiteKind.PANIC: "prints this message and ends the process (`abort()`, a failed "

@@ -104,6 +104,12 @@ SPEC = LanguageSpec(
     tuple_binding=None,  # `a, b := f()` binds results, not a tuple's elements
     tuple_element="",
     tuple_elements_named=(),
+    # `for i, x := range xs {`: the item is the second name; a single name is the index
+    loop_binding=r"^\s*for\s+(?P<names>[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)?)\s*:?=\s*range\s+"
+                 r"(?P<value>.+?)\s*\{\s*$",
+    loop_items=((r"^(?P<value>.+)$", 1, 2), (r"^(?P<value>.+)$", 1, 1)),
+    builtin_names=frozenset("bool byte rune string int int8 int16 int32 int64 uint uint8 uint16 "
+                            "uint32 uint64 uintptr float32 float64 error nil true false".split()),
     rethrow=None,
     cli_arguments=None,
     handlers=None,

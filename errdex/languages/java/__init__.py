@@ -122,6 +122,10 @@ SPEC = LanguageSpec(
     tuple_binding=None,
     tuple_element="",
     tuple_elements_named=(),
+    loop_binding=r"^\s*for\s*\(\s*(?:final\s+)?[\w<>\[\],.?\s]+?\s+(?P<names>[A-Za-z_]\w*)\s*:"
+                 r"\s*(?P<value>.+?)\s*\)\s*\{?\s*$",
+    builtin_names=frozenset("String Integer Long Short Byte Double Float Boolean Character "
+                            "Object Number null true false".split()),
     rethrow=r"throw\s+\w+\s*;",
     cli_arguments=None,
     handlers=(r"try\b.*\{",

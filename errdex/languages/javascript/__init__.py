@@ -145,6 +145,10 @@ SPEC = LanguageSpec(
     tuple_binding=r"^\s*(?:const|let|var)\s+\[(?P<names>[^\[\]=]+)\]\s*=(?!=)\s*(?P<value>.+?);?\s*$",
     tuple_element="{value}[{index}]",
     tuple_elements_named=(),
+    loop_binding=r"^\s*for\s*\(\s*(?:const|let|var)\s+(?P<names>[A-Za-z_$][\w$]*)\s+of\s+"
+                 r"(?P<value>.+?)\s*\)\s*\{?\s*$",
+    builtin_names=frozenset("undefined null NaN Infinity Number String Boolean Array Object "
+                            "Symbol BigInt Function".split()),
     # JSDoc says a parameter's type: `@param {number} rank`.
     rethrow=r"throw\s+\w+\s*;?",
     cli_arguments=None,

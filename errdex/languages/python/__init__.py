@@ -152,6 +152,10 @@ SPEC = LanguageSpec(
                   r"\s*(?P<value>[^=].*?)\s*$",
     tuple_element="{value}[{index}]",
     tuple_elements_named=(),
+    loop_binding=r"^\s*(?:async\s+)?for\s+\(?(?P<names>[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*,?"
+                 r"\s*\)?\s+in\s+(?P<value>.+?)\s*:\s*(?:#.*)?$",
+    builtin_names=frozenset(dir(builtins)),
+    loop_items=((r"^enumerate\((?P<value>[^,]+?)(?:,\s*(?:start\s*=\s*)?\d+)?\)$", 1, 2),),
     rethrow=r"raise",
     cli_arguments=r"^\s*(?P<name>\w+)\s*=\s*\w+\.parse_(?:known_|intermixed_)?args\(",
     handlers=(r"try\s*:", r"except\b\*?\s*(?P<types>[^:]*?)(?:\s+as\s+(?P<name>\w+))?\s*:",

@@ -146,6 +146,13 @@ SPEC = LanguageSpec(
     tuple_element="{value}.{index}",
     # candle's shape accessors: `let (b, t, c) = x.dims3()?` binds `x.dim(0)` ..
     tuple_elements_named=((r"^(?P<value>.+?)\.dims\d\(\)\??$", "{value}.dim({index})"),),
+    loop_binding=r"^\s*for\s+\(?(?P<names>&?(?:mut\s+)?[A-Za-z_]\w*(?:\s*,\s*&?(?:mut\s+)?"
+                 r"[A-Za-z_]\w*)*)\s*\)?\s+in\s+(?P<value>.+?)\s*\{\s*$",
+    loop_items=((r"^&?(?:mut\s+)?(?P<value>.+?)\.(?:iter|into_iter|iter_mut)\(\)$", 0, 1),
+                (r"^&(?:mut\s+)?(?P<value>.+?)$", 0, 1),
+                (r"^(?P<value>.+?)\.(?:iter|into_iter|iter_mut)\(\)\.enumerate\(\)$", 1, 2)),
+    builtin_names=frozenset("bool char str f32 f64 i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 "
+                            "usize String Vec Option Result Some None Ok Err".split()),
     rethrow=None,
     cli_arguments=r"let\s+(?:mut\s+)?(?P<name>\w+)\s*(?::\s*\w+\s*)?=\s*\w+::parse\(\)\s*;",
     handlers=None,

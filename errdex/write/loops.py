@@ -1,0 +1,36 @@
+"""A check inside a loop over the caller's values (`for name in [typename] + field_names:`):
+the requirement holds for each item in turn, said as such."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence, Set
+
+from errdex.analyze import facts
+from errdex.analyze.origins import Origin
+
+
+def items_of(origins: Sequence[Origin], own: Set[str]) -> tuple[Origin, ...]:
+    """The loop items the check reads whose collection is built from `own` values alone
+    (the function's parameters, a config the caller set)."""
+    return tuple(o for o in origins if o.how == "item" and (
+        roots := facts.value_roots(facts.names_in(o.expression), o.expression)) and roots <= own)
+
+
+def for_each(text: str | None, items: Sequence[Origin], read: Set[str],
+             quantifier: str = "every") -> str | None:
+    """`text` (a requirement; with `quantifier` "some", its violation) quantified over the
+    items among `read` it speaks of."""
+    said = [o for o in items if o.name in read]
+    if text is None or not said:
+        return text
+    joint = "," if ";" in text else ""  # after a list of conditions: it spans them all
+    return text + joint + "".join(f" for {quantifier} `{o.name}` in `{o.expression}`"
+                                  for o in said)
+
+
+
+def names_an_item(origins: Sequence[Origin], expression: str) -> bool:
+    """`expression` reads a loop's item: a tip about passing it (annotate it, convert it)
+    speaks of a name the caller never holds."""
+    read = set(facts.names_in(expression))
+    return any(o.how == "item" and o.name in read for o in origins)
