@@ -115,6 +115,12 @@ class PageFacts:
         return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
     @property
+    def direct(self) -> bool:
+        """The user calls the site's own function (or builds its class), not a function
+        that reaches it: its parameters are the arguments the user passes."""
+        return not self.users or (self.site.function or "").startswith(self.users[0])
+
+    @property
     def reported(self) -> bool:
         """The message is logged or emitted as a warning, not raised: nothing reaches the
         caller as an error, and nothing chains a cause."""

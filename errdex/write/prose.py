@@ -26,6 +26,9 @@ from errdex.models import (
 from errdex.write import commandline, deprecation, grouped, inputs, invariants, passedon, places
 from errdex.write.branches import path_in_short
 from errdex.write.built import conditioned
+from errdex.write.derived import derived
+from errdex.write.derived import summary as derived_summary
+from errdex.write.derived import trigger as derived_trigger
 from errdex.write.impossible import RuledOut
 from errdex.write.pagefacts import (
     MAX_SETTERS,
@@ -47,7 +50,7 @@ from errdex.write.prevention import prevention
 from errdex.write.setfrom import set_from_sentences
 from errdex.write.siblings import sibling_needs
 from errdex.write.snippets import example_fix, strategy, try_catch, type_guard, validate
-from errdex.write.solutions import solutions, takes_no_argument
+from errdex.write.solutions import object_decides, solutions, takes_no_argument
 
 
 def _tail(f: PageFacts) -> str:
@@ -121,6 +124,12 @@ def _summary(f: PageFacts) -> str:
         return f"{f.entry} does not support this case: {f.req}{tail}"
     if f.guard and unsupported(f):
         return f"{f.entry} does not support the case your inputs select{tail}"
+    if f.guard and f.nature != "expect" and (said := derived_summary(f, derived(f), tail)):
+        return said  # `n`, computed from `data`, must be at least 1
+    if f.guard and f.nature != "expect" and f.req and object_decides(f) and _fields_only(f):
+        debug = " (checked in debug builds only)" if f.debug_only else ""
+        return (f"{f.req} on the object you call {f.entry} on{debug}: its state decides, not "
+                f"an argument of this call{tail}")
     if f.guard and f.nature != "expect":
         debug = " (checked in debug builds only)" if f.debug_only else ""
         shown = shows_values(f, "checked")
@@ -142,6 +151,15 @@ def _summary(f: PageFacts) -> str:
         + (f"`{f.receiver}`" if f.receiver else "an exception") + tried
         + (f" in {f.where}" if f.internal and f.users else "") + tail,
     }.get(f.nature, f"{f.entry} always {verb(f)} on this path when it is reached{tail}")
+
+
+def _fields_only(f: PageFacts) -> bool:
+    """Every value the check reads is a field of the object (`self.closed`), besides
+    constants and classes (`_State.CREATED`)."""
+    roots = {n.split(".")[0] for n in f.names} - spec_for(f.lang).builtin_names
+    values = {r for r in roots if not r.lstrip("_")[:1].isupper()}
+    return bool(values) and all(re.search(rf"\bself\.{re.escape(r)}\b", f.guard or "")
+                                for r in values)
 
 
 def _program_summary(f: PageFacts, tail: str) -> str | None:
@@ -459,6 +477,8 @@ def _trigger(f: PageFacts) -> str:
     elif f.guard and f.user_terms:
         violation = violation_of(f)
         text = f"Calling {f.entry} when " + (violation or f"`{f.guard}` holds") + "."
+    elif f.guard and not f.invariant and (said := derived_trigger(f, derived(f), violation_of(f))):
+        text = said  # `n`, computed from `data`, is less than 1
     elif f.invariant or inputs.on_input(f):  # no argument of yours; the file or model read
         text = invariants.trigger(f) if f.invariant else inputs.trigger(f)
     elif (failed := passedon.failure(f)) is not None:

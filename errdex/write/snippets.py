@@ -19,6 +19,7 @@ from errdex.languages import spec_for
 from errdex.languages.writer import CodeWriter
 from errdex.models import ExampleFix, SiteKind
 from errdex.write import commandline, deprecation, passedon, reading
+from errdex.write.derived import derived, fix_note
 from errdex.write.pagefacts import (
     MAX_SETTERS,
     PageFacts,
@@ -236,6 +237,8 @@ def _example_fix(f: PageFacts, stmt: str) -> ExampleFix:
     if (failed := passedon.failure(f)) is not None:
         return ExampleFix(before=f"{stmt}{inline} {raised_word(f)}: {message}" if f.reported
                           else failing, after=passedon.example_after(f, failed, note, stmt))
+    if f.guard and (said := fix_note(f, derived(f))):  # `n = len(data)`, then `n < 1`
+        return ExampleFix(before=failing, after=f"{note} {said}\n{stmt}")
     if f.guard:
         shown = f"\n{note} the message shows which values" if f.record.template.placeholders \
             else ""

@@ -21,6 +21,8 @@ from errdex.write import (
     passedon,
     places,
 )
+from errdex.write.derived import derived
+from errdex.write.derived import solution as derived_solution
 from errdex.write.loops import names_an_item
 from errdex.write.pagefacts import (
     MAX_SETTERS,
@@ -177,12 +179,14 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
     elif f.guard and (read := sorted({n.split(".")[0] for n in f.names}
                                      & (set(f.params or ()) - {"self"}))):  # fmt: skip
         listed = ", ".join(f"`{n}`" for n in read)
-        if f.internal and f.users:
+        if not f.direct:
             out.append(f"Change the arguments of your call to {f.entry} that become {listed} "
                        f"of `{fn_name(f)}`: the check ({here}) reads them{shows_values(f)}.")
         else:
             out.append(f"Change {listed} in your call to {f.entry}: the check ({here}) reads "
                        f"them{shows_values(f)}.")
+    elif f.guard and (found := derived(f)):  # `n = _ss(data, mu)[3]`, then `n < 1`
+        out.append(derived_solution(f, found, shows_values(f)))
     elif object_decides(f):
         out.append(f"Look at how the object you call {f.entry} on was built and what was "
                    f"called on it before: the check ({here}) reads `{f.guard}`, not an "

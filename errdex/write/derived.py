@@ -1,0 +1,107 @@
+"""Values a check reads that its function computes from its own arguments (`n =
+_ss(data, mu)[3]` before `if n < 1`): the page names the argument that decides, not only
+the local the check tests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from errdex.analyze import facts
+from errdex.analyze.origins import Origin
+from errdex.write.pagefacts import PageFacts, fn_name, loc
+
+
+@dataclass(frozen=True)
+class Derived:
+    origin: Origin  # the local and where it is computed
+    arguments: tuple[str, ...]  # the function's parameters its expression reads
+
+
+def derived(f: PageFacts) -> tuple[Derived, ...]:
+    """The locals the check reads that are computed from the function's parameters."""
+    params = set(f.params or ()) - {"self"}
+    roots = {n.split(".")[0] for n in f.names}
+    out: list[Derived] = []
+    for origin in f.origins:
+        if origin.how != "local" or origin.name not in roots or origin.name in params:
+            continue
+        read = tuple(sorted(set(facts.names_in(origin.expression)) & params))
+        if read and all(d.origin.name != origin.name for d in out):
+            out.append(Derived(origin, read))
+    return tuple(out)
+
+
+def covered(f: PageFacts, found: tuple[Derived, ...]) -> bool:
+    """Every value the check reads is an argument or computed from them."""
+    params = set(f.params or ()) - {"self"}
+    roots = {n.split(".")[0] for n in f.names}
+    return bool(found) and roots <= params | {d.origin.name for d in found}
+
+
+def _callers_own(f: PageFacts, found: tuple[Derived, ...]) -> bool:
+    """The function is the one the user calls, and what it checks comes from its
+    arguments alone: the requirement can be said in them."""
+    return bool(f.public) and f.direct and covered(f, found)
+
+
+def _arguments(found: tuple[Derived, ...]) -> list[str]:
+    return sorted({a for d in found for a in d.arguments})
+
+
+def _listed(names: list[str]) -> str:
+    quoted = [f"`{n}`" for n in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+MAX_QUOTED = 100  # characters of a statement a sentence quotes
+
+
+def computed_clause(found: tuple[Derived, ...]) -> str:
+    """"`n` is computed from `data` (`T, ss, c, n = _ss(data, mu)`)": the statement only
+    when one short line holds it whole."""
+    return "; ".join(
+        f"`{d.origin.name}` is computed from {_listed(list(d.arguments))}"
+        + (f" (`{text}`)" if facts.balanced(text := d.origin.text.rstrip(",;"))
+           and len(text) <= MAX_QUOTED else "")
+        for d in found)  # fmt: skip
+
+
+def summary(f: PageFacts, found: tuple[Derived, ...], tail: str) -> str | None:
+    """The requirement on the computed values, in a call the user makes directly; the
+    locals it still names said with what they are computed from."""
+    if not (f.req and _callers_own(f, found)):
+        return None
+    debug = " (checked in debug builds only)" if f.debug_only else ""
+    named = tuple(d for d in found if f"`{d.origin.name}`" in f.req)
+    where = f", where {computed_clause(named)}" if named else ""
+    return f"{f.req} when calling {f.entry}{debug}{where}{tail}"
+
+
+def solution(f: PageFacts, found: tuple[Derived, ...], shown: str) -> str:
+    args = _listed(_arguments(found))
+    locals_ = _listed([d.origin.name for d in found])
+    lines = ", ".join(f"line {d.origin.line}" for d in found)
+    how = f" so that {f.holds}" if f.holds and covered(f, found) else ""
+    if not f.direct:
+        change = f"Change the arguments of your call to {f.entry} that become {args} of " \
+            f"`{fn_name(f)}`"
+    else:
+        change = f"Change {args} in your call to {f.entry}"
+    return (f"{change}{how}: the check ({loc(f.site)}) reads {locals_}, which "
+            f"`{fn_name(f)}` computes from {args} ({lines}){shown}.")
+
+
+def fix_note(f: PageFacts, found: tuple[Derived, ...]) -> str | None:
+    """The example fix's comment: which arguments to change, and what they must give."""
+    if not (f.holds and _callers_own(f, found)):
+        return None
+    named = tuple(d for d in found if f"`{d.origin.name}`" in f.holds)
+    where = f"; {computed_clause(named)}" if named else ""
+    return f"pass {_listed(_arguments(found))} for which {f.holds}{where}".replace("`", "")
+
+
+def trigger(f: PageFacts, found: tuple[Derived, ...], violation: str | None) -> str | None:
+    if not (violation and _callers_own(f, found)):
+        return None
+    return (f"Calling {f.entry} with {_listed(_arguments(found))} for which {violation}, "
+            f"where {computed_clause(found)}.")

@@ -1,0 +1,73 @@
+"""Checks on values the function computes from its arguments (`n = sum(1 for _ in
+data)`, then `n < 2`), and on the object's own fields: the page says which argument, or
+the object's state, decides."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.test_pages_loops import _page, _repo
+
+PY_LIB = '''\
+def spread(data, mu=None):
+    n = sum(1 for _ in data)
+    if n < 2:
+        raise ValueError("spread needs at least two data points")
+    return n
+
+
+class Buffer:
+    def __init__(self):
+        self.closed = False
+
+    def close(self):
+        self.closed = True
+
+    def write(self, data):
+        if self.closed:
+            raise ValueError("write to a closed buffer")
+        return len(data)
+
+
+def _helper(text, limit):
+    size = text.count(" ") + limit
+    if size > 10:
+        raise ValueError("text has too many words")
+    return size
+
+
+def public_entry(text):
+    return _helper(text.strip(), 3)
+'''
+
+
+@pytest.fixture(scope="module")
+def python(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    return _repo(tmp_path_factory, {"derived/__init__.py": PY_LIB}, "t/derived")
+
+
+def test_a_value_computed_from_an_argument_names_that_argument(python: Any) -> None:
+    page = _page(python, "spread needs at least two data points")
+    assert page["summary"] == ("`n` must be at least 2 when calling `derived.spread`, where "
+                               "`n` is computed from `data` (`n = sum(1 for _ in data)`)")
+    assert page["solutions"][0].startswith(
+        "Change `data` in your call to `derived.spread` so that `n` is at least 2: the check "
+        "(derived/__init__.py:4) reads `n`, which `spread` computes from `data` (line 2).")
+    assert page["example_fix"]["after"].startswith("# pass data for which n is at least 2")
+    assert page["trigger"].startswith("Calling `derived.spread` with `data` for which `n` is "
+                                      "less than 2")
+
+
+def test_a_check_on_the_object_s_own_field_says_its_state_decides(python: Any) -> None:
+    assert _page(python, "write to a closed buffer")["summary"] == (
+        "`self.closed` must be falsy on the object you call `derived.Buffer.write` on: its "
+        "state decides, not an argument of this call")
+
+
+def test_a_helper_s_computed_value_names_the_caller_s_arguments(python: Any) -> None:
+    solution = _page(python, "text has too many words")["solutions"][0]
+    assert solution.startswith("Change the arguments of your call to `derived.public_entry` "
+                               "that become `limit` and `text` of `_helper`")
+    assert "Trace the values" not in solution
