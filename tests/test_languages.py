@@ -44,10 +44,12 @@ MAY_BE_EMPTY = {
     "optional_results",  # methods whose result is an optional value (Rust's `Option`)
     "loop_binding",  # a for-each loop (C has none)
     "loop_items",  # loop values that yield more than their items (`enumerate(xs)`)
+    "inner_binding",  # names bound inside one expression (a comprehension, a closure)
 }  # fmt: skip
 REGEX_FIELDS = ("compare", "negation", "char_literal", "case_arm", "not_operand",
                 "reference_prefix", "local_binding", "statement_end", "tuple_binding",
-                "rethrow", "optional_results", "loop_binding")  # fmt: skip
+                "rethrow", "optional_results", "loop_binding",
+                "inner_binding")  # fmt: skip
 
 
 def test_every_language_has_a_spec() -> None:

@@ -40,6 +40,32 @@ def _helper(text, limit):
 
 def public_entry(text):
     return _helper(text.strip(), 3)
+
+
+def until(arg, current):
+    try:
+        lineno = int(arg)
+    except ValueError:
+        raise ValueError("not a line number")
+    if lineno <= current:
+        raise ValueError("the line number is not past the current one")
+    return lineno
+
+
+def mean(data):
+    try:
+        n = len(data)
+    except TypeError:
+        n = 0
+    if not n:
+        raise ValueError("mean needs at least one data point")
+    return n
+
+
+def open_mode(mode):
+    if not any(c in mode for c in "rwa"):
+        raise ValueError("mode must read, write or append")
+    return mode
 '''
 
 
@@ -71,3 +97,20 @@ def test_a_helper_s_computed_value_names_the_caller_s_arguments(python: Any) -> 
     assert solution.startswith("Change the arguments of your call to `derived.public_entry` "
                                "that become `limit` and `text` of `_helper`")
     assert "Trace the values" not in solution
+
+
+def test_a_value_set_in_a_try_body_is_the_one_the_check_reads(python: Any) -> None:
+    assert _page(python, "the line number is not past the current one")["summary"] == (
+        "`lineno` must be greater than `current` when calling `derived.until`, where "
+        "`lineno` is computed from `arg` (`lineno = int(arg)`)")
+
+
+def test_a_value_a_handler_sets_too_is_not_taken_from_the_try_body(python: Any) -> None:
+    # `n` is `len(data)` or, for data without a length, 0: not `len(data)` alone
+    assert "len(data)" not in _page(python, "mean needs at least one data point")["summary"]
+
+
+def test_a_comprehension_s_own_variable_is_not_a_value_to_trace(python: Any) -> None:
+    assert _page(python, "mode must read, write or append")["summary"] == (
+        "`any(c in mode for c in \"rwa\")` must be truthy (not None, empty or zero) when "
+        "calling `derived.open_mode`")

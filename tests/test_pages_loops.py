@@ -81,6 +81,17 @@ def unpack(filename, format=None):
     return format
 
 
+class Name:
+    pass
+
+
+def rename_all(node):
+    for name in node.find_all(Name):
+        if name.ctx == "store":
+            raise ValueError("cannot assign to a name here")
+    return node
+
+
 def configure(handlers=None, **kwargs):
     if handlers is None:
         if "stream" in kwargs and "filename" in kwargs:
@@ -150,6 +161,12 @@ def test_a_check_in_a_loop_over_an_argument_holds_for_every_item(python: Any) ->
     assert "Trace the values" not in " ".join(page["solutions"])
 
 
+def test_a_class_a_collection_is_built_with_is_not_a_value_of_the_caller(python: Any) -> None:
+    assert _page(python, "cannot assign to a name here")["summary"] == (
+        "`name.ctx` must differ from `\"store\"` for every `name` in `node.find_all(Name)` "
+        "when calling `looped.rename_all`")
+
+
 def test_the_item_of_enumerate_is_an_item_of_the_collection(python: Any) -> None:
     page = _page(python, "items must not be negative")
     assert page["summary"] == ("`item` must be at least 0 for every `item` in `items` when "
@@ -170,7 +187,8 @@ def test_a_branch_that_raises_only_inside_a_nested_check_still_passes(python: An
 
 def test_a_branch_on_the_module_s_own_flag_is_not_the_caller_s_way_out(python: Any) -> None:
     page = _page(python, "flags are only supported on Windows")
-    assert page["summary"] == "`flags` must be 0 when calling `looped.spawn`"
+    assert page["summary"] == ("`flags` must be 0 when calling `looped.spawn` (checked only when "
+                               "`_WINDOWS` is falsy)")
     assert "It is reached only when `_WINDOWS` is falsy" in page["what_it_means"]
 
 

@@ -524,9 +524,13 @@ def guarded_names(guard: str, language: Language) -> tuple[str, ...]:
             expressions.append(leaf.subject)
             if leaf.rel not in _TYPE_RELS and leaf.rel not in ("+hasattr", "-hasattr"):
                 expressions.append(leaf.obj)
+    binding = spec_for(language).inner_binding
+    # `c` of `any(c in mode for c in 'wax')`, `d` of `.any(|&d| d == 0)`: not values read
+    bound = {re.sub(r"^[&\s]*(?:mut\s+)?", "", n).strip() for m in re.finditer(binding, guard)
+             for n in m.group("names").split(",")} if binding else set()  # fmt: skip
     out: list[str] = []
     for expression in expressions:
         for name in names_in(expression):
-            if name not in out:
+            if name not in out and name.split(".")[0] not in bound:
                 out.append(name)
     return tuple(out)

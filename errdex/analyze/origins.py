@@ -55,6 +55,7 @@ def find_origins(site: Site, names: Sequence[str]) -> tuple[Origin, ...]:
     found: list[Origin] = []
     own = own_function_start(site, lines[:stop])
     for name in names:
+        lines = _try_bodies_out(site, site.snippet.code.splitlines(), name)
         last = name.split(".")[-1]
         # A field (`self.patch`) is set in another function (`new`): look from the top of
         # the snippet; a local only in its own function (a `left` of the function above
@@ -69,6 +70,46 @@ def find_origins(site: Site, names: Sequence[str]) -> tuple[Origin, ...]:
         if param:
             found.append(param)
     return tuple(found)
+
+
+def _try_bodies_out(site: Site, lines: list[str], name: str) -> list[str]:
+    """The lines with the body of every `try` moved out to the `try`'s own indentation:
+    the body runs on the way to the code after the `try`, so what it assigns (`lineno =
+    int(arg)`) is the value the check reads, unlike what a closed `if` assigns. Not when a
+    handler assigns `name` too (`except TypeError: n = 0`, then counted): then either may
+    be the value; nor for the `try` whose handler the site is in."""
+    spec = spec_for(site.language)
+    if spec.handlers is None:
+        return lines
+    opener, handler = _tuple_pattern(spec.handlers[0]), _tuple_pattern(spec.handlers[1])
+    writer, stop = spec.writer(), site.line - site.snippet.start_line
+    out = list(lines)
+    for index, line in enumerate(lines):
+        if not opener.fullmatch(line.strip()):
+            continue
+        level, end, body = _indent(line), index + 1, 0
+        while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > level):
+            body = body or (_indent(lines[end]) if lines[end].strip() else 0)
+            end += 1
+        clauses = end  # the handlers, `else` and `finally` after the body
+        while clauses < len(lines) and (
+                not (text := lines[clauses].strip()) or _indent(lines[clauses]) > level
+                or handler.match(text) or writer.exclusive_branch(text)):
+            clauses += 1  # fmt: skip
+        if end <= stop < clauses or any(_assigns(text, name) for text in lines[end:clauses]):
+            continue  # in a handler the body may have stopped half-way; or it sets it too
+        shift = body - level
+        for at in range(index + 1, end):
+            if out[at][:shift].isspace():
+                out[at] = out[at][shift:]
+    return out
+
+
+_CONTINUE = re.compile(r"(?:^\s*|[:;{]\s*)continue\s*;?\s*(?:$|[#/}])")  # the next item
+
+
+def _assigns(line: str, name: str) -> bool:
+    return bool(re.search(rf"(?<![\w.]){re.escape(name)}\s*(?:,[^=]*)?(?::[^=]+)?=(?!=)", line))
 
 
 def own_function_start(site: Site, lines: list[str]) -> int:
@@ -174,9 +215,12 @@ def _nearest_assignment(
             if _indent(line) > floor:
                 continue
             encloses, floor = _indent(line) < floor, _indent(line)
-            item = _loop_item(site, line, name) if encloses and last == name else None
+            root = name.split(".")[0]  # `name.ctx`: an item's field
+            item = _loop_item(site, line, root, any(_CONTINUE.search(text) for text in
+                                                    lines[index + 1 :])) \
+                if encloses and root != "self" else None  # fmt: skip
             if item is not None:  # the loop the check sits in binds it: each item in turn
-                return Origin(name, "item", item, _line_of(site, index + offset), line.strip())
+                return Origin(root, "item", item, _line_of(site, index + offset), line.strip())
         if last not in line or declaration.search(line):
             continue
         code = _blank_strings(line)  # `{x:?}` in a message isn't code
@@ -262,7 +306,7 @@ def _continued(lines: list[str], start: int) -> str:
     return "".join(out)
 
 
-def _loop_item(site: Site, line: str, name: str) -> str | None:
+def _loop_item(site: Site, line: str, name: str, skipped: bool = False) -> str | None:
     """The collection whose items a loop header binds `name` to, as code (`for name in
     [typename] + field_names:` -> `[typename] + field_names`; `for i, x in enumerate(xs)`,
     `x` -> `xs`); None when the line is no such loop or binds something else to `name` (an
@@ -278,6 +322,8 @@ def _loop_item(site: Site, line: str, name: str) -> str | None:
     if name not in names:
         return None
     value = line[m.start("value") : m.end("value")].strip()
+    if skipped:
+        return None  # `if isinstance(ext, Extension): continue` first: not every item
     for pattern, position, count in spec.loop_items:
         item = re.match(pattern, value)
         if item and len(names) == count:

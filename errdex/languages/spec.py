@@ -322,6 +322,9 @@ class LanguageSpec:
     # names, how many names): a value that yields more than its items (`enumerate(xs)`
     # -> `xs`, its item the second of two names) or a view of them (`xs.iter()`)
     loop_items: tuple[tuple[str, int, int], ...] = ()
+    # regex of what binds names inside one expression (a comprehension's `for c in`, a
+    # closure's `|x|`), group `names` (comma-separated): those names are no values read
+    inner_binding: str = ""
     # Names of the language itself a check can compare with (`str` of `type(x) is not str`,
     # Rust's `usize`): not values the caller passes
     builtin_names: frozenset[str] = frozenset()

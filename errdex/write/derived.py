@@ -4,11 +4,14 @@ the local the check tests."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from errdex.analyze import facts
-from errdex.analyze.origins import Origin
-from errdex.write.pagefacts import PageFacts, fn_name, loc
+from errdex.analyze.origins import Origin, assigned_before, own_function_line
+from errdex.extract.structure import ELSE
+from errdex.write.branches import path_in_short
+from errdex.write.pagefacts import PageFacts, fn_name, joined, loc
 
 
 @dataclass(frozen=True)
@@ -18,12 +21,20 @@ class Derived:
 
 
 def derived(f: PageFacts) -> tuple[Derived, ...]:
-    """The locals the check reads that are computed from the function's parameters."""
-    params = set(f.params or ()) - {"self"}
+    """The locals the check reads that are computed from the function's parameters alone:
+    not from the object's state too (`getattr(self, option)`), not from a parameter the
+    function has bound anew before (`cum_weights = list(accumulate(weights))`), and not
+    a local that only shares its name with a field the check reads (`self.size`)."""
+    lines = f.site.snippet.code.splitlines()[: max(0, f.site.line - f.site.snippet.start_line)]
+    if own_function_line(f.site, lines) is None:
+        return ()  # the snippet starts inside the function: a parameter may be bound anew
+    params = {p for p in f.params or () if p != "self" and not assigned_before(f.site, p)}
     roots = {n.split(".")[0] for n in f.names}
     out: list[Derived] = []
     for origin in f.origins:
-        if origin.how != "local" or origin.name not in roots or origin.name in params:
+        if origin.how != "local" or origin.name not in roots or origin.name in params \
+                or not re.search(rf"(?<![\w.]){re.escape(origin.name)}\b", f.guard or "") \
+                or re.search(r"\bself\b", origin.expression):  # fmt: skip
             continue
         read = tuple(sorted(set(facts.names_in(origin.expression)) & params))
         if read and all(d.origin.name != origin.name for d in out):
@@ -44,8 +55,17 @@ def _callers_own(f: PageFacts, found: tuple[Derived, ...]) -> bool:
     return bool(f.public) and f.direct and covered(f, found)
 
 
-def _arguments(found: tuple[Derived, ...]) -> list[str]:
-    return sorted({a for d in found for a in d.arguments})
+def _named_in(text: str, found: tuple[Derived, ...]) -> tuple[Derived, ...]:
+    """The computed values a requirement still names (`n`, or `drivesplits` inside
+    `len(set(d for d, p in drivesplits))`)."""
+    return tuple(d for d in found if re.search(rf"(?<![\w.]){re.escape(d.origin.name)}\b", text))
+
+
+def _arguments(f: PageFacts, found: tuple[Derived, ...]) -> list[str]:
+    """The arguments that decide: those the computed values come from, and those the
+    check reads itself (`main` of `not main and not has_main`)."""
+    read = {n.split(".")[0] for n in f.names} & (set(f.params or ()) - {"self"})
+    return sorted({a for d in found for a in d.arguments} | read)
 
 
 def _listed(names: list[str]) -> str:
@@ -56,12 +76,12 @@ def _listed(names: list[str]) -> str:
 MAX_QUOTED = 100  # characters of a statement a sentence quotes
 
 
-def computed_clause(found: tuple[Derived, ...]) -> str:
+def computed_clause(found: tuple[Derived, ...], quoted: bool = True) -> str:
     """"`n` is computed from `data` (`T, ss, c, n = _ss(data, mu)`)": the statement only
     when one short line holds it whole."""
     return "; ".join(
         f"`{d.origin.name}` is computed from {_listed(list(d.arguments))}"
-        + (f" (`{text}`)" if facts.balanced(text := d.origin.text.rstrip(",;"))
+        + (f" (`{text}`)" if quoted and facts.balanced(text := d.origin.text.rstrip(",;"))
            and len(text) <= MAX_QUOTED else "")
         for d in found)  # fmt: skip
 
@@ -72,13 +92,23 @@ def summary(f: PageFacts, found: tuple[Derived, ...], tail: str) -> str | None:
     if not (f.req and _callers_own(f, found)):
         return None
     debug = " (checked in debug builds only)" if f.debug_only else ""
-    named = tuple(d for d in found if f"`{d.origin.name}`" in f.req)
+    named = _named_in(f.req, found)
     where = f", where {computed_clause(named)}" if named else ""
-    return f"{f.req} when calling {f.entry}{debug}{where}{tail}"
+    return f"{f.req} when calling {f.entry}{debug}{where}{only_when(f)}{tail}"
+
+
+def only_when(f: PageFacts) -> str:
+    """The conditions the check runs under, for a summary that states its requirement:
+    without them it reads as holding for every call."""
+    steps = f.site_facts.reached if f.site_facts else ()
+    if f.checked and f.checked != f.guard:  # a chain's branches are in the requirement
+        steps = tuple(s for s in steps if not ((s.kind == ELSE and s.branches) or s.handled))
+    said = [f.said(s.text, s.line) for s in steps]
+    return f" (checked only when {path_in_short(joined(said), steps)})" if said else ""
 
 
 def solution(f: PageFacts, found: tuple[Derived, ...], shown: str) -> str:
-    args = _listed(_arguments(found))
+    args = _listed(_arguments(f, found))
     locals_ = _listed([d.origin.name for d in found])
     lines = ", ".join(f"line {d.origin.line}" for d in found)
     how = f" so that {f.holds}" if f.holds and covered(f, found) else ""
@@ -87,21 +117,22 @@ def solution(f: PageFacts, found: tuple[Derived, ...], shown: str) -> str:
             f"`{fn_name(f)}`"
     else:
         change = f"Change {args} in your call to {f.entry}"
+    sources = _listed(sorted({a for d in found for a in d.arguments}))
     return (f"{change}{how}: the check ({loc(f.site)}) reads {locals_}, which "
-            f"`{fn_name(f)}` computes from {args} ({lines}){shown}.")
+            f"`{fn_name(f)}` computes from {sources} ({lines}){shown}.")
 
 
 def fix_note(f: PageFacts, found: tuple[Derived, ...]) -> str | None:
     """The example fix's comment: which arguments to change, and what they must give."""
     if not (f.holds and _callers_own(f, found)):
         return None
-    named = tuple(d for d in found if f"`{d.origin.name}`" in f.holds)
-    where = f"; {computed_clause(named)}" if named else ""
-    return f"pass {_listed(_arguments(found))} for which {f.holds}{where}".replace("`", "")
+    named = _named_in(f.holds, found)
+    where = f"; {computed_clause(named, quoted=False)}" if named else ""
+    return f"pass {_listed(_arguments(f, found))} for which {f.holds}{where}".replace("`", "")
 
 
 def trigger(f: PageFacts, found: tuple[Derived, ...], violation: str | None) -> str | None:
     if not (violation and _callers_own(f, found)):
         return None
-    return (f"Calling {f.entry} with {_listed(_arguments(found))} for which {violation}, "
+    return (f"Calling {f.entry} with {_listed(_arguments(f, found))} for which {violation}, "
             f"where {computed_clause(found)}.")

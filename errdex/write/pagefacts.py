@@ -118,7 +118,8 @@ class PageFacts:
     def direct(self) -> bool:
         """The user calls the site's own function (or builds its class), not a function
         that reaches it: its parameters are the arguments the user passes."""
-        return not self.users or (self.site.function or "").startswith(self.users[0])
+        return not self.users or re.sub(r"\.__(?:init|new)__$", "", self.site.function or "") \
+            == self.users[0]
 
     @property
     def reported(self) -> bool:
@@ -307,7 +308,8 @@ def gather(
         or never_seen
     own = ({o.name for o in origins if o.how == "parameter"} | set(params or ())) - {"self"}
     own |= {o.name for o in origins if o.how == "field" and users_value(o)}
-    items = items_of(origins, own)  # `for x in xs:` over the caller's values: x is theirs
+    read_in = read_input(site, site_facts.reached if site_facts else (), site.guard)
+    items = items_of(origins, own) if read_in is None else ()  # `for x in xs:`, xs theirs
     own |= {o.name for o in items}
     # A module called through (`inspect.ismodule(module)`) is not a value the check reads;
     # a name the function binds (an origin, an assignment or binding the snippet shows) is.
@@ -368,7 +370,7 @@ def gather(
         imported=imported,
         lifted=lifted, checked=checked, cli=cli, only_when=only_when, program=program,
         paths=paths,
-        read_input=read_input(site, site_facts.reached if site_facts else (), site.guard),
+        read_input=read_in,
     )  # fmt: skip
 
 

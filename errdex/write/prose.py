@@ -26,7 +26,7 @@ from errdex.models import (
 from errdex.write import commandline, deprecation, grouped, inputs, invariants, passedon, places
 from errdex.write.branches import path_in_short
 from errdex.write.built import conditioned
-from errdex.write.derived import derived
+from errdex.write.derived import derived, only_when
 from errdex.write.derived import summary as derived_summary
 from errdex.write.derived import trigger as derived_trigger
 from errdex.write.impossible import RuledOut
@@ -115,7 +115,7 @@ def _summary(f: PageFacts) -> str:
     if f.req and f.user_terms and f.cli is not None:
         return f"{f.req} when running the program{commandline.defaults(f.program, f.req)}{tail}"
     if f.req and f.user_terms:
-        return f"{f.req} when calling {f.entry}{tail}"
+        return f"{f.req} when calling {f.entry}{only_when(f)}{tail}"
     if said := inputs.summary(f, tail):  # on a file or a model the call reads
         return said
     if f.nature == "unimplemented" or (f.guard is None and unsupported(f)):
@@ -128,8 +128,8 @@ def _summary(f: PageFacts) -> str:
         return said  # `n`, computed from `data`, must be at least 1
     if f.guard and f.nature != "expect" and f.req and object_decides(f) and _fields_only(f):
         debug = " (checked in debug builds only)" if f.debug_only else ""
-        return (f"{f.req} on the object you call {f.entry} on{debug}: its state decides, not "
-                f"an argument of this call{tail}")
+        return (f"{f.req} on the object you call {f.entry} on{debug}{only_when(f)}: its state "
+                f"decides, not an argument of this call{tail}")
     if f.guard and f.nature != "expect":
         debug = " (checked in debug builds only)" if f.debug_only else ""
         shown = shows_values(f, "checked")

@@ -155,6 +155,7 @@ SPEC = LanguageSpec(
     loop_binding=r"^\s*(?:async\s+)?for\s+\(?(?P<names>[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*,?"
                  r"\s*\)?\s+in\s+(?P<value>.+?)\s*:\s*(?:#.*)?$",
     builtin_names=frozenset(dir(builtins)),
+    inner_binding=r"\bfor\s+\(?(?P<names>[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\)?\s+in\b",
     loop_items=((r"^enumerate\((?P<value>[^,]+?)(?:,\s*(?:start\s*=\s*)?\d+)?\)$", 1, 2),),
     rethrow=r"raise",
     cli_arguments=r"^\s*(?P<name>\w+)\s*=\s*\w+\.parse_(?:known_|intermixed_)?args\(",

@@ -151,6 +151,9 @@ SPEC = LanguageSpec(
     loop_items=((r"^&?(?:mut\s+)?(?P<value>.+?)\.(?:iter|into_iter|iter_mut)\(\)$", 0, 1),
                 (r"^&(?:mut\s+)?(?P<value>.+?)$", 0, 1),
                 (r"^(?P<value>.+?)\.(?:iter|into_iter|iter_mut)\(\)\.enumerate\(\)$", 1, 2)),
+    # a closure's parameters (`.any(|d| d == 0)`), not a bitwise `a | b | c`
+    inner_binding=r"(?:^|[(,])\s*(?:move\s+)?\|(?P<names>\s*&?(?:mut\s+)?[a-z_]\w*"
+                  r"(?:\s*,\s*&?(?:mut\s+)?[a-z_]\w*)*)\s*\|",
     builtin_names=frozenset("bool char str f32 f64 i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 "
                             "usize String Vec Option Result Some None Ok Err".split()),
     rethrow=None,
