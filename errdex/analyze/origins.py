@@ -60,13 +60,17 @@ def find_origins(site: Site, names: Sequence[str]) -> tuple[Origin, ...]:
         # A field (`self.patch`) is set in another function (`new`): look from the top of
         # the snippet; a local only in its own function (a `left` of the function above
         # is another value).
-        start = 0 if f"self.{name}" in (site.guard or "") else own
+        field = f"self.{name}" in (site.guard or "")
+        start = 0 if field else own
+        # read only as the object's field: a local or parameter of that name is another
+        # value (`let (_, page_block_size, ..) = ..` beside `self.page_block_size`)
+        only_field = field and not re.search(rf"(?<![\w.]){re.escape(name)}\b", site.guard or "")
         floor = _indent(lines[stop]) if stop < len(lines) else 0
         origin = _nearest_assignment(site, lines[start:stop], name, last, start, floor,
-                                     own - start)  # fmt: skip
+                                     own - start, only_field)  # fmt: skip
         if origin:
             found.append(origin)
-        param = _parameter(site, lines[: stop + 1], name)
+        param = None if only_field else _parameter(site, lines[: stop + 1], name)
         if param:
             found.append(param)
     return tuple(found)
@@ -195,7 +199,7 @@ def _after_word(line: str, word: str, rest: re.Pattern[str], dot_ok: bool) -> re
 
 def _nearest_assignment(
     site: Site, lines: list[str], name: str, last: str, offset: int = 0, floor: int = 0,
-    own: int = 0,
+    own: int = 0, only_field: bool = False,
 ) -> Origin | None:  # fmt: skip
     if not any(last in line for line in lines):
         return None
@@ -218,16 +222,16 @@ def _nearest_assignment(
             root = name.split(".")[0]  # `name.ctx`: an item's field
             item = _loop_item(site, line, root, any(_CONTINUE.search(text) for text in
                                                     lines[index + 1 :])) \
-                if encloses and root != "self" else None  # fmt: skip
+                if encloses and root != "self" and not only_field else None  # fmt: skip
             if item is not None:  # the loop the check sits in binds it: each item in turn
                 return Origin(root, "item", item, _line_of(site, index + offset), line.strip())
         if last not in line or declaration.search(line):
             continue
         code = _blank_strings(line)  # `{x:?}` in a message isn't code
         candidates = [("field", _after_word(code, f"self.{last}", _ASSIGN_REST, True))]
-        m = local.match(code)
+        m = None if only_field else local.match(code)
         candidates.append(("local", m if m and m.group("name") == name else None))
-        element = _destructured(site, code, name)
+        element = None if only_field else _destructured(site, code, name)
         if element is not None:
             return Origin(name, "local", element, _line_of(site, index + offset), line.strip())
         if copied:
