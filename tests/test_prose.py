@@ -169,7 +169,7 @@ def _code_fields(e: Explanation) -> list[str]:
 # Words the code snippets may use although no record holds them: the languages' own.
 _RUST_WORDS = """let fn if return Err Ok match into e v p s std panic catch_unwind downcast_ref
 String is_some_and contains resume_unwind to_string format bool error Error dyn ok self Self mut
-map as_str or_else copied unwrap_or_default text str"""
+map as_str or_else copied unwrap_or_default text str AssertUnwindSafe"""
 _PYTHON_WORDS = """and if raise try except as e from str in not is None isinstance def return bool
 BaseException Exception RuntimeError ValueError AssertionError import warnings with
 catch_warnings simplefilter Warning self"""

@@ -22,9 +22,9 @@ _WORDS = """as break const continue crate else enum extern false fn for if impl 
 match mod move mut pub ref return self Self static struct super trait true type unsafe use
 where while dyn async await Ok Err Some None Result Option Box Vec String str bool usize
 isize u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 char std panic catch_unwind resume_unwind
-downcast_ref is_some_and to_string contains into format error Error ok unwrap expect len
-map is_empty clone v e p s x matches FnOnce FnMut Fn try_from try_into from as_str or_else
-copied unwrap_or_default"""
+AssertUnwindSafe downcast_ref is_some_and to_string contains into format error Error ok
+unwrap expect len map is_empty clone v e p s x matches FnOnce FnMut Fn try_from try_into from
+as_str or_else copied unwrap_or_default"""
 
 
 def _grammar() -> object:

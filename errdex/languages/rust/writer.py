@@ -211,8 +211,11 @@ class RustWriter(_Reading, BraceWriter):
                     f"means)\n{call};")
         if f.site.kind in (SiteKind.PANIC, SiteKind.ASSERT, SiteKind.EXPECT):
             # A panic's payload is a `String` when its message is formatted, a `&str` when
-            # it is a literal (`todo!("..")`): one downcast alone misses the other.
-            return (f"match std::panic::catch_unwind(|| {call}) {{\n    Ok(v) => v,\n"
+            # it is a literal (`todo!("..")`): one downcast alone misses the other. The
+            # closure borrows the call's arguments (`&mut [f32]` is not `UnwindSafe`):
+            # `AssertUnwindSafe` lets any call compile, as the std docs advise.
+            return (f"match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {call})) "
+                    f"{{\n    Ok(v) => v,\n"
                     f"    Err(p) => {{\n"
                     f"        let text = p.downcast_ref::<String>().map(String::as_str)\n"
                     f"            .or_else(|| p.downcast_ref::<&str>().copied())"
