@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from errdex.analyze import facts
 from errdex.analyze.origins import Origin, assigned_before, own_function_line
 from errdex.extract.structure import ELSE
+from errdex.models import PathStep
 from errdex.write.branches import path_in_short
 from errdex.write.pagefacts import PageFacts, fn_name, joined, loc
 
@@ -28,6 +29,8 @@ def derived(f: PageFacts) -> tuple[Derived, ...]:
     lines = f.site.snippet.code.splitlines()[: max(0, f.site.line - f.site.snippet.start_line)]
     if own_function_line(f.site, lines) is None:
         return ()  # the snippet starts inside the function: a parameter may be bound anew
+    if (not f.direct and not _takes_arguments(f)) or (not f.public and not f.users):
+        return ()  # no call of the user's passes them: a private function, or one taking none
     params = {p for p in f.params or () if p != "self" and not assigned_before(f.site, p)}
     roots = {n.split(".")[0] for n in f.names}
     out: list[Derived] = []
@@ -40,6 +43,14 @@ def derived(f: PageFacts) -> tuple[Derived, ...]:
         if read and all(d.origin.name != origin.name for d in out):
             out.append(Derived(origin, read))
     return tuple(out)
+
+
+def _takes_arguments(f: PageFacts) -> bool:
+    """The function the user calls takes arguments, where the call graph knows it."""
+    entry = next((e for e in f.site_facts.entry_points if e.function == f.users[0]), None) \
+        if f.site_facts and f.users else None  # fmt: skip
+    return entry is None or entry.parameters is None or \
+        any(p not in ("self", "cls") for p in entry.parameters)
 
 
 def covered(f: PageFacts, found: tuple[Derived, ...]) -> bool:
@@ -74,6 +85,7 @@ def _listed(names: list[str]) -> str:
 
 
 MAX_QUOTED = 100  # characters of a statement a sentence quotes
+MAX_CONDITIONS = 240  # characters of the conditions a summary adds
 
 
 def computed_clause(found: tuple[Derived, ...], quoted: bool = True) -> str:
@@ -97,14 +109,24 @@ def summary(f: PageFacts, found: tuple[Derived, ...], tail: str) -> str | None:
     return f"{f.req} when calling {f.entry}{debug}{where}{only_when(f)}{tail}"
 
 
+def _implied(step: PathStep, chained: bool, guard: str) -> bool:
+    """A step the requirement already says: a chain's branches (folded into it), or the
+    arms before a check on the same value (its own pattern implies them)."""
+    if chained and step.kind == ELSE and step.branches:
+        return True
+    return bool(step.handled) and (chained or (bool(step.subject) and step.subject in guard))
+
+
 def only_when(f: PageFacts) -> str:
     """The conditions the check runs under, for a summary that states its requirement:
     without them it reads as holding for every call."""
-    steps = f.site_facts.reached if f.site_facts else ()
-    if f.checked and f.checked != f.guard:  # a chain's branches are in the requirement
-        steps = tuple(s for s in steps if not ((s.kind == ELSE and s.branches) or s.handled))
-    said = [f.said(s.text, s.line) for s in steps]
-    return f" (checked only when {path_in_short(joined(said), steps)})" if said else ""
+    chained = bool(f.checked and f.checked != f.guard)
+    steps = tuple(s for s in (f.site_facts.reached if f.site_facts else ())
+                  if not _implied(s, chained, f.guard or ""))  # fmt: skip
+    said = path_in_short(joined([f.said(s.text, s.line) for s in steps]), steps)
+    if len(said) > MAX_CONDITIONS:
+        return " (checked only on the path what it means describes)"
+    return f" (checked only when {said})" if steps else ""
 
 
 def solution(f: PageFacts, found: tuple[Derived, ...], shown: str) -> str:
