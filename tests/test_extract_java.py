@@ -215,7 +215,8 @@ def test_a_helper_that_builds_an_exception_is_raised_where_it_is_called(
 def test_java_pages_speak_java(pages: tuple[Path, dict[str, dict[str, Any]]]) -> None:
     _, records = pages
     page = records["reshape: rank {rank} over 8"]["explanation"]
-    assert page["summary"] == "`rank` must be at most 8 when calling `Shape.reshape`"
+    assert page["summary"] == ("`rank` must be at most 8 when calling `Shape.reshape` (checked "
+                               "only when `xs.length` is not 0)")
     assert page["example_fix"]["after"] == "Shape.reshape(xs, 8, strict); // rank must be at most 8"
     defensive = page["defensive"]
     assert defensive["validate"].startswith(

@@ -170,7 +170,8 @@ def test_js_pages_speak_js(pages: tuple[Path, dict[str, dict[str, Any]]]) -> Non
     _, records = pages
     page = records["`reshape: rank ${rank} over 8 (got ${xs.length} values)`"]
     explanation = page["explanation"]
-    assert explanation["summary"] == "`rank` must be at most 8 when calling `reshape`"
+    assert explanation["summary"] == ("`rank` must be at most 8 when calling `reshape` (checked "
+                                      "only when `xs[0]` is at least 0)")
     fix = explanation["example_fix"]["after"]
     assert fix == "reshape(xs, 8, strict); // rank must be at most 8"
     defensive = explanation["defensive"]
