@@ -62,6 +62,38 @@ def mean(data):
     return n
 
 
+class Worker:
+    def __init__(self):
+        self._started = False
+        self._daemonic = False
+
+    def start(self):
+        self._started = True
+
+    @property
+    def daemon(self):
+        return self._daemonic
+
+    @daemon.setter
+    def daemon(self, daemonic):
+        if self._started:
+            raise RuntimeError("cannot set the daemon flag of a started worker")
+        self._daemonic = daemonic
+
+
+class Lock:
+    def __init__(self, data):
+        self._data = data
+
+    def validate(self):
+        _check_hash(self._data["hash"])
+
+
+def _check_hash(value):
+    if "=" not in value:
+        raise ValueError("a hash is written algorithm=value")
+
+
 def open_mode(mode):
     if not any(c in mode for c in "rwa"):
         raise ValueError("mode must read, write or append")
@@ -114,3 +146,17 @@ def test_a_comprehension_s_own_variable_is_not_a_value_to_trace(python: Any) -> 
     assert _page(python, "mode must read, write or append")["summary"] == (
         "`any(c in mode for c in \"rwa\")` must be truthy (not None, empty or zero) when "
         "calling `derived.open_mode`")
+
+
+def test_a_property_setter_is_assigned_not_called(python: Any) -> None:
+    page = _page(python, "cannot set the daemon flag of a started worker")
+    assert page["example_fix"]["before"].startswith("worker.daemon = ...  # fails")
+    assert "worker.daemon(" not in page["defensive"]["try_catch"]
+
+
+def test_a_call_that_takes_no_argument_is_not_told_to_change_its_arguments(
+        python: Any) -> None:
+    page = _page(python, "a hash is written algorithm=value")
+    assert page["trigger"] == ("Calling `Lock.validate` when the check at "
+                               "derived/__init__.py:81 fails: it takes no argument.")
+    assert "arguments of your call" not in " ".join(page["solutions"])

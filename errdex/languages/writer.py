@@ -166,6 +166,11 @@ class CodeWriter(Protocol):
         (None: not known); `is_method` None: not known whether it takes a receiver."""
         ...
 
+    def accessed(self, f: PageFacts, call: str) -> str:
+        """`call` of the site's own function as users run it when it is no plain call (a
+        Python property is read or assigned, not called)."""
+        ...
+
 
 def raised_at(record: Record, site: Site) -> str | None:
     """The class the explained site raises, where a record's sites raise different ones
@@ -309,3 +314,6 @@ class BraceWriter(BraceReading):
 
     def user_call(self, function: str, args: list[str] | None, is_method: bool | None) -> str:
         raise NotImplementedError
+
+    def accessed(self, f: PageFacts, call: str) -> str:
+        return call

@@ -45,12 +45,19 @@ def derived(f: PageFacts) -> tuple[Derived, ...]:
     return tuple(out)
 
 
-def _takes_arguments(f: PageFacts) -> bool:
-    """The function the user calls takes arguments, where the call graph knows it."""
-    entry = next((e for e in f.site_facts.entry_points if e.function == f.users[0]), None) \
-        if f.site_facts and f.users else None  # fmt: skip
-    return entry is None or entry.parameters is None or \
+def takes_arguments(f: PageFacts, function: str) -> bool | None:
+    """Whether the entry point `function` takes arguments besides its receiver; None
+    when the call graph does not know its parameters."""
+    entry = next((e for e in f.site_facts.entry_points if e.function == function
+                  and e.parameters is not None), None) if f.site_facts else None  # fmt: skip
+    return None if entry is None or entry.parameters is None else \
         any(p not in ("self", "cls") for p in entry.parameters)
+
+
+def _takes_arguments(f: PageFacts) -> bool:
+    """Every function the page names as the user's call takes arguments, where the call
+    graph knows it (`DirectUrl.validate()` takes none)."""
+    return all(takes_arguments(f, user) is not False for user in f.users[:3])
 
 
 def covered(f: PageFacts, found: tuple[Derived, ...]) -> bool:

@@ -26,7 +26,7 @@ from errdex.models import (
 from errdex.write import commandline, deprecation, grouped, inputs, invariants, passedon, places
 from errdex.write.branches import path_in_short
 from errdex.write.built import conditioned
-from errdex.write.derived import derived, only_when
+from errdex.write.derived import derived, only_when, takes_arguments
 from errdex.write.derived import summary as derived_summary
 from errdex.write.derived import trigger as derived_trigger
 from errdex.write.impossible import RuledOut
@@ -497,6 +497,9 @@ def _trigger(f: PageFacts) -> str:
         text = (f"Calling {f.entry} on an object whose own state fails the check at "
                 f"{loc(f.site)} (`{f.guard}`): how it was built and what was called on it "
                 "before decide, not this call's arguments.")
+    elif f.guard and f.users and all(takes_arguments(f, u) is False for u in f.users[:3]):
+        they = "it takes no argument" if len(f.users[:3]) == 1 else "none of them takes one"
+        text = f"Calling {f.entry} when the check at {loc(f.site)} fails: {they}."
     elif f.guard:
         text = f"Calling {f.entry} with arguments that make the check at {loc(f.site)} fail."
     elif f.nature == "handler":

@@ -21,7 +21,7 @@ from errdex.write import (
     passedon,
     places,
 )
-from errdex.write.derived import derived
+from errdex.write.derived import derived, takes_arguments
 from errdex.write.derived import solution as derived_solution
 from errdex.write.loops import names_an_item
 from errdex.write.pagefacts import (
@@ -179,7 +179,11 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
     elif f.guard and (read := sorted({n.split(".")[0] for n in f.names}
                                      & (set(f.params or ()) - {"self"}))):  # fmt: skip
         listed = ", ".join(f"`{n}`" for n in read)
-        if not f.direct:
+        if not f.direct and all(takes_arguments(f, u) is False for u in f.users[:3]):
+            out.append(f"{f.entry} takes no argument: what it passes as {listed} of "
+                       f"`{fn_name(f)}` comes from the object it runs on or from its module; "
+                       f"the check ({here}) reads it{shows_values(f)}.")
+        elif not f.direct:
             out.append(f"Change the arguments of your call to {f.entry} that become {listed} "
                        f"of `{fn_name(f)}`: the check ({here}) reads them{shows_values(f)}.")
         else:

@@ -253,6 +253,23 @@ class PythonWriter(_Reading):
     def statement(self, f: PageFacts, call: str) -> str:
         return _iterated(f, call)
 
+    def accessed(self, f: PageFacts, call: str) -> str:
+        """A property's method as the attribute users read (`package_wheel.filename`),
+        assign (`thread.daemon = ...`) or delete: calling it fails with a TypeError."""
+        name, code = (f.site.function or "").split(".")[-1], f.site.snippet.code
+        before = len("\n".join(code.splitlines()[: f.site.line - f.site.snippet.start_line]))
+        m = None  # the last definition of the name above the site: a setter after its getter
+        for found in re.finditer(rf"^\s*@(?:functools\.)?(?:(property|cached_property)|"
+                                 rf"{re.escape(name)}\.(setter|deleter))\s*\n\s*def\s+"
+                                 rf"{re.escape(name)}\s*\(", code, re.M):  # fmt: skip
+            m = found if found.end() <= before else m
+        called = re.fullmatch(rf"(.+)\.{re.escape(name)}\((.*)\)", call, re.S)
+        if m is None or called is None:
+            return call
+        value = called.group(1)
+        return {"setter": f"{value}.{name} = ...", "deleter": f"del {value}.{name}"}.get(
+            m.group(2) or "", f"{value}.{name}")
+
     def caller_code(self, f: PageFacts, code: str) -> str:
         return code
 
