@@ -29,7 +29,8 @@ def derived(f: PageFacts) -> tuple[Derived, ...]:
     lines = f.site.snippet.code.splitlines()[: max(0, f.site.line - f.site.snippet.start_line)]
     if own_function_line(f.site, lines) is None:
         return ()  # the snippet starts inside the function: a parameter may be bound anew
-    if (not f.direct and not _takes_arguments(f)) or (not f.public and not f.users):
+    if (not f.direct and not _takes_arguments(f)) or (not f.public and not f.users
+                                                       and fn_name(f).startswith("_")):
         return ()  # no call of the user's passes them: a private function, or one taking none
     params = {p for p in f.params or () if p != "self" and not assigned_before(f.site, p)}
     roots = {n.split(".")[0] for n in f.names}
