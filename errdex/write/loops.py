@@ -13,13 +13,13 @@ def items_of(origins: Sequence[Origin], own: Set[str]) -> tuple[Origin, ...]:
     """The loop items the check reads whose collection is built from `own` values alone
     (the function's parameters, a config the caller set)."""
     return tuple(o for o in origins if o.how == "item" and (roots := facts.value_roots(
-        [n for n in facts.names_in(o.expression) if not _class_like(n)], o.expression, own))
+        [n for n in facts.names_in(o.expression) if not class_like(n)], o.expression, own))
         and roots <= own)  # fmt: skip
 
 
-def _class_like(name: str) -> bool:
-    """A class or a constant a collection is built with (`nodes.Name` of
-    `node.find_all(nodes.Name)`), not a value of the caller's."""
+def class_like(name: str) -> bool:
+    """A class or a constant (`nodes.Name` of `node.find_all(nodes.Name)`,
+    `_State.CREATED`), not a value of the caller's."""
     return name.split(".")[-1].lstrip("_")[:1].isupper()
 
 
@@ -33,7 +33,6 @@ def for_each(text: str | None, items: Sequence[Origin], read: Set[str],
     joint = "," if ";" in text else ""  # after a list of conditions: it spans them all
     return text + joint + "".join(f" for {quantifier} `{o.name}` in `{o.expression}`"
                                   for o in said)
-
 
 
 def names_an_item(origins: Sequence[Origin], expression: str) -> bool:

@@ -30,6 +30,7 @@ from errdex.write.derived import derived, only_when, takes_arguments
 from errdex.write.derived import summary as derived_summary
 from errdex.write.derived import trigger as derived_trigger
 from errdex.write.impossible import RuledOut
+from errdex.write.loops import class_like
 from errdex.write.pagefacts import (
     MAX_SETTERS,
     PageFacts,
@@ -157,7 +158,7 @@ def _fields_only(f: PageFacts) -> bool:
     """Every value the check reads is a field of the object (`self.closed`), besides
     constants and classes (`_State.CREATED`)."""
     roots = {n.split(".")[0] for n in f.names} - spec_for(f.lang).builtin_names
-    values = {r for r in roots if not r.lstrip("_")[:1].isupper()}
+    values = {r for r in roots if not class_like(r)}
     return bool(values) and all(re.search(rf"\bself\.{re.escape(r)}\b", f.guard or "")
                                 for r in values)
 
