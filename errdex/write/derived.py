@@ -29,8 +29,7 @@ def derived(f: PageFacts) -> tuple[Derived, ...]:
     lines = f.site.snippet.code.splitlines()[: max(0, f.site.line - f.site.snippet.start_line)]
     if own_function_line(f.site, lines) is None:
         return ()  # the snippet starts inside the function: a parameter may be bound anew
-    if (not f.direct and not _takes_arguments(f)) or (not f.public and not f.users
-                                                       and fn_name(f).startswith("_")):
+    if (not f.direct and not _takes_arguments(f)) or private_alone(f):
         return ()  # no call of the user's passes them: a private function, or one taking none
     params = {p for p in f.params or () if p != "self" and not assigned_before(f.site, p)}
     roots = {n.split(".")[0] for n in f.names}
@@ -44,6 +43,12 @@ def derived(f: PageFacts) -> tuple[Derived, ...]:
         if read and all(d.origin.name != origin.name for d in out):
             out.append(Derived(origin, read))
     return tuple(out)
+
+
+def private_alone(f: PageFacts) -> bool:
+    """A private function (`_fold_as_ew`) no public caller is known to reach: its
+    parameters are no arguments of a call the user writes."""
+    return bool(re.match(r"_(?!_)", fn_name(f))) and not f.public and not f.users
 
 
 def takes_arguments(f: PageFacts, function: str) -> bool | None:

@@ -21,7 +21,7 @@ from errdex.write import (
     passedon,
     places,
 )
-from errdex.write.derived import derived, takes_arguments
+from errdex.write.derived import derived, private_alone, takes_arguments
 from errdex.write.derived import solution as derived_solution
 from errdex.write.loops import names_an_item
 from errdex.write.pagefacts import (
@@ -65,12 +65,6 @@ def _reads_receiver(f: PageFacts) -> bool:
     receiver = f.params[0] if f.params else None
     return receiver is not None and bool(
         re.search(rf"(?<![\w.]){re.escape(receiver)}(?:\.|\b(?!\s*::))", f.guard or ""))
-
-
-def _private_alone(f: PageFacts) -> bool:
-    """A private function (`_fold_as_ew`) no public caller is known to reach: its
-    parameters are no arguments of a call the user writes."""
-    return bool(re.match(r"_(?!_)", fn_name(f))) and not f.public and not f.users
 
 
 def solutions(f: PageFacts) -> tuple[str, ...]:
@@ -182,7 +176,7 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
             out.append(f"Look at the calls made on the object before this one: the check in "
                        f"`{fn_name(f)}` ({here}) reads `{fact.field}`, which {setters} set; "
                        "no argument of this call changes it.")
-    elif f.guard and not _private_alone(f) and (read := sorted(
+    elif f.guard and not private_alone(f) and (read := sorted(
             {n.split(".")[0] for n in f.names} & (set(f.params or ()) - {"self"}))):  # fmt: skip
         listed = ", ".join(f"`{n}`" for n in read)
         if not f.direct and all(takes_arguments(f, u) is False for u in f.users[:3]):
