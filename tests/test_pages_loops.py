@@ -3,16 +3,12 @@ branches of a chain that are (or are not) a way out the caller can pick."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from errdex.contract import record_to_dict
-from errdex.index import index_snapshot
-from errdex.source.resolve import SourceOptions, resolve
-from errdex.store import SQLiteStore
 from tests.analysis_repos import commit, init
+from tests.test_pages import _index, _page
 
 PY_LIB = '''\
 _WINDOWS = False
@@ -92,6 +88,13 @@ def rename_all(node):
     return node
 
 
+def rename_loops(node):
+    for name in node.find_all(Name):
+        if name.ctx == "store" and name.name == "loop":
+            raise ValueError("cannot assign to the loop variable")
+    return node
+
+
 def configure(handlers=None, **kwargs):
     if handlers is None:
         if "stream" in kwargs and "filename" in kwargs:
@@ -116,13 +119,6 @@ pub fn volume(dims: &[usize]) -> Result<usize, String> {
 '''
 
 
-def _index(root: Path, repo: str) -> dict[str, dict[str, Any]]:
-    (snapshot,) = resolve(str(root), SourceOptions(repo=repo))
-    with SQLiteStore(root.parent / f"{repo.replace('/', '_')}.sqlite") as store:
-        index_snapshot(snapshot, store, workers=1)
-        return {row.message: record_to_dict(store.record(row.id)) for row in store.records(repo)}
-
-
 def _repo(tmp_path_factory: pytest.TempPathFactory, files: dict[str, str], repo: str
           ) -> dict[str, dict[str, Any]]:
     root = tmp_path_factory.mktemp(repo.replace("/", "-")) / "repo"
@@ -145,11 +141,6 @@ def rust(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
                                     "src/lib.rs": RUST_LIB}, "t/vol")
 
 
-def _page(records: dict[str, dict[str, Any]], message: str) -> dict[str, Any]:
-    page: dict[str, Any] = records[message]["explanation"]
-    return page
-
-
 def test_a_check_in_a_loop_over_an_argument_holds_for_every_item(python: Any) -> None:
     page = _page(python, "names must be strings")
     assert page["summary"] == ("`name` must be an instance of `str` for every `name` in "
@@ -165,6 +156,12 @@ def test_a_class_a_collection_is_built_with_is_not_a_value_of_the_caller(python:
     assert _page(python, "cannot assign to a name here")["summary"] == (
         "`name.ctx` must differ from `\"store\"` for every `name` in `node.find_all(Name)` "
         "when calling `looped.rename_all`")
+
+
+def test_two_fields_of_one_item_quantify_it_once(python: Any) -> None:
+    page = _page(python, "cannot assign to the loop variable")
+    assert page["summary"].count("for every `name` in `node.find_all(Name)`") == 1
+    assert page["trigger"].count("for some `name` in `node.find_all(Name)`") == 1
 
 
 def test_the_item_of_enumerate_is_an_item_of_the_collection(python: Any) -> None:

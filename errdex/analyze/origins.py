@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
+from errdex.analyze.guards import names_in
 from errdex.analyze.masking import mask as _mask
 from errdex.analyze.masking import split_top
 from errdex.extract.structure import TypedBinding
@@ -50,12 +51,13 @@ def _line_of(site: Site, index: int) -> int:
 def find_origins(site: Site, names: Sequence[str]) -> tuple[Origin, ...]:
     """Where, in the snippet, each guarded name is set: the nearest assignment before the
     error, and the function's parameter list."""
-    lines = site.snippet.code.splitlines()
-    stop = max(0, min(len(lines), site.line - site.snippet.start_line))
+    shown = site.snippet.code.splitlines()
+    stop = max(0, min(len(shown), site.line - site.snippet.start_line))
     found: list[Origin] = []
-    own = own_function_start(site, lines[:stop])
+    own = own_function_start(site, shown[:stop])
+    blocks = _try_blocks(site, shown) if names else ()
     for name in names:
-        lines = _try_bodies_out(site, site.snippet.code.splitlines(), name)
+        lines = _try_bodies_out(shown, blocks, name)
         last = name.split(".")[-1]
         # A field (`self.patch`) is set in another function (`new`): look from the top of
         # the snippet; a local only in its own function (a `left` of the function above
@@ -76,18 +78,27 @@ def find_origins(site: Site, names: Sequence[str]) -> tuple[Origin, ...]:
     return tuple(found)
 
 
-def _try_bodies_out(site: Site, lines: list[str], name: str) -> list[str]:
-    """The lines with the body of every `try` moved out to the `try`'s own indentation:
-    the body runs on the way to the code after the `try`, so what it assigns (`lineno =
-    int(arg)`) is the value the check reads, unlike what a closed `if` assigns. Not when a
-    handler assigns `name` too (`except TypeError: n = 0`, then counted): then either may
-    be the value; nor for the `try` whose handler the site is in."""
+@dataclass(frozen=True)
+class _TryBlock:
+    """A `try` the site is not in a handler of: its body (lines `index + 1` to `end`),
+    indented `shift` past the `try`, and its handler clauses (to `clauses`)."""
+
+    index: int
+    end: int
+    clauses: int
+    shift: int
+
+
+def _try_blocks(site: Site, lines: list[str]) -> tuple[_TryBlock, ...]:
+    """The snippet's `try` blocks whose body runs on the way to the site, read once for
+    every name a check reads (the site in a handler: the body may have stopped
+    half-way)."""
     spec = spec_for(site.language)
     if spec.handlers is None:
-        return lines
+        return ()
     opener, handler = _tuple_pattern(spec.handlers[0]), _tuple_pattern(spec.handlers[1])
     writer, stop = spec.writer(), site.line - site.snippet.start_line
-    out = list(lines)
+    out = []
     for index, line in enumerate(lines):
         if not opener.fullmatch(line.strip()):
             continue
@@ -100,12 +111,25 @@ def _try_bodies_out(site: Site, lines: list[str], name: str) -> list[str]:
                 not (text := lines[clauses].strip()) or _indent(lines[clauses]) > level
                 or handler.match(text) or writer.exclusive_branch(text)):
             clauses += 1  # fmt: skip
-        if end <= stop < clauses or any(_assigns(text, name) for text in lines[end:clauses]):
-            continue  # in a handler the body may have stopped half-way; or it sets it too
-        shift = body - level
-        for at in range(index + 1, end):
-            if out[at][:shift].isspace():
-                out[at] = out[at][shift:]
+        if not end <= stop < clauses:
+            out.append(_TryBlock(index, end, clauses, body - level))
+    return tuple(out)
+
+
+def _try_bodies_out(lines: list[str], blocks: Sequence[_TryBlock], name: str) -> list[str]:
+    """The lines with the body of every `try` moved out to the `try`'s own indentation:
+    the body runs on the way to the code after the `try`, so what it assigns (`lineno =
+    int(arg)`) is the value the check reads, unlike what a closed `if` assigns. Not when a
+    handler assigns `name` too (`except TypeError: n = 0`, then counted): then either may
+    be the value."""
+    out = lines
+    for block in blocks:
+        if any(_assigns(text, name) for text in lines[block.end : block.clauses]):
+            continue
+        out = list(out) if out is lines else out
+        for at in range(block.index + 1, block.end):
+            if out[at][: block.shift].isspace():
+                out[at] = out[at][block.shift :]
     return out
 
 
@@ -120,6 +144,47 @@ def own_function_start(site: Site, lines: list[str]) -> int:
     """Index of the line that starts the site's own function in the snippet (0 when not
     shown)."""
     return own_function_line(site, lines) or 0
+
+
+def shows_own_start(site: Site) -> bool:
+    """Whether the snippet shows the line that starts the site's function: else what
+    the function did before the snippet (a parameter bound anew) is not known."""
+    before = site.snippet.code.splitlines()[: max(0, site.line - site.snippet.start_line)]
+    return own_function_line(site, before) is not None
+
+
+@dataclass(frozen=True)
+class Computed:
+    """A local a check reads that its function computes from its own arguments."""
+
+    origin: Origin  # the local and where it is computed (`n = _ss(data, mu)[3]`)
+    arguments: tuple[str, ...]  # the function's parameters its expression reads
+
+
+def computed_from_arguments(
+    site: Site, guard: str | None, names: Sequence[str], origins: Sequence[Origin],
+    params: Sequence[str] | None,
+) -> tuple[Computed, ...]:  # fmt: skip
+    """The locals the check reads that are computed from the function's parameters alone:
+    not from the object's state too (`getattr(self, option)`), not from a parameter the
+    function has bound anew before (`cum_weights = list(accumulate(weights))`), and not
+    a local that only shares its name with a field the check reads (`self.size`). None
+    when the snippet does not show the function's start: a parameter may be bound anew
+    above it."""
+    if not guard or not origins or not shows_own_start(site):
+        return ()
+    own = {p for p in params or () if p != "self" and not assigned_before(site, p)}
+    roots = {n.split(".")[0] for n in names}
+    out: list[Computed] = []
+    for origin in origins:
+        if origin.how != "local" or origin.name not in roots or origin.name in own \
+                or not re.search(rf"(?<![\w.]){re.escape(origin.name)}\b", guard) \
+                or re.search(r"\bself\b", origin.expression):  # fmt: skip
+            continue
+        read = tuple(sorted(set(names_in(origin.expression)) & own))
+        if read and all(c.origin.name != origin.name for c in out):
+            out.append(Computed(origin, read))
+    return tuple(out)
 
 
 def own_function_line(site: Site, lines: list[str]) -> int | None:
@@ -220,8 +285,7 @@ def _nearest_assignment(
                 continue
             encloses, floor = _indent(line) < floor, _indent(line)
             root = name.split(".")[0]  # `name.ctx`: an item's field
-            item = _loop_item(site, line, root, any(_CONTINUE.search(text) for text in
-                                                    lines[index + 1 :])) \
+            item = _loop_item(site, line, root, lines[index + 1 :]) \
                 if encloses and root != "self" and not only_field else None  # fmt: skip
             if item is not None:  # the loop the check sits in binds it: each item in turn
                 return Origin(root, "item", item, _line_of(site, index + offset), line.strip())
@@ -310,11 +374,11 @@ def _continued(lines: list[str], start: int) -> str:
     return "".join(out)
 
 
-def _loop_item(site: Site, line: str, name: str, skipped: bool = False) -> str | None:
+def _loop_item(site: Site, line: str, name: str, body: Sequence[str]) -> str | None:
     """The collection whose items a loop header binds `name` to, as code (`for name in
     [typename] + field_names:` -> `[typename] + field_names`; `for i, x in enumerate(xs)`,
-    `x` -> `xs`); None when the line is no such loop or binds something else to `name` (an
-    index, a key)."""
+    `x` -> `xs`); None when the line is no such loop, binds something else to `name` (an
+    index, a key), or its `body` up to the site skips items (`continue`)."""
     spec = spec_for(site.language)
     if spec.loop_binding is None or name not in line:
         return None
@@ -326,7 +390,7 @@ def _loop_item(site: Site, line: str, name: str, skipped: bool = False) -> str |
     if name not in names:
         return None
     value = line[m.start("value") : m.end("value")].strip()
-    if skipped:
+    if any(_CONTINUE.search(text) for text in body):
         return None  # `if isinstance(ext, Extension): continue` first: not every item
     for pattern, position, count in spec.loop_items:
         item = re.match(pattern, value)

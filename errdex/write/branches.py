@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 
 from errdex.analyze import facts
-from errdex.analyze.origins import find_origins, own_function_line
+from errdex.analyze.origins import find_origins, shows_own_start
 from errdex.extract.structure import EARLY_RETURN, ELSE
 from errdex.languages import spec_for
 from errdex.models import Language, PathStep, Record, Site, SiteFacts
@@ -53,11 +53,12 @@ def chain_guard(
     # A branch that raises whenever it is taken (its raise's guard is the branch's own
     # test) passes nothing; one that raises only inside a nested check (an `except
     # ImportError:` in it) still passes the rest.
-    passing = [code for (line, code), end in zip(chain, ends, strict=True)
-               if not any(line < at < end and said == code.strip() for at, said in raised)
-               and _selectable(site, code, chain[0][0], language, params)]  # fmt: skip
-    if any(_selectable(site, code, chain[0][0], language, params) is None for _, code in chain):
+    selectable = [_selectable(site, code, chain[0][0], language, params) for _, code in chain]
+    if None in selectable:
         return None  # a value the branches test is set anew before the site: not the same
+    passing = [code for (line, code), end, picked in zip(chain, ends, selectable, strict=True)
+               if picked and not any(line < at < end and said == code.strip()
+                                     for at, said in raised)]  # fmt: skip
     if not passing:
         return None
     whole = f"({guard})" if re.search(r"\bor\b|\|\|", guard) else guard  # `a or b`: one test
@@ -81,9 +82,9 @@ def _selectable(
     if found or params is None or {n.split(".")[0] for n in values} & set(params) \
             or bound_in(site.snippet.code, values) or re.search(r"\bself\.", code):
         return True  # fmt: skip
-    lines = site.snippet.code.splitlines()[: max(0, site.line - site.snippet.start_line)]
-    shown = own_function_line(site, lines) is not None  # else a local may be bound unseen
-    return not shown and not all("." in n or n.startswith("_") or n.isupper() for n in values)
+    # with the function's start not shown, a local may be bound unseen
+    return not shows_own_start(site) and \
+        not all("." in n or n.startswith("_") or n.isupper() for n in values)
 
 
 def _after_arms(

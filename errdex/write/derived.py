@@ -5,44 +5,21 @@ the local the check tests."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from errdex.analyze import facts
-from errdex.analyze.origins import Origin, assigned_before, own_function_line
-from errdex.extract.structure import ELSE
-from errdex.models import PathStep
-from errdex.write.branches import path_in_short
-from errdex.write.pagefacts import PageFacts, fn_name, joined, loc
+from errdex.analyze.origins import Computed
+from errdex.write.conditions import checked_when, debug_note
+from errdex.write.pagefacts import PageFacts, fn_name, loc
 
 
-@dataclass(frozen=True)
-class Derived:
-    origin: Origin  # the local and where it is computed
-    arguments: tuple[str, ...]  # the function's parameters its expression reads
-
-
-def derived(f: PageFacts) -> tuple[Derived, ...]:
-    """The locals the check reads that are computed from the function's parameters alone:
-    not from the object's state too (`getattr(self, option)`), not from a parameter the
-    function has bound anew before (`cum_weights = list(accumulate(weights))`), and not
-    a local that only shares its name with a field the check reads (`self.size`)."""
-    lines = f.site.snippet.code.splitlines()[: max(0, f.site.line - f.site.snippet.start_line)]
-    if own_function_line(f.site, lines) is None:
-        return ()  # the snippet starts inside the function: a parameter may be bound anew
+def derived(f: PageFacts) -> tuple[Computed, ...]:
+    """The locals the check reads that its function computes from its own arguments
+    (errdex.analyze.origins.computed_from_arguments), when those arguments are the
+    user's: not those of a private function nobody public calls, nor of a helper whose
+    callers take no argument."""
     if (not f.direct and not _takes_arguments(f)) or private_alone(f):
-        return ()  # no call of the user's passes them: a private function, or one taking none
-    params = {p for p in f.params or () if p != "self" and not assigned_before(f.site, p)}
-    roots = {n.split(".")[0] for n in f.names}
-    out: list[Derived] = []
-    for origin in f.origins:
-        if origin.how != "local" or origin.name not in roots or origin.name in params \
-                or not re.search(rf"(?<![\w.]){re.escape(origin.name)}\b", f.guard or "") \
-                or re.search(r"\bself\b", origin.expression):  # fmt: skip
-            continue
-        read = tuple(sorted(set(facts.names_in(origin.expression)) & params))
-        if read and all(d.origin.name != origin.name for d in out):
-            out.append(Derived(origin, read))
-    return tuple(out)
+        return ()
+    return f.computed
 
 
 def private_alone(f: PageFacts) -> bool:
@@ -66,26 +43,26 @@ def _takes_arguments(f: PageFacts) -> bool:
     return all(takes_arguments(f, user) is not False for user in f.users[:3])
 
 
-def covered(f: PageFacts, found: tuple[Derived, ...]) -> bool:
+def covered(f: PageFacts, found: tuple[Computed, ...]) -> bool:
     """Every value the check reads is an argument or computed from them."""
     params = set(f.params or ()) - {"self"}
     roots = {n.split(".")[0] for n in f.names}
     return bool(found) and roots <= params | {d.origin.name for d in found}
 
 
-def _callers_own(f: PageFacts, found: tuple[Derived, ...]) -> bool:
+def _callers_own(f: PageFacts, found: tuple[Computed, ...]) -> bool:
     """The function is the one the user calls, and what it checks comes from its
     arguments alone: the requirement can be said in them."""
     return bool(f.public) and f.direct and covered(f, found)
 
 
-def _named_in(text: str, found: tuple[Derived, ...]) -> tuple[Derived, ...]:
+def _named_in(text: str, found: tuple[Computed, ...]) -> tuple[Computed, ...]:
     """The computed values a requirement still names (`n`, or `drivesplits` inside
     `len(set(d for d, p in drivesplits))`)."""
     return tuple(d for d in found if re.search(rf"(?<![\w.]){re.escape(d.origin.name)}\b", text))
 
 
-def _arguments(f: PageFacts, found: tuple[Derived, ...]) -> list[str]:
+def _arguments(f: PageFacts, found: tuple[Computed, ...]) -> list[str]:
     """The arguments that decide: those the computed values come from, and those the
     check reads itself (`main` of `not main and not has_main`)."""
     read = {n.split(".")[0] for n in f.names} & (set(f.params or ()) - {"self"})
@@ -98,10 +75,9 @@ def _listed(names: list[str]) -> str:
 
 
 MAX_QUOTED = 100  # characters of a statement a sentence quotes
-MAX_CONDITIONS = 240  # characters of the conditions a summary adds
 
 
-def computed_clause(found: tuple[Derived, ...], quoted: bool = True) -> str:
+def computed_clause(found: tuple[Computed, ...], quoted: bool = True) -> str:
     """"`n` is computed from `data` (`T, ss, c, n = _ss(data, mu)`)": the statement only
     when one short line holds it whole."""
     return "; ".join(
@@ -111,38 +87,17 @@ def computed_clause(found: tuple[Derived, ...], quoted: bool = True) -> str:
         for d in found)  # fmt: skip
 
 
-def summary(f: PageFacts, found: tuple[Derived, ...], tail: str) -> str | None:
+def summary(f: PageFacts, found: tuple[Computed, ...], tail: str) -> str | None:
     """The requirement on the computed values, in a call the user makes directly; the
     locals it still names said with what they are computed from."""
     if not (f.req and _callers_own(f, found)):
         return None
-    debug = " (checked in debug builds only)" if f.debug_only else ""
     named = _named_in(f.req, found)
     where = f", where {computed_clause(named)}" if named else ""
-    return f"{f.req} when calling {f.entry}{debug}{where}{only_when(f)}{tail}"
+    return f"{f.req} when calling {f.entry}{debug_note(f)}{where}{checked_when(f)}{tail}"
 
 
-def _implied(step: PathStep, chained: bool, guard: str) -> bool:
-    """A step the requirement already says: a chain's branches (folded into it), or the
-    arms before a check on the same value (its own pattern implies them)."""
-    if chained and step.kind == ELSE and step.branches:
-        return True
-    return bool(step.handled) and (chained or (bool(step.subject) and step.subject in guard))
-
-
-def only_when(f: PageFacts) -> str:
-    """The conditions the check runs under, for a summary that states its requirement:
-    without them it reads as holding for every call."""
-    chained = bool(f.checked and f.checked != f.guard)
-    steps = tuple(s for s in (f.site_facts.reached if f.site_facts else ())
-                  if not _implied(s, chained, f.guard or ""))  # fmt: skip
-    said = path_in_short(joined([f.said(s.text, s.line) for s in steps]), steps)
-    if len(said) > MAX_CONDITIONS:
-        return " (checked only on the path what it means describes)"
-    return f" (checked only when {said})" if steps else ""
-
-
-def solution(f: PageFacts, found: tuple[Derived, ...], shown: str) -> str:
+def solution(f: PageFacts, found: tuple[Computed, ...], shown: str) -> str:
     args = _listed(_arguments(f, found))
     locals_ = _listed([d.origin.name for d in found])
     lines = ", ".join(f"line {d.origin.line}" for d in found)
@@ -157,7 +112,7 @@ def solution(f: PageFacts, found: tuple[Derived, ...], shown: str) -> str:
             f"`{fn_name(f)}` computes from {sources} ({lines}){shown}.")
 
 
-def fix_note(f: PageFacts, found: tuple[Derived, ...]) -> str | None:
+def fix_note(f: PageFacts, found: tuple[Computed, ...]) -> str | None:
     """The example fix's comment: which arguments to change, and what they must give."""
     if not (f.holds and _callers_own(f, found)):
         return None
@@ -166,7 +121,7 @@ def fix_note(f: PageFacts, found: tuple[Derived, ...]) -> str | None:
     return f"pass {_listed(_arguments(f, found))} for which {f.holds}{where}".replace("`", "")
 
 
-def trigger(f: PageFacts, found: tuple[Derived, ...], violation: str | None) -> str | None:
+def trigger(f: PageFacts, found: tuple[Computed, ...], violation: str | None) -> str | None:
     if not (violation and _callers_own(f, found)):
         return None
     return (f"Calling {f.entry} with {_listed(_arguments(f, found))} for which {violation}, "

@@ -11,10 +11,11 @@ from errdex.analyze.origins import Origin
 
 def items_of(origins: Sequence[Origin], own: Set[str]) -> tuple[Origin, ...]:
     """The loop items the check reads whose collection is built from `own` values alone
-    (the function's parameters, a config the caller set)."""
-    return tuple(o for o in origins if o.how == "item" and (roots := facts.value_roots(
+    (the function's parameters, a config the caller set), each once (`name.ctx` and
+    `name.name` read the one item `name`)."""
+    return tuple({o.name: o for o in origins if o.how == "item" and (roots := facts.value_roots(
         [n for n in facts.names_in(o.expression) if not class_like(n)], o.expression, own))
-        and roots <= own)  # fmt: skip
+        and roots <= own}.values())  # fmt: skip
 
 
 def class_like(name: str) -> bool:
@@ -23,16 +24,15 @@ def class_like(name: str) -> bool:
     return name.split(".")[-1].lstrip("_")[:1].isupper()
 
 
-def for_each(text: str | None, items: Sequence[Origin], read: Set[str],
-             quantifier: str = "every") -> str | None:
+def for_each(text: str | None, items: Sequence[Origin], quantifier: str = "every"
+             ) -> str | None:
     """`text` (a requirement; with `quantifier` "some", its violation) quantified over the
-    items among `read` it speaks of."""
-    said = [o for o in items if o.name in read]
-    if text is None or not said:
+    loop items it speaks of."""
+    if text is None or not items:
         return text
     joint = "," if ";" in text else ""  # after a list of conditions: it spans them all
     return text + joint + "".join(f" for {quantifier} `{o.name}` in `{o.expression}`"
-                                  for o in said)
+                                  for o in items)
 
 
 def names_an_item(origins: Sequence[Origin], expression: str) -> bool:

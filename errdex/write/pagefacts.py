@@ -17,6 +17,7 @@ from errdex.analyze import before as earlier
 from errdex.analyze import facts
 from errdex.analyze.facts import Need, Origin
 from errdex.analyze.inputs import ReadInput, read_input
+from errdex.analyze.origins import Computed, computed_from_arguments
 from errdex.extract.structure import EXCEPT
 from errdex.languages import spec_for
 from errdex.languages.writer import raised_at
@@ -102,6 +103,8 @@ class PageFacts:
     paths: Mapping[str, str] = field(default_factory=dict)  # locals that are files under a flag
     only_when: str | None = None  # what leads to a value's `.expect`/`.context` (not its cause)
     read_input: ReadInput | None = None  # the file or model the check is on, when it reads one
+    items: tuple[Origin, ...] = ()  # the loop items its requirement holds for, each in turn
+    computed: tuple[Computed, ...] = ()  # the locals it reads computed from the arguments
 
     @property
     def entry(self) -> str:
@@ -341,8 +344,9 @@ def gather(
         params = list(lifted.entry.parameters or ())
     w, raised, imported = spec_for(lang).writer(), raised_at(record, site), \
         _imported(sites, known)  # a class as written -> as users import it
-    req = for_each(facts.describe(need, lang) if need else None, items, roots)
-    holds = for_each(facts.describe(need, lang, mood="is") if need else None, items, roots)
+    items = tuple(o for o in items if o.name in roots)  # those the requirement speaks of
+    req = for_each(facts.describe(need, lang) if need else None, items)
+    holds = for_each(facts.describe(need, lang, mood="is") if need else None, items)
     program = site_facts.program if site_facts is not None else None
     paths = commandline.under_flags(program, origins, lang)
     cli = commandline.reads_flags(program, guard, paths) if need is not None and \
@@ -370,7 +374,8 @@ def gather(
         imported=imported,
         lifted=lifted, checked=checked, cli=cli, only_when=only_when, program=program,
         paths=paths,
-        read_input=read_in,
+        read_input=read_in, items=items,
+        computed=computed_from_arguments(site, guard, names, origins, params),
     )  # fmt: skip
 
 
@@ -560,7 +565,7 @@ def violation_of(f: PageFacts) -> str | None:
         cond = facts.parse_guard(f.guard or "", f.lang)
         denied = None if cond is None else facts.describe(facts.affirm(cond), f.lang, mood="is")
     if f.user_terms:  # inside a loop over the caller's values: one item fails it
-        denied = for_each(denied, [o for o in f.origins if o.how == "item"], set(f.names), "some")
+        denied = for_each(denied, f.items, "some")
     return commandline.as_flags(denied, f.program, f.lang, dict(f.paths)) \
         if f.cli is not None else denied  # fmt: skip
 

@@ -26,7 +26,8 @@ from errdex.models import (
 from errdex.write import commandline, deprecation, grouped, inputs, invariants, passedon, places
 from errdex.write.branches import path_in_short
 from errdex.write.built import conditioned
-from errdex.write.derived import derived, only_when, takes_arguments
+from errdex.write.conditions import checked_when, debug_note
+from errdex.write.derived import derived, takes_arguments
 from errdex.write.derived import summary as derived_summary
 from errdex.write.derived import trigger as derived_trigger
 from errdex.write.impossible import RuledOut
@@ -116,7 +117,7 @@ def _summary(f: PageFacts) -> str:
     if f.req and f.user_terms and f.cli is not None:
         return f"{f.req} when running the program{commandline.defaults(f.program, f.req)}{tail}"
     if f.req and f.user_terms:
-        return f"{f.req} when calling {f.entry}{only_when(f)}{tail}"
+        return f"{f.req} when calling {f.entry}{checked_when(f)}{tail}"
     if said := inputs.summary(f, tail):  # on a file or a model the call reads
         return said
     if f.nature == "unimplemented" or (f.guard is None and unsupported(f)):
@@ -128,13 +129,11 @@ def _summary(f: PageFacts) -> str:
     if f.guard and f.nature != "expect" and (said := derived_summary(f, derived(f), tail)):
         return said  # `n`, computed from `data`, must be at least 1
     if f.guard and f.nature != "expect" and f.req and object_decides(f) and _fields_only(f):
-        debug = " (checked in debug builds only)" if f.debug_only else ""
-        return (f"{f.req} on the object you call {f.entry} on{debug}{only_when(f)}: its state "
-                f"decides, not an argument of this call{tail}")
+        return (f"{f.req} on the object you call {f.entry} on{debug_note(f)}{checked_when(f)}: "
+                f"its state decides, not an argument of this call{tail}")
     if f.guard and f.nature != "expect":
-        debug = " (checked in debug builds only)" if f.debug_only else ""
         shown = shows_values(f, "checked")
-        return f"Calling {f.entry} fails a check inside it{debug}{shown}{tail}"
+        return f"Calling {f.entry} fails a check inside it{debug_note(f)}{shown}{tail}"
     if f.nature == "always" and f.reached:
         when = path_in_short(joined(f.reached), f.site_facts.reached if f.site_facts else ())
         return f"{f.entry} {verb(f, this=True)} only when {when}{tail}"

@@ -143,8 +143,8 @@ def user_call(f: PageFacts, values: dict[str, str] | None = None) -> str:
         if params is not None:
             rest = [p for p in params if p not in ("self", "cls")]
             args = w.arguments(rest, values)
-        return w.accessed(f, w.user_call(fn, args, is_method)) if f.lifted is None \
-            else w.user_call(fn, args, is_method)  # fmt: skip
+        call = w.user_call(fn, args, is_method)
+        return call if f.lifted is not None else w.accessed(f, call)  # a property: no call
     if f.users:
         return w.user_call(f.users[0], None, None)
     return w.call(f)
