@@ -303,7 +303,8 @@ def _reader(tp: Any) -> Convert:
     if isinstance(tp, type) and issubclass(tp, Enum):
         return lambda v: None if v is None else tp(v)
     if _is_pairs(tp):
-        return lambda v: tuple((str(k), str(x)) for k, x in v.items())
+        value = _reader(typing.get_args(typing.get_args(tp)[0])[1])
+        return lambda v: tuple((str(k), value(x)) for k, x in v.items())
     if typing.get_origin(tp) is tuple:
         args = typing.get_args(tp)
         if len(args) == 2 and args[1] is Ellipsis:

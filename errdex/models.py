@@ -112,9 +112,8 @@ class Site:
     snippet: Snippet
     # Literal values the site passes for placeholders, e.g. {"op": "matmul"}.
     bound: tuple[tuple[str, str], ...] = ()
-    # For error variants / exception classes: the type name and its fields in declared
-    # order, so a Debug form `Variant { a: .., b: .. }` can be matched back (for a
-    # class, what a caught one lets its user read: MessageDefinition.attributes).
+    # An error variant's or exception class's name and fields in declared order, to match
+    # a Debug form `Variant { a: .., b: .. }` (a class's: MessageDefinition.attributes).
     variant: str | None = None
     variant_fields: tuple[str, ...] = ()
 
@@ -202,8 +201,7 @@ class FileExtraction:
     constructions: tuple[Construction, ...] = ()
     helpers: tuple[Helper, ...] = ()  # the error helpers this file defines
     dynamic_sites: int = 0  # error sites whose message has no literal text at all
-    # Condition paths, outline, typed names, identifiers (errdex.extract.structure):
-    structure: FileStructure | None = None
+    structure: FileStructure | None = None  # paths, outline, typed names, identifiers
 
 
 @dataclass(frozen=True)
@@ -587,10 +585,12 @@ class SiteFacts:
     built_when: tuple[str, ...] = ()
     # How the user runs the program the site is in, and the flags its check reads
     program: Program | None = None
-    # Where the library catches the error when it leaves the site's private function:
-    # every call of it (or of its private caller) is in a try whose handler catches it
-    # and carries on, "path:line" of each handler; () when some call is not caught.
+    # Where the library catches the error leaving the site's private function: every call
+    # of it (or its private caller) is in a try whose handler carries on ("path:line" each)
     caught_by: tuple[str, ...] = ()
+    # The parameters every call of the (internal) function passes a literal, with the
+    # literals (errdex.analyze.fixedargs): `key` of darknet's `get`, `("filters", ..)`
+    fixed: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ reads calls with (errdex.analyze.callgraph)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -70,7 +71,10 @@ def last_part(target: Def) -> str:
     return target.module.rsplit(target.separator, 1)[-1]
 
 
-_RECEIVERS = ("self", "cls")
+RECEIVERS = ("self", "cls")
+VARIES = "…"  # an argument a caller's calls pass differently (`true` in one, `false` in one)
+# `name=value`, as a call passes an argument by name
+_NAMED_ARGUMENT = re.compile(r"([A-Za-z_]\w*)\s*=(?!=)\s*(.+)", re.S)
 _LITERAL = re.compile(r"-?\d[\w.]*|true|false|True|False|None|nil|null")
 
 
@@ -79,15 +83,34 @@ def passed_on(inner: tuple[str, ...], middle: Def,
     """What `middle` passes on (`inner`, written with its own parameters) said with what
     its caller gave those parameters (`outer`, in order after the receiver): only when
     each is one of them, not a field of the caller's own object, or a literal; else None."""
-    own = [p for p in middle.params or () if p not in _RECEIVERS]
+    own = [p for p in middle.params or () if p not in RECEIVERS]
     values = dict(zip(own, outer, strict=False))
     out = []
     for argument in inner:
         plain = argument.strip().lstrip("&")
         if plain in values and not re.search(r"\b(?:self|Self)\b", values[plain]):
             out.append(values[plain])
-        elif _LITERAL.fullmatch(plain):
+        elif _LITERAL.fullmatch(plain) or plain == VARIES:
             out.append(argument)
         else:
             return None
     return tuple(out)
+
+
+def passed_to(own: Sequence[str], params: Sequence[str],
+              arguments: Sequence[str]) -> dict[str, str] | None:
+    """Parameter -> the argument passed for it: positional in order (a receiver passed
+    as the first argument, `Type::m(x, ..)`, skipped), then `name=value`; None when an
+    argument is spread (`*args`, `..rest`)."""
+    args = list(arguments)
+    if any(a.startswith(("*", "..")) for a in args):
+        return None
+    positional = [a for a in args if not _NAMED_ARGUMENT.fullmatch(a)]
+    if params[:1] and params[0] in RECEIVERS and len(positional) == len(own) + 1:
+        positional = positional[1:]
+    out = dict(zip(own, positional, strict=False))
+    for arg in args:
+        named = _NAMED_ARGUMENT.fullmatch(arg)
+        if named and named.group(1) in own:
+            out[named.group(1)] = named.group(2).strip()
+    return out

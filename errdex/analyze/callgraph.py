@@ -15,14 +15,14 @@ from collections.abc import Callable, Iterable, Mapping
 
 from errdex.analyze import caught
 from errdex.analyze.applied import Applications
+from errdex.analyze.calldefs import VARIES, last_part, passed_on, root, top, words
 from errdex.analyze.calldefs import Def as _Def
-from errdex.analyze.calldefs import last_part, passed_on, root, top, words
 from errdex.analyze.fields import LiteralFields
 from errdex.analyze.hierarchy import Hierarchy
 from errdex.analyze.scopes import Scopes
 from errdex.analyze.valuecalls import ValueCalls
 from errdex.analyze.visibility import is_private_module, named_by, package_entries
-from errdex.extract.structure import DISPATCH, RESULT, FileStructure
+from errdex.extract.structure import DISPATCH, ITSELF, RESULT, FileStructure
 from errdex.languages import spec_for
 from errdex.languages.spec import AppliedOp
 from errdex.models import EntryPoint, Language, Site
@@ -55,6 +55,9 @@ class CallGraph:
         self.by_qualifier: dict[str, set[int]] = defaultdict(set)
         # (callee name, caller def index) -> the qualifier and arguments of its first call
         self.arguments: dict[tuple[str, int], tuple[str, tuple[str, ...]]] = {}
+        # and the qualifier and arguments of each of its calls there (None: no argument list)
+        self.calls: dict[tuple[str, int], list[tuple[str, tuple[str, ...] | None]]] = \
+            defaultdict(list)
         # (owner, method name) -> its definitions: where `self.m(..)` of an owner goes
         self.methods: dict[tuple[str, str], set[int]] = defaultdict(set)
         self.mentions: dict[str, frozenset[str]] = {}  # path -> the identifiers it uses
@@ -165,8 +168,13 @@ class CallGraph:
                     self.hierarchy.derived[base].add(name)
         applying = {name: op for op in applied for name in op.calls}
         for call in structure.calls:
+            at = (call.name, first + call.caller)
+            if call.kind != DISPATCH:
+                self.calls[at] += [(call.qualifier, a) for a in (call.arguments, *call.more)]
+            if call.kind == ITSELF:
+                continue  # what it passes itself, for errdex.analyze.fixedargs; no edge
             if call.fields:
-                self.fields.literals[(call.name, first + call.caller)] = call.fields
+                self.fields.literals[at] = call.fields
             if call.name in applying and call.arguments:
                 self.applications.add(first + call.caller, applying[call.name], call.qualifier,
                                       call.arguments, separator == "::" and
@@ -176,7 +184,7 @@ class CallGraph:
                 if owner:
                     self.dispatchers[owner].add((first + call.caller, call.name))
                 continue
-            self.caught[(call.name, first + call.caller)].append(call.caught)
+            self.caught[at].append(call.caught)
             edge = (first + call.caller, call.qualifier)
             self.callers[call.name].add(edge)
             self.callers_in[(call.name, path)].add(edge)
@@ -187,8 +195,7 @@ class CallGraph:
                     self.passed.add(named.group(1))
                     self.scopes.passed_by[named.group(1)].add((first + call.caller, call.name))
             if call.arguments is not None:
-                self.arguments.setdefault((call.name, first + call.caller),
-                                          (call.qualifier, call.arguments))
+                self.arguments.setdefault(at, (call.qualifier, call.arguments))
             if call.qualifier and not call.qualifier.endswith(RESULT) \
                     and not call.name[:1].isupper():
                 self.by_qualifier[call.qualifier].add(first + call.caller)
@@ -461,20 +468,29 @@ class CallGraph:
         """The arguments `caller` passes to `target`, when the call is surely to it: a
         free function called bare or through its module (`ops::sdpa(`), a method called
         on its owner (`Owner::m(`) or on the caller's own receiver of the same type
-        (`self.m(`). A name alone (`x.read(`) may be any type's method."""
+        (`self.m(`). A name alone (`x.read(`) may be any type's method. An argument its
+        calls there pass differently is VARIES; None when their arguments do not line up."""
         found = self.arguments.get((target.name, caller))
-        if found is None:
+        if found is None or not self.surely_calls(target, caller, found[0]):
             return None
-        qualifier, arguments = found
+        passed = {a for q, a in self.calls.get((target.name, caller), ())
+                  if self.surely_calls(target, caller, q)}
+        if None in passed or len({len(a or ()) for a in passed}) > 1:
+            return None
+        # An argument its calls there write differently is none of them (`true`, `false`)
+        return tuple(a if all(b[i] == a for b in passed if b) else VARIES
+                     for i, a in enumerate(found[1]))
+
+    def surely_calls(self, target: _Def, caller: int, qualifier: str) -> bool:
+        """Whether a call of `target`'s name written with `qualifier` in `caller` is
+        surely to it (errdex.analyze.callgraph._arguments)."""
         c = self.defs[caller]
         if not qualifier and c.path == target.path and c.line < target.line <= c.end_line:
-            return arguments  # a function nested in its caller, called by its own name
+            return True  # a function nested in its caller, called by its own name
         if target.owner is None:
-            sure = qualifier in ("", last_part(target))
-        else:
-            sure = qualifier == target.owner or (
-                qualifier in ("self", "Self", c.receiver) and c.owner == target.owner)
-        return arguments if sure else None
+            return qualifier in ("", last_part(target))
+        return qualifier == target.owner or (
+            qualifier in ("self", "Self", c.receiver) and c.owner == target.owner)
 
     def start(self, site: Site) -> int | None:
         """The definition that holds the site (the innermost one); else the nearest: two

@@ -134,6 +134,7 @@ TypedBindings = Callable[[str], "Sequence[TypedBinding] | None"]  # path -> its 
 Structures = Callable[[str], "FileStructure | None"]  # path -> its extracted structure
 EntryPoints = Callable[[Site], tuple[EntryPoint, ...]]
 CaughtBy = Callable[[Site], tuple[str, ...]]  # where callers catch a site's error
+FixedBy = Callable[[Site], tuple[tuple[str, tuple[str, ...]], ...]]  # SiteFacts.fixed
 Builds = Callable[[EntryPoint, str], bool]  # whether an entry point builds a value of a type
 # (a class as a site writes it, the site's path, its language) -> as users import it
 Importable = Callable[[str, str, Language], "str | None"]
@@ -400,6 +401,7 @@ def record_facts(
     builds: Builds | None = None,
     conditions: Callable[[str, int], tuple[str, ...]] | None = None,
     caught_by: CaughtBy | None = None,
+    fixed: FixedBy | None = None,
 ) -> RecordFacts:
     """Every fact of `record`: per site (at most 20 sites, the first ones in source order)
     and for the record as a whole."""
@@ -422,6 +424,7 @@ def record_facts(
             siblings=sibling_checks(site, others, reached),
             entry_points=entries,
             caught_by=caught_by(site) if caught_by else (),
+            fixed=fixed(site) if fixed else (),
             reached=reached,
             parameters=own.params if own is not None else None,
             # A trait impl's method is public by the trait, yet reached through what

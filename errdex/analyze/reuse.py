@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from errdex.analyze.facts import Builds, receiver_state
+from errdex.analyze.facts import Builds, FixedBy, receiver_state
 from errdex.extract.structure import FileStructure
 from errdex.models import (
     EntryPoint,
@@ -78,6 +78,7 @@ class Earlier:
         builds: Builds | None = None,
         conditions: Callable[[str, int], tuple[str, ...]] | None = None,
         caught_by: Callable[[Site], tuple[str, ...]] | None = None,
+        fixed: FixedBy | None = None,
     ) -> RecordFacts | None:  # fmt: skip
         """The previous facts of `record` (its history aside) when they are provably
         what `record_facts` computes now, else None."""
@@ -100,6 +101,8 @@ class Earlier:
                 return None
             if (caught_by(site) if caught_by else ()) != known.caught_by:
                 return None  # who catches it asks the call graph too
+            if (fixed(site) if fixed else ()) != known.fixed:
+                return None  # and so do the literals its callers pass
             exception = importable(site.exception, site.path, site.language) \
                 if importable and site.exception else None
             if exception != known.exception:

@@ -21,7 +21,8 @@ from functools import partial
 from errdex.analyze import grouped
 from errdex.analyze.callgraph import CallGraph
 from errdex.analyze.classes import classify
-from errdex.analyze.facts import record_facts, stable_literal
+from errdex.analyze.facts import FixedBy, record_facts, stable_literal
+from errdex.analyze.fixedargs import fixed_arguments
 from errdex.analyze.gates import BuildConditions
 from errdex.analyze.history import QUOTED, RUNS, message_history, never_written
 from errdex.analyze.related import find_related
@@ -242,10 +243,12 @@ def analyze_records(
     by_function = _by_function(records)
     entry_points: Callable[[Site], tuple[EntryPoint, ...]] | None = None
     caught_by: Callable[[Site], tuple[str, ...]] | None = None
+    fixed: FixedBy | None = None
     if repository is not None:
         graph = repository.graph
         entry_points = _grouped_entries(repository)
         caught_by = partial(graph.caught_by_callers, catches=escapes.catches)
+        fixed = partial(fixed_arguments, graph)
     before_by_function = _by_function(list(earlier.records.values())) if earlier else {}
     gathered = []
     for record in records:
@@ -255,7 +258,7 @@ def analyze_records(
             record, siblings, lambda old: _siblings(old, before_by_function), entry_points,
             tests, repository.importable, repository.structures.get, repository.graph.builds,
             repository.built_when,
-            caught_by,
+            caught_by, fixed,
         ) if earlier is not None and repository is not None else None  # fmt: skip
         kept = known is not None
         if known is None:
@@ -267,7 +270,7 @@ def analyze_records(
                 importable=repository.importable if repository else None,
                 builds=repository.graph.builds if repository else None,
                 conditions=repository.built_when if repository else None,
-                caught_by=caught_by,
+                caught_by=caught_by, fixed=fixed,
             )  # fmt: skip
         gathered.append((record, siblings, known, kept))
     if repository is not None and history is not None:

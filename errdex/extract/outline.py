@@ -11,6 +11,7 @@ worker, so analysis never reads or parses the file again. It must not name a lan
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from functools import lru_cache
@@ -22,6 +23,8 @@ from errdex.extract.callkinds import dispatches, swallowing_handlers
 from errdex.extract.queries import Captures
 from errdex.extract.structure import (
     DISPATCH,
+    ITSELF,
+    PLAIN,
     RESULT,
     FieldWrite,
     FileStructure,
@@ -51,6 +54,7 @@ NOT_CALLS = frozenset(
     "super self Self assert raise format vec panic bail".split()
 )
 MAX_NAME_CHARS = 200  # longer "identifiers" (the inside of a long string) name nothing
+MAX_MORE = 8  # the further argument lists kept of a name's calls in one function
 
 
 @lru_cache(maxsize=8)
@@ -391,6 +395,9 @@ def _calls(
                 tuple[str, ...] | None] = {}  # fmt: skip
     fields: dict[tuple[str, int, str, tuple[tuple[str, int], ...]],
                  tuple[tuple[str, str], ...]] = {}  # fmt: skip
+    more: dict[tuple[str, int, str, tuple[tuple[str, int], ...]],
+               list[tuple[str, ...] | None]] = defaultdict(list)  # fmt: skip
+    itself: set[tuple[str, int, str, tuple[tuple[str, int], ...]]] = set()
     read_fields = spec.outline.literal_fields
     callers = _innermost(functions, [call.start_byte for call, _ in references])
     for (call, name), caller in zip(references, callers, strict=True):
@@ -401,20 +408,29 @@ def _calls(
             continue
         before = source[max(0, name.start_byte - 200) : name.start_byte]
         qualifier = _qualifier(before.decode("utf-8", "replace"))
-        if called == defs[caller].name and (qualifier in ("", "super")
-                                            or qualifier.startswith("self")):
-            continue  # a recursion, not `_engine.compile(..)` called from a `compile`
         caught = swallowing_handlers(spec, call, source, functions[caller][0].start_byte)
         key = (called, caller, qualifier, caught)
+        if called == defs[caller].name and (qualifier in ("", "super")
+                                            or qualifier.startswith("self")):
+            itself.add(key)  # a recursion, not `_engine.compile(..)` called from a `compile`
         if key not in calls:  # the first call of a name in a function gives its arguments
             calls[key] = _arguments(call, source, comments)
             if read_fields is not None and calls[key] is None:
                 fields[key] = read_fields(call, source)
-        elif key in fields and read_fields is not None and \
-                read_fields(call, source) != fields[key]:
+            continue
+        if key in fields and read_fields is not None and read_fields(call, source) != fields[key]:
             fields[key] = ()  # two literals of one type that differ: which one runs is not known
+        further = more[key]
+        if len(further) < MAX_MORE:
+            arguments = _arguments(call, source, comments)
+            if arguments != calls[key] and arguments not in further:
+                further.append(arguments)
+        elif further[-1:] != [None]:
+            further.append(None)  # and more: what they pass is not kept
     out = [OutlineCall(name, caller, qualifier, arguments, caught=caught,
-                       fields=fields.get((name, caller, qualifier, caught), ()))
+                       fields=fields.get((name, caller, qualifier, caught), ()),
+                       more=tuple(more.get((name, caller, qualifier, caught), ())),
+                       kind=ITSELF if (name, caller, qualifier, caught) in itself else PLAIN)
            for (name, caller, qualifier, caught), arguments in calls.items()]  # fmt: skip
     found = dispatches(spec, source, [(d.start_byte, d.end_byte) for d, _ in functions])
     for (prefix, _), caller in zip(found, _innermost(functions, [a for _, a in found]),

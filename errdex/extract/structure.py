@@ -36,6 +36,7 @@ TRY = "try"  # an earlier `x?` of the function: `x` succeeded
 # Call kinds (`OutlineCall.kind`).
 PLAIN = ""  # a call of the name as written
 DISPATCH = "prefix"  # a lookup on the receiver by a name built from a literal prefix
+ITSELF = "itself"  # a function calling itself: no edge, only what it passes (`more` too)
 # (`getattr(self, "visit_" + name)`): a call of each of its class's methods so named
 # How a call of a definition runs its body (`OutlineDef.lazy`), when it does not at once.
 AWAITED = "await"  # a coroutine (`async def`): its body runs when the call is awaited
@@ -126,13 +127,16 @@ class OutlineCall:
     # The arguments as written (`Python`'s `key=value` too), for a call with an argument
     # list: a check on the callee's parameters is restated on these. None: not a plain call.
     arguments: tuple[str, ...] | None = None
-    kind: str = PLAIN  # PLAIN, or DISPATCH: `name` is then the prefix of the names called
+    kind: str = PLAIN  # PLAIN, ITSELF, or DISPATCH: `name` is the prefix of the names called
     # The handlers around the call that catch and do not raise again, innermost first:
     # (the types they name as written, "" for a bare one; the handler's line).
     caught: tuple[tuple[str, int], ...] = ()
     # A literal of the type `name` (`Op { mask: None, scale }`): the fields it sets, with
     # their values as written; () when it is no literal, or the caller writes several
     fields: tuple[tuple[str, str], ...] = ()
+    # The arguments of its further calls there that differ from the first's, in order; a
+    # None at the end when there were more than the outline keeps (errdex.analyze.fixedargs)
+    more: tuple[tuple[str, ...] | None, ...] = ()
 
 
 @dataclass(frozen=True)

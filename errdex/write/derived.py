@@ -45,7 +45,7 @@ def _takes_arguments(f: PageFacts) -> bool:
 
 def covered(f: PageFacts, found: tuple[Computed, ...]) -> bool:
     """Every value the check reads is an argument or computed from them."""
-    params = set(f.params or ()) - {"self"}
+    params = f.own_params
     roots = {n.split(".")[0] for n in f.names}
     return bool(found) and roots <= params | {d.origin.name for d in found}
 
@@ -65,7 +65,7 @@ def _named_in(text: str, found: tuple[Computed, ...]) -> tuple[Computed, ...]:
 def _arguments(f: PageFacts, found: tuple[Computed, ...]) -> list[str]:
     """The arguments that decide: those the computed values come from, and those the
     check reads itself (`main` of `not main and not has_main`)."""
-    read = {n.split(".")[0] for n in f.names} & (set(f.params or ()) - {"self"})
+    read = {n.split(".")[0] for n in f.names} & f.own_params
     return sorted({a for d in found for a in d.arguments} | read)
 
 

@@ -15,11 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from errdex.analyze import facts
+from errdex.analyze.calldefs import RECEIVERS, VARIES, passed_to
 from errdex.analyze.facts import Origin
 from errdex.models import EntryPoint, Language
 
-_KEYWORD = re.compile(r"([A-Za-z_]\w*)\s*=(?!=)\s*(.+)", re.S)
-_RECEIVERS = ("self", "cls")
 # A method call other than the aspects every value of a kind has (its shape, dtype,
 # device): through a further hop, the parameter may be a part of the caller's value (a
 # custom op's layout of a tensor), which has methods the value itself lacks.
@@ -45,7 +44,7 @@ def lift(
     function (directly, or through one function that passes it on) and every
     value the guard reads is a parameter passed an expression of the caller's own
     parameters, not bound again before the check (`origins`); else None."""
-    own = [p for p in params if p not in _RECEIVERS]
+    own = [p for p in params if p not in RECEIVERS]
     roots = facts.value_roots(names, guard, set(own))
     if not roots or not roots <= set(own) or re.search(r"\b(?:self|Self)\b", guard):
         return None
@@ -55,8 +54,9 @@ def lift(
         if point.function != entry or point.arguments is None \
                 or point.parameters is None:  # fmt: skip
             continue
-        passed = _passed(own, params, point.arguments)
-        if passed is None or not roots <= set(passed) or _binds(guard, roots, language):
+        passed = passed_to(own, params, point.arguments)
+        if passed is None or not roots <= set(passed) or _binds(guard, roots, language) \
+                or any(passed[root] == VARIES for root in roots):  # fmt: skip
             return None
         if point.depth > 1 and _OTHER_CALL.search(guard):
             return None  # one hop up, only what the caller's own value surely has (its shape)
@@ -64,7 +64,7 @@ def lift(
         shown = {root: passed[root] if _SIMPLE.fullmatch(passed[root]) else f"({passed[root]})"
                  for root in roots}
         lifted = _substituted(guard, shown)
-        theirs = set(point.parameters) - set(_RECEIVERS)
+        theirs = set(point.parameters) - set(RECEIVERS)
         read = facts.value_roots(facts.guarded_names(lifted, language), lifted, theirs)
         if not read or not read <= theirs or facts.requirement_of(lifted, language) is None:
             return None
@@ -94,22 +94,3 @@ def _substituted(guard: str, values: dict[str, str]) -> str:
     """`guard` with each name of `values` (not a field, `x.name`) replaced by its value."""
     names = "|".join(map(re.escape, sorted(values, key=len, reverse=True)))
     return re.sub(rf"(?<![\w.])({names})\b", lambda m: values[m.group(1)], guard)
-
-
-def _passed(own: Sequence[str], params: Sequence[str],
-            arguments: Sequence[str]) -> dict[str, str] | None:
-    """Parameter -> the argument passed for it: positional in order (a receiver passed
-    as the first argument, `Type::m(x, ..)`, skipped), then `name=value`; None when an
-    argument is spread (`*args`, `..rest`)."""
-    args = list(arguments)
-    if any(a.startswith(("*", "..")) for a in args):
-        return None
-    positional = [a for a in args if not _KEYWORD.fullmatch(a)]
-    if params[:1] and params[0] in _RECEIVERS and len(positional) == len(own) + 1:
-        positional = positional[1:]
-    out = dict(zip(own, positional, strict=False))
-    for arg in args:
-        keyword = _KEYWORD.fullmatch(arg)
-        if keyword and keyword.group(1) in own:
-            out[keyword.group(1)] = keyword.group(2).strip()
-    return out

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from errdex.analyze import before as earlier
 from errdex.analyze import facts
 from errdex.analyze.facts import Need, Origin
+from errdex.analyze.fixedargs import never_fails
 from errdex.analyze.inputs import ReadInput, read_input
 from errdex.analyze.origins import Computed, computed_from_arguments
 from errdex.extract.structure import EXCEPT
@@ -105,6 +106,9 @@ class PageFacts:
     read_input: ReadInput | None = None  # the file or model the check is on, when it reads one
     items: tuple[Origin, ...] = ()  # the loop items its requirement holds for, each in turn
     computed: tuple[Computed, ...] = ()  # the locals it reads computed from the arguments
+    # The site function's parameters that every call of it in the code passes a literal
+    # (SiteFacts.fixed), with the literals: none is a value of the user's
+    fixed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def entry(self) -> str:
@@ -129,6 +133,11 @@ class PageFacts:
         """The message is logged or emitted as a warning, not raised: nothing reaches the
         caller as an error, and nothing chains a cause."""
         return self.site.kind in (SiteKind.LOG, SiteKind.WARN)
+
+    @property
+    def own_params(self) -> set[str]:
+        """The parameters a caller gives values of its own: not `self`, not `fixed` ones."""
+        return set(self.params or ()) - {"self"} - set(self.fixed)
 
     @property
     def state(self) -> tuple[StateFact, ...]:
@@ -308,7 +317,8 @@ def gather(
         public = True  # only then: a None (not known) stays None
     never_seen = len(swallowed) + len(caught_above) == len(sites)
     invariant = invariant or (debug_only and not public) or len(ruled_out) == len(sites) \
-        or never_seen
+        or never_seen or (len(sites) == 1 and site_facts is not None
+                          and never_fails(site.guard, dict(site_facts.fixed)))  # fmt: skip
     own = ({o.name for o in origins if o.how == "parameter"} | set(params or ())) - {"self"}
     own |= {o.name for o in origins if o.how == "field" and users_value(o)}
     read_in = read_input(site, site_facts.reached if site_facts else (), site.guard)
@@ -342,6 +352,7 @@ def gather(
         need, origins, user_terms, items = facts.requirement_of(guard, lang), (), True, ()
         users = (re.sub(r"\.__(?:init|new)__$", "", lifted.entry.function),)  # the class
         params = list(lifted.entry.parameters or ())
+    fixed = dict(site_facts.fixed) if site_facts is not None and lifted is None else {}
     w, raised, imported = spec_for(lang).writer(), raised_at(record, site), \
         _imported(sites, known)  # a class as written -> as users import it
     items = tuple(o for o in items if o.name in roots)  # those the requirement speaks of
@@ -375,7 +386,9 @@ def gather(
         lifted=lifted, checked=checked, cli=cli, only_when=only_when, program=program,
         paths=paths,
         read_input=read_in, items=items,
-        computed=computed_from_arguments(site, guard, names, origins, params),
+        computed=computed_from_arguments(site, guard, names, origins,
+                                         [p for p in params or () if p not in fixed]),
+        fixed=fixed,
     )  # fmt: skip
 
 
@@ -404,45 +417,6 @@ def _earlier_checks(site: Site, siblings: Sequence[Record], own: str) -> list[tu
                     and s.line < site.line and reading.on_same_path(site, s.line, site.line)):
                 out.append((s.line, s.guard))
     return out
-
-
-_UNSUPPORTED = re.compile(
-    r"not (yet )?(supported|implemented)|unsupported|does not support|unimplemented"
-)
-
-
-def unsupported(f: PageFacts) -> bool:
-    """The message (or guard) says the case is not supported or implemented; a wrapper
-    of what its try block raised is not such a case (that error decides)."""
-    if f.nature == "handler":
-        return False
-    text = f"{f.record.template.message} {f.guard or ''}".lower()
-    return f.nature == "unimplemented" or bool(_UNSUPPORTED.search(text))
-
-
-_ABSTRACT = re.compile(
-    r"must (?:be )?(?:overrid|implement)|subclass(?:es)? (?:must|should)|abstract")
-_ELSEWHERE = re.compile(  # what lacks support is the platform or the other end, not the code
-    r"\b(?:on|by) (?:the |this |your )?(?:platform|system|os|windows|server|remote|peer|host|"
-    r"socket module)s?\b|on windows|\bwindows platforms?\b|server does not|platform does not")
-_FOR_NOW = re.compile(r"\b(?:yet|currently|for now|at the moment|todo)\b|haven't|have not")
-
-
-def unsupported_kind(f: PageFacts) -> str | None:
-    """What an unsupported case is: "abstract" (a subclass must implement it),
-    "elsewhere" (the platform or a server lacks it), "for now" (the code says it is not
-    done yet: a release may bring it), "limit" (the code handles no such case); None when
-    the case is not an unsupported one."""
-    if not unsupported(f):
-        return None
-    text = f"{f.record.template.message} {f.record.exception or ''}".lower()
-    if _ABSTRACT.search(text):
-        return "abstract"
-    if _ELSEWHERE.search(text):
-        return "elsewhere"
-    if _FOR_NOW.search(f"{text} {facts.site_line(f.site).lower()}"):  # `todo!()` too
-        return "for now"
-    return "limit"
 
 
 def shows_values(f: PageFacts, verb: str = "rejected") -> str:

@@ -8,8 +8,9 @@ from errdex.languages import spec_for
 from errdex.models import SiteKind
 from errdex.write import commandline
 from errdex.write.loops import names_an_item
-from errdex.write.pagefacts import PageFacts, fn_name, single_leaf, unsupported_kind
+from errdex.write.pagefacts import PageFacts, fn_name, single_leaf
 from errdex.write.siblings import sibling_needs
+from errdex.write.unsupported import unsupported_kind
 
 
 def prevention(f: PageFacts) -> tuple[str, ...]:

@@ -30,6 +30,7 @@ from errdex.write.conditions import checked_when, debug_note
 from errdex.write.derived import derived, takes_arguments
 from errdex.write.derived import summary as derived_summary
 from errdex.write.derived import trigger as derived_trigger
+from errdex.write.fixed import fixed_sentence
 from errdex.write.impossible import RuledOut
 from errdex.write.loops import class_like
 from errdex.write.pagefacts import (
@@ -42,7 +43,6 @@ from errdex.write.pagefacts import (
     loc,
     raised_word,
     shows_values,
-    unsupported,
     verb,
     verified_tests,
     violation_of,
@@ -53,6 +53,7 @@ from errdex.write.setfrom import set_from_sentences
 from errdex.write.siblings import sibling_needs
 from errdex.write.snippets import example_fix, strategy, try_catch, type_guard, validate
 from errdex.write.solutions import object_decides, solutions, takes_no_argument
+from errdex.write.unsupported import unsupported
 
 
 def _tail(f: PageFacts) -> str:
@@ -361,7 +362,8 @@ def _what_it_means(f: PageFacts) -> str:
         out.append("The code treats this as an invariant: no input is meant to reach it, so "
                    "there is nothing to change in your call.")
     out += _why_sentences(f)
-    out += [_origin_sentence(f, o) for o in f.origins]
+    out += [_origin_sentence(f, o) for o in f.origins
+            if not (o.how == "parameter" and o.name in f.fixed)]  # said with the arguments
     out += _known_sentences(f)
     out += _variant_sentences(f)
     holes = [h for h in f.record.template.placeholders if h.expression]
@@ -423,29 +425,30 @@ def _built_sentence(built: list[StateFact]) -> str:
 
 def _arguments_sentence(f: PageFacts) -> str:
     """Which of the checked values are the function's own parameters, or computed from
-    them, said only as far as the function's parameters are known."""
-    params = set(f.params or ()) - {"self"}
+    them, said only as far as the function's parameters are known; and which of them the
+    library's own calls fix to a literal."""
+    params = f.own_params
     roots = {n.split(".")[0] for n in f.names}
     mine = sorted(roots & params)
     derived = sorted({o.name for o in f.origins if o.how == "local" and o.name not in mine
                       and params & set(facts.names_in(o.expression))})  # fmt: skip
-    fn = f"`{fn_name(f)}`"
-    if mine or derived:
-        listed = ", ".join(f"`{n}`" for n in mine)
-        said = (f"Of the values it checks, {listed} {'is' if len(mine) == 1 else 'are'} the "
-                f"argument{'s' if len(mine) > 1 else ''} of {fn}") if mine else ""
-        if derived:
-            computed = ", ".join(f"`{n}`" for n in derived)
-            said += ("; " if said else "Of the values it checks, ") + \
-                f"{computed} {'is' if len(derived) == 1 else 'are'} computed from its arguments"
-        held = sorted({o.name for o in f.origins if o.how == "field"} - set(mine) - set(derived))
-        if held:
-            fields = ", ".join(f"`{n}`" for n in held)
-            said += f"; {fields} {'is' if len(held) == 1 else 'are'} held by the object"
-        return said + "."
-    # Where the others come from is not known from the facts (a destructured tuple, a
-    # value read through several locals, the environment): say nothing rather than guess.
-    return ""
+    literals = fixed_sentence(f, sorted(roots & set(f.fixed)))
+    if not mine and not derived:
+        # Where the others come from is not known from the facts (a destructured tuple, a
+        # value read through several locals, the environment): say nothing, not guess.
+        return literals
+    listed = ", ".join(f"`{n}`" for n in mine)
+    said = (f"Of the values it checks, {listed} {'is' if len(mine) == 1 else 'are'} the "
+            f"argument{'s' if len(mine) > 1 else ''} of `{fn_name(f)}`") if mine else ""
+    if derived:
+        computed = ", ".join(f"`{n}`" for n in derived)
+        said += ("; " if said else "Of the values it checks, ") + \
+            f"{computed} {'is' if len(derived) == 1 else 'are'} computed from its arguments"
+    held = sorted({o.name for o in f.origins if o.how == "field"} - set(mine) - set(derived))
+    if held:
+        fields = ", ".join(f"`{n}`" for n in held)
+        said += f"; {fields} {'is' if len(held) == 1 else 'are'} held by the object"
+    return f"{said}. {literals}".strip()
 
 
 def _variant_sentences(f: PageFacts) -> list[str]:

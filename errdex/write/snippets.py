@@ -29,9 +29,9 @@ from errdex.write.pagefacts import (
     quote,
     raised_word,
     single_leaf,
-    unsupported,
     users_value,
 )
+from errdex.write.unsupported import unsupported
 
 # Sample values for an `isinstance` fix: type -> (a wrong value, a right value).
 _TYPE_SAMPLES = {

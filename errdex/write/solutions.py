@@ -32,12 +32,11 @@ from errdex.write.pagefacts import (
     loc,
     shows_values,
     single_leaf,
-    unsupported,
-    unsupported_kind,
     users_value,
     verb,
 )
 from errdex.write.siblings import sibling_needs
+from errdex.write.unsupported import unsupported, unsupported_kind
 
 _WAYS_OUT = frozenset({"if", "early_return"})  # step kinds a caller can step around
 
@@ -177,7 +176,7 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
                        f"`{fn_name(f)}` ({here}) reads `{fact.field}`, which {setters} set; "
                        "no argument of this call changes it.")
     elif f.guard and not private_alone(f) and (read := sorted(
-            {n.split(".")[0] for n in f.names} & (set(f.params or ()) - {"self"}))):  # fmt: skip
+            {n.split(".")[0] for n in f.names} & f.own_params)):  # fmt: skip
         listed = ", ".join(f"`{n}`" for n in read)
         if not f.direct and all(takes_arguments(f, u) is False for u in f.users[:3]):
             out.append(f"{f.entry} takes no argument: what it passes as {listed} of "
