@@ -28,6 +28,7 @@ from errdex.languages.spec import AppliedOp
 from errdex.models import EntryPoint, Language, Site
 
 _REFERENCE = re.compile(r"(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)")  # `self._connect_sock`
+Args = tuple[str, ...]  # a call's arguments as written
 MAX_DEPTH = 3
 # Past MAX_DEPTH the search goes on, to this depth, while every public caller it found
 # lives in a private module (`re._parser.parse`): users call `re.compile`, seven calls up.
@@ -53,11 +54,10 @@ class CallGraph:
         # qualifier -> callers of its functions (`Owner::new(..)`, `Owner::from(..)`; not its
         # variants, `CpuStorage::F4(..)`: a data type is built everywhere, an op where used)
         self.by_qualifier: dict[str, set[int]] = defaultdict(set)
-        # (callee name, caller def index) -> the qualifier and arguments of its first call
+        # (callee name, caller def index) -> the qualifier and arguments of its first call,
+        # and of each of its calls there (None: no argument list)
         self.arguments: dict[tuple[str, int], tuple[str, tuple[str, ...]]] = {}
-        # and the qualifier and arguments of each of its calls there (None: no argument list)
-        self.calls: dict[tuple[str, int], list[tuple[str, tuple[str, ...] | None]]] = \
-            defaultdict(list)
+        self.calls: dict[tuple[str, int], list[tuple[str, Args | None]]] = defaultdict(list)
         # (owner, method name) -> its definitions: where `self.m(..)` of an owner goes
         self.methods: dict[tuple[str, str], set[int]] = defaultdict(set)
         self.mentions: dict[str, frozenset[str]] = {}  # path -> the identifiers it uses
@@ -78,9 +78,8 @@ class CallGraph:
         # names passed as a value (`partial(self._connect_sock, ..)`, a callback): what
         # runs them later is not a call the outline saw
         self.passed: set[str] = set()
-        # (path, line) of a definition -> its callers found through an object's class (a
-        # prefix lookup, a base's `self.m(..)`, a public base's method), once asked:
-        # listed after the callers that write a call to it
+        # (path, line) of a definition -> its callers found through an object's class (a prefix
+        # lookup, a base's `self.m(..)`, a public base's method), after those that call it
         self.virtual: dict[tuple[str, int], set[int]] = {}
         self.holders: dict[str, set[str]] = defaultdict(set)  # class -> classes holding one
         self.descriptor: tuple[str, str] = ("", "")  # (`__get__`, `getattr`) when known
@@ -199,7 +198,6 @@ class CallGraph:
             if call.qualifier and not call.qualifier.endswith(RESULT) \
                     and not call.name[:1].isupper():
                 self.by_qualifier[call.qualifier].add(first + call.caller)
-
 
     def callers_of(self, index: int) -> list[int]:
         """The callers of definition `index`, worked out once: every site of a function
@@ -477,13 +475,11 @@ class CallGraph:
                   if self.surely_calls(target, caller, q)}
         if None in passed or len({len(a or ()) for a in passed}) > 1:
             return None
-        # An argument its calls there write differently is none of them (`true`, `false`)
-        return tuple(a if all(b[i] == a for b in passed if b) else VARIES
+        return tuple(a if all(b[i] == a for b in passed if b) else VARIES  # `true`, `false`
                      for i, a in enumerate(found[1]))
 
     def surely_calls(self, target: _Def, caller: int, qualifier: str) -> bool:
-        """Whether a call of `target`'s name written with `qualifier` in `caller` is
-        surely to it (errdex.analyze.callgraph._arguments)."""
+        """Whether a call of `target`'s name written with `qualifier` in `caller` is to it."""
         c = self.defs[caller]
         if not qualifier and c.path == target.path and c.line < target.line <= c.end_line:
             return True  # a function nested in its caller, called by its own name
