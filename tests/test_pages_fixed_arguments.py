@@ -72,6 +72,21 @@ def resize(view):
     return _resize(view, False)
 
 
+def _halves(data, width):
+    if width % 2 == 1:
+        raise ValueError("an odd width has no halves")
+    return data[: width // 2]
+
+
+def split(data):
+    return _halves(data, 4), _halves(data, 8)
+
+
+def _orphan(level):
+    if level > 3:
+        raise ValueError("level too high for an orphan")
+
+
 def _bounded(value, top):
     if value > top:
         raise ValueError("value out of range")
@@ -177,3 +192,21 @@ def test_calls_passing_different_literals_are_not_restated_with_the_first(python
     assert "at most 10" not in page["summary"] + page["trigger"], page["summary"]
     assert "`top` (`10`, `99`) is not a value of yours" in page["what_it_means"]
     assert any("`value`" in s for s in _changes(record)), page["solutions"]
+
+
+def test_arithmetic_on_the_literals_alone_is_worked_out(python: Any) -> None:
+    # Every call passes 4 or 8: `width % 2 == 1` is false for both.
+    meaning = python["an odd width has no halves"]["explanation"]["what_it_means"]
+    assert "`width` (`4`, `8`) is not a value of yours: every call of `_halves` in the code " \
+        "passes it a literal, so the check cannot fail at this commit." in meaning, meaning
+    # The one of `_bounded` reads `value` too: not worked out.
+    assert "cannot fail" not in python["value out of range"]["explanation"]["what_it_means"]
+
+
+def test_a_parameter_of_a_function_nothing_calls_is_not_said_to_come_from_yours(
+    python: Any,
+) -> None:
+    # No call of `_orphan` is written: who passes `level` is not known, so not said.
+    meaning = python["level too high for an orphan"]["explanation"]["what_it_means"]
+    assert "`level` is a parameter of `_orphan`." in meaning, meaning
+    assert "computes from yours" not in meaning

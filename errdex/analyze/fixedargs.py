@@ -11,8 +11,12 @@ the function is not one users call themselves.
 
 from __future__ import annotations
 
+import ast
+import itertools
+import operator
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from errdex.analyze.calldefs import RECEIVERS, Def, passed_to
 from errdex.analyze.callgraph import CallGraph
@@ -20,7 +24,6 @@ from errdex.languages import spec_for
 from errdex.models import Site
 
 MAX_VALUES = 3  # the literals kept for a parameter (one more: "there are more")
-_FALSY = frozenset({"false", "False", "None", "nil", "null", "0", '""', "''"})
 _TRUTHY = frozenset({"true", "True"})
 # A literal as calls write it: a string (not a formatted one), a number, a flag, a
 # constant (`GGUF_MAX`, `Self::MAX`), a string made owned (`"x".to_string()`, `.into()`).
@@ -83,13 +86,63 @@ def _by_any_object(graph: CallGraph, target: Def, site: Site) -> bool:
 
 
 def never_fails(guard: str | None, fixed: Mapping[str, Sequence[str]]) -> bool:
-    """Whether a guard that is one fixed parameter alone (`cached`, `!cached`, `not
-    cached`) is false for every literal the calls pass: the check cannot fire."""
-    text = (guard or "").strip().strip("()").strip()
-    negated = re.match(r"(?:!|not\s+)\(?\s*(\w+)\s*\)?$", text)
-    name = negated.group(1) if negated else text
-    values = fixed.get(name)
-    if not values or len(values) > MAX_VALUES:
-        return False  # not a fixed parameter alone, or not every literal is known
-    wanted = _TRUTHY if negated else _FALSY
-    return all(v in wanted or (negated and re.fullmatch(r"-?[1-9]\d*", v)) for v in values)
+    """Whether a guard that reads fixed parameters only is false for every literal the
+    calls pass: `cached` (every call passes `false`), `dim % 2 == 1` (every call passes
+    256). Only plain arithmetic, comparisons and logic over numbers and flags are worked
+    out; anything else is not known to be false."""
+    text = (guard or "").strip()
+    negated = re.fullmatch(r"!\s*\(?\s*(\w+)\s*\)?", text)  # `!cached`, as `not cached`
+    text = f"not {negated.group(1)}" if negated else text
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return False
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    if not names or any(len(fixed.get(n, ())) not in range(1, MAX_VALUES + 1) for n in names):
+        return False  # it reads something else, or not every literal is known
+    choices = [[(n, _value(v)) for v in fixed[n]] for n in sorted(names)]
+    if any(v is None for c in choices for _, v in c):
+        return False
+    return all(_evaluated(tree, dict(combo)) is False for combo in itertools.product(*choices))
+
+
+def _value(literal: str) -> int | bool | None:
+    """A number or flag as calls write it; None for anything else."""
+    if literal in _TRUTHY or literal in ("false", "False"):
+        return literal in _TRUTHY
+    return int(literal) if re.fullmatch(r"-?\d+", literal) else None
+
+
+_ARITHMETIC: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Mod: operator.mod, ast.FloorDiv: operator.floordiv}
+_COMPARED: dict[type, Callable[[Any, Any], bool]] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge}
+
+
+def _evaluated(node: ast.expr, values: dict[str, int | bool | None]) -> Any:
+    """The value of `node` over `values`, or None when it is not plain arithmetic."""
+    if isinstance(node, ast.Name):
+        return values.get(node.id)
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | bool):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not | ast.USub):
+        inner = _evaluated(node.operand, values)
+        return None if inner is None else (not inner if isinstance(node.op, ast.Not) else -inner)
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        left, right = _evaluated(node.left, values), _evaluated(node.right, values)
+        if left is None or right is None or (isinstance(node.op, ast.Mod | ast.FloorDiv)
+                                             and right == 0):  # fmt: skip
+            return None
+        return _ARITHMETIC[type(node.op)](left, right)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARED:
+        left, right = _evaluated(node.left, values), _evaluated(node.comparators[0], values)
+        return None if left is None or right is None else \
+            _COMPARED[type(node.ops[0])](left, right)
+    if isinstance(node, ast.BoolOp):
+        parts = [_evaluated(v, values) for v in node.values]
+        if any(p is None for p in parts):
+            return None
+        return all(parts) if isinstance(node.op, ast.And) else any(parts)
+    return None

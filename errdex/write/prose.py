@@ -195,6 +195,8 @@ def _origin_sentence(f: PageFacts, origin: Origin) -> str:
         typed = f" (type `{origin.expression}`)" if origin.expression else ""
         if f.public:
             return f"{name} is a parameter of `{fn_name(f)}`{typed}: the value you pass."
+        if not f.users:  # no call of it is known: who passes what is not said
+            return f"{name} is a parameter of `{fn_name(f)}`{typed}."
         return (f"{name} is a parameter of `{fn_name(f)}`{typed}, which the library calls "
                 "with values it computes from yours.")
     if origin.how == "item":  # the loop the check sits in binds it
