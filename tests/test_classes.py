@@ -93,6 +93,22 @@ def test_no_class_is_guessed_from_shared_words() -> None:
     assert ruled is not None and ruled.by == "rules"
 
 
+@pytest.mark.parametrize("message", [
+    "Octet {} (> 255) not permitted",  # a value the parser rejects (ipaddress)
+    "host/device copies are not permitted while capturing",  # a state rule
+    "attribute '__dict__' is read-only",  # an object's attribute
+])
+def test_rejected_values_and_read_only_objects_are_not_permission_errors(message: str) -> None:
+    found = classify(make_record(message, "ValueError"))
+    assert found is None or found.slug != "permission", found
+
+
+def test_the_systems_own_permission_words_are_permission_errors() -> None:
+    for message in ("[Errno 1] Operation not permitted: {}", "{} is on a read-only file system"):
+        found = classify(make_record(message, "OSError"))
+        assert found is not None and found.slug == "permission", (message, found)
+
+
 def test_the_taxonomy_is_complete_and_documented() -> None:
     slugs = [slug for slug, _, _ in CLASSES]
     assert len(slugs) == len(set(slugs)) >= 20
