@@ -82,6 +82,16 @@ def split(data):
     return _halves(data, 4), _halves(data, 8)
 
 
+def _shout(text, loud):
+    if loud is not None and loud:
+        raise ValueError("shouting is not allowed here")
+    return text
+
+
+def say(text):
+    return _shout(text, True)
+
+
 def _orphan(level):
     if level > 3:
         raise ValueError("level too high for an orphan")
@@ -210,3 +220,13 @@ def test_a_parameter_of_a_function_nothing_calls_is_not_said_to_come_from_yours(
     meaning = python["level too high for an orphan"]["explanation"]["what_it_means"]
     assert "`level` is a parameter of `_orphan`." in meaning, meaning
     assert "computes from yours" not in meaning
+
+
+def test_a_flag_every_call_passes_true_fails_whenever_reached(python: Any) -> None:
+    meaning = python["shouting is not allowed here"]["explanation"]["what_it_means"]
+    assert "`loud` (`True`) is not a value of yours: every call of `_shout` in the code " \
+        "passes it a literal, so the check fails whenever this line is reached." in meaning
+    page = python["shouting is not allowed here"]["explanation"]
+    assert page["solutions"][0].startswith("Avoid the path that reaches fixed/__init__.py:"), \
+        page["solutions"]
+    assert "the check there fails whenever it is reached" in page["trigger"], page["trigger"]

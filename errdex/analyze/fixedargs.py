@@ -88,22 +88,31 @@ def _by_any_object(graph: CallGraph, target: Def, site: Site) -> bool:
 def never_fails(guard: str | None, fixed: Mapping[str, Sequence[str]]) -> bool:
     """Whether a guard that reads fixed parameters only is false for every literal the
     calls pass: `cached` (every call passes `false`), `dim % 2 == 1` (every call passes
-    256). Only plain arithmetic, comparisons and logic over numbers and flags are worked
-    out; anything else is not known to be false."""
+    256): the check cannot fire."""
+    return outcome(guard, fixed) is False
+
+
+def outcome(guard: str | None, fixed: Mapping[str, Sequence[str]]) -> bool | None:
+    """What a guard that reads fixed parameters only gives for every literal the calls
+    pass: False (it never fails), True (it fails whenever it is reached: `loud`, or
+    `check_home is not None`, with every call passing `True`), or None when that differs
+    between them or the guard is not plain arithmetic, comparisons and logic over numbers
+    and flags (and `is None` of them)."""
     text = (guard or "").strip()
     negated = re.fullmatch(r"!\s*\(?\s*(\w+)\s*\)?", text)  # `!cached`, as `not cached`
     text = f"not {negated.group(1)}" if negated else text
     try:
         tree = ast.parse(text, mode="eval").body
     except SyntaxError:
-        return False
+        return None
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     if not names or any(len(fixed.get(n, ())) not in range(1, MAX_VALUES + 1) for n in names):
-        return False  # it reads something else, or not every literal is known
+        return None  # it reads something else, or not every literal is known
     choices = [[(n, _value(v)) for v in fixed[n]] for n in sorted(names)]
     if any(v is None for c in choices for _, v in c):
-        return False
-    return all(_evaluated(tree, dict(combo)) is False for combo in itertools.product(*choices))
+        return None
+    found = {_evaluated(tree, dict(combo)) for combo in itertools.product(*choices)}
+    return found.pop() if len(found) == 1 and found <= {True, False} else None
 
 
 def _value(literal: str) -> int | bool | None:
@@ -136,6 +145,12 @@ def _evaluated(node: ast.expr, values: dict[str, int | bool | None]) -> Any:
                                              and right == 0):  # fmt: skip
             return None
         return _ARITHMETIC[type(node.op)](left, right)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 \
+            and isinstance(node.ops[0], ast.Is | ast.IsNot) \
+            and isinstance(node.comparators[0], ast.Constant) \
+            and node.comparators[0].value is None:  # fmt: skip
+        left = _evaluated(node.left, values)  # a number or flag: never None
+        return None if left is None else isinstance(node.ops[0], ast.IsNot)
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARED:
         left, right = _evaluated(node.left, values), _evaluated(node.comparators[0], values)
         return None if left is None or right is None else \

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from errdex.analyze import before as earlier
 from errdex.analyze import facts
 from errdex.analyze.facts import Need, Origin
-from errdex.analyze.fixedargs import never_fails
+from errdex.analyze.fixedargs import never_fails, outcome
 from errdex.analyze.inputs import ReadInput, read_input
 from errdex.analyze.origins import Computed, computed_from_arguments
 from errdex.extract.structure import EXCEPT
@@ -133,6 +133,11 @@ class PageFacts:
         """The message is logged or emitted as a warning, not raised: nothing reaches the
         caller as an error, and nothing chains a cause."""
         return self.site.kind in (SiteKind.LOG, SiteKind.WARN)
+
+    @property
+    def always_fails(self) -> bool:
+        """The check reads only parameters the code's calls fix, and fails for all of them."""
+        return bool(self.fixed) and outcome(self.site.guard, self.fixed) is True
 
     @property
     def own_params(self) -> set[str]:

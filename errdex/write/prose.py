@@ -488,6 +488,9 @@ def _trigger(f: PageFacts) -> str:
         text = invariants.trigger(f) if f.invariant else inputs.trigger(f)
     elif (failed := passedon.failure(f)) is not None:
         text = passedon.trigger(f, failed)
+    elif f.guard and f.always_fails:
+        text = f"Calling {f.entry} on a path that reaches {loc(f.site)}: the check there " \
+            "fails whenever it is reached."
     elif takes_no_argument(f):  # what it checks comes from elsewhere
         text = (f"Calling {f.entry} when the check at {loc(f.site)} fails: it takes no "
                 "argument, so the object's state or its environment decides.")

@@ -175,6 +175,10 @@ def solutions(f: PageFacts) -> tuple[str, ...]:
             out.append(f"Look at the calls made on the object before this one: the check in "
                        f"`{fn_name(f)}` ({here}) reads `{fact.field}`, which {setters} set; "
                        "no argument of this call changes it.")
+    elif f.guard and f.always_fails:
+        out.append(f"Avoid the path that reaches {here}: {f.entry} {verb(f, this=True)} "
+                   "whenever that line is reached, whatever you pass: the check reads only "
+                   "values the code's own calls fix.")
     elif f.guard and not private_alone(f) and (read := sorted(
             {n.split(".")[0] for n in f.names} & f.own_params)):  # fmt: skip
         listed = ", ".join(f"`{n}`" for n in read)
