@@ -61,6 +61,15 @@ impl Generator {
         Ok(*last + 1)
     }
 }
+
+pub struct PoolerConfig {
+    pub hidden_size: Option<usize>,
+}
+
+pub fn pooler(config: &PoolerConfig) -> Result<usize> {
+    let size = config.hidden_size.context("config.hidden_size is required")?;
+    Ok(size)
+}
 """
 
 
@@ -120,6 +129,15 @@ def test_an_optional_value_that_was_none_carries_no_error(pages: dict[str, Any])
     assert "Read the error it carries" not in said  # a None carries none
     assert "Look at what `self.tokens.last()` reads and why it had no value" in said
     assert "returns None" in page["explanation"]["summary"]
+
+
+def test_an_absent_field_is_read_not_called_and_wraps_no_error(pages: dict[str, Any]) -> None:
+    page = pages["config.hidden_size is required"]["explanation"]
+    assert "reads `config.hidden_size`; when that is None, it returns an error with this " \
+        "message." in page["what_it_means"], page["what_it_means"]
+    assert "wraps the underlying error" not in page["what_it_means"]
+    assert _solution(pages["config.hidden_size is required"]).endswith(
+        "It works on your `config` argument: set its `hidden_size`."), page["solutions"]
 
 
 def test_a_logged_failure_points_at_the_caught_exception(pages: dict[str, Any]) -> None:

@@ -21,6 +21,9 @@ from errdex.write import places
 from errdex.write.pagefacts import PageFacts, fn_name, loc, raised_word
 
 _FALLBACK = re.compile(r"(.+)\.is_(none|err)\(\)")
+# A field of a value (`config.pooler_hidden_size`), read, not called: `.context` on it is
+# on a value that may be absent
+_FIELD = re.compile(r"&?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _MAX_OTHERS = 3
 _LONGEST = 80  # characters of a call a sentence quotes whole
 _REPORTS = {"logged": "logs this message", "emitted": "emits this warning"}
@@ -56,6 +59,8 @@ def failure(f: PageFacts) -> Failure | None:
     if f.nature not in ("expect", "context") or not f.receiver:
         return None
     fallback = _FALLBACK.fullmatch(f.guard or "")
+    if f.nature == "context" and _FIELD.fullmatch(f.receiver):
+        return Failure(f.receiver, "is None", False)  # a value held, not a call: not set
     if f.nature == "context" and not optional_result(f):
         return Failure(f.receiver, "fails", None)
     if fallback is not None and fallback.group(1) == f.receiver:
@@ -155,8 +160,10 @@ def _roots(code: str) -> set[str]:
 
 
 def solution(f: PageFacts, fail: Failure) -> str:
+    held = fail.carries is False and "(" not in fail.call  # a value read, not a call made
     passes = f"{f.where} {_REPORTS.get(raised_word(f), 'reports it')} about it" \
-        if f.reported else f"{f.where} passes that failure on as this error"
+        if f.reported else f"{f.where} returns this error" if held \
+        else f"{f.where} passes that failure on as this error"
     carried = "the exception it caught (if the log records it)" if f.reported \
         else "the message (it drops the error it caught: `from None`)" if drops_cause(f) \
         else "the error it carries (in the message, or chained as its cause)"
@@ -169,8 +176,11 @@ def solution(f: PageFacts, fail: Failure) -> str:
         plural = "s" if len(about) > 1 else ""
         whose = f"your {listed} argument{plural}" if f.public else \
             f"the argument{plural} {listed} of `{fn_name(f)}` (reached from your call to {f.entry})"
+        root, _, member = fail.call.lstrip("&").partition(".")
         fix = f"It works on {whose}: " + (
-            f"give {'them' if plural else 'it'} what `{fail.shown}` looks for"
+            f"set its `{member}`" if held and member and root in about
+            else "give it a value, not None" if held and not plural
+            else f"give {'them' if plural else 'it'} what `{fail.shown}` looks for"
             if fail.carries is False else f"{carried} says what is wrong; pass a value it accepts")
     elif fail.carries is False:
         fix = f"Look at what `{fail.shown}` reads and why it had no value"

@@ -310,8 +310,11 @@ def _what_it_means(f: PageFacts) -> str:
                        "holds.")
     elif f.nature in ("expect", "context") and f.receiver:
         what = failed.how if (failed := passedon.failure(f)) else "fails"
-        out.append(f"{f.where}{helper} calls `{f.receiver}`; when that {what}, it "
-                   f"{action(f)}.")
+        read = failed is not None and failed.carries is False and "(" not in failed.call
+        done = "returns an error with this message" if read and f.nature == "context" \
+            else action(f)  # nothing failed to wrap: the value was absent
+        out.append(f"{f.where}{helper} {'reads' if read else 'calls'} `{f.receiver}`; when "
+                   f"that {what}, it {done}.")
         if f.only_when:
             out.append(f"It gets there only when `{f.only_when}` holds; that condition leads "
                        "to the call, the value's failure is the cause.")
