@@ -468,3 +468,79 @@ def test_a_bare_class_call_elsewhere_may_be_another_class_of_that_name(
     functions = [e.function for e in record.facts.sites[0].entry_points]
     assert "kit.mail.body" not in functions, functions
     assert "kit.textio.open_text" in functions, functions
+
+
+CRATE_PRIVATE = {
+    "Cargo.toml": '[package]\nname = "vl"\n',
+    "src/lib.rs": (
+        "mod vision;\n"
+        "pub use vision::Config;\n\n"
+        "pub struct Model {\n    vision: vision::Tower,\n}\n\n"
+        "impl Model {\n"
+        "    pub fn new(cfg: &Config) -> Result<Self> {\n"
+        "        let vision = vision::Tower::new(cfg)?;\n"
+        "        Ok(Self { vision })\n"
+        "    }\n"
+        "}\n"
+    ),
+    "src/vision.rs": (
+        "pub struct Config {\n    pub patches: usize,\n}\n\n"
+        "pub struct Tower {\n    size: usize,\n}\n\n"
+        "impl Tower {\n"
+        "    pub fn new(cfg: &Config) -> Result<Self> {\n"
+        "        if cfg.patches == 0 {\n"
+        '            bail!("a vision tower needs patches")\n'
+        "        }\n"
+        "        Ok(Self { size: cfg.patches })\n"
+        "    }\n"
+        "}\n\n"
+        "impl Config {\n"
+        "    pub fn checked(&self) -> Result<usize> {\n"
+        "        if self.patches > 64 {\n"
+        '            bail!("too many patches")\n'
+        "        }\n"
+        "        Ok(self.patches)\n"
+        "    }\n"
+        "}\n"
+    ),
+}
+
+
+def test_a_pub_type_of_a_module_kept_to_its_crate_is_not_what_users_call(
+    tmp_path: Path,
+) -> None:
+    """`mod vision;` has no `pub`: `vision::Tower::new` cannot be named outside the crate
+    (E0603), so the page names `Model::new`, which users call; `Config` is re-exported
+    (`pub use vision::Config`), so its own method stays theirs."""
+    record = _record(tmp_path / "a", CRATE_PRIVATE, "a vision tower")
+    assert record.facts is not None and record.explanation is not None
+    assert record.facts.sites[0].public is False
+    assert "`Model::new`" in record.explanation.summary, record.explanation.summary
+    assert "Tower::new" not in record.explanation.summary
+    checked = _record(tmp_path / "b", CRATE_PRIVATE, "too many patches")
+    assert checked.facts is not None and checked.facts.sites[0].public is True
+
+
+DEEP = {
+    "docs/__init__.py": "from ._reader import loads\n",
+    "docs/_reader.py": (
+        "def loads(text):\n    return _document(text)\n\n\n"
+        "def _document(text):\n    return _section(text)\n\n\n"
+        "def _section(text):\n    return _line(text)\n\n\n"
+        "def _line(text):\n    return _token(text)\n\n\n"
+        "def _token(text):\n"
+        "    if text.startswith('\\t'):\n"
+        "        raise ValueError('a token cannot start with a tab')\n"
+        "    return text\n"
+    ),
+}
+
+
+def test_the_search_goes_on_past_the_depth_while_no_public_caller_is_found(
+    tmp_path: Path,
+) -> None:
+    """`docs.loads` is four calls above `_token`: past MAX_DEPTH with no public caller
+    found, the search goes on, so the page names what users call, not `_token`."""
+    record = _record(tmp_path, DEEP, "a token cannot")
+    assert record.explanation is not None
+    assert "`docs.loads`" in record.explanation.summary, record.explanation.summary

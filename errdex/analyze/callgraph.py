@@ -15,8 +15,9 @@ from collections.abc import Callable, Iterable, Mapping
 
 from errdex.analyze import caught
 from errdex.analyze.applied import Applications
-from errdex.analyze.calldefs import VARIES, last_part, passed_on, root, top, words
+from errdex.analyze.callargs import arguments_passed, by_value
 from errdex.analyze.calldefs import Def as _Def
+from errdex.analyze.calldefs import last_part, passed_on, root, top, words
 from errdex.analyze.fields import LiteralFields
 from errdex.analyze.hierarchy import Hierarchy
 from errdex.analyze.scopes import Scopes
@@ -30,8 +31,8 @@ from errdex.models import EntryPoint, Language, Site
 _REFERENCE = re.compile(r"(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)")  # `self._connect_sock`
 Args = tuple[str, ...]  # a call's arguments as written
 MAX_DEPTH = 3
-# Past MAX_DEPTH the search goes on, to this depth, while every public caller it found
-# lives in a private module (`re._parser.parse`): users call `re.compile`, seven calls up.
+# Past MAX_DEPTH the search goes on to this depth while it found no public caller, or
+# only private modules' (`re._parser.parse`: users call `re.compile`, seven calls up).
 MAX_PRIVATE_DEPTH = 8
 MAX_ENTRY_POINTS = 6
 MAX_HOMES = 2  # files defining a delegated-to method (a backend and its stand-in)
@@ -462,32 +463,6 @@ class CallGraph:
             found = {c for c in found if self.defs[c].owner is None}
         return sorted(found, key=lambda i: (self.defs[i].path, self.defs[i].line))
 
-    def _arguments(self, target: _Def, caller: int) -> tuple[str, ...] | None:
-        """The arguments `caller` passes to `target`, when the call is surely to it: a
-        free function called bare or through its module (`ops::sdpa(`), a method called
-        on its owner (`Owner::m(`) or on the caller's own receiver of the same type
-        (`self.m(`). A name alone (`x.read(`) may be any type's method. An argument its
-        calls there pass differently is VARIES; None when their arguments do not line up."""
-        found = self.arguments.get((target.name, caller))
-        if found is None or not self.surely_calls(target, caller, found[0]):
-            return None
-        passed = {a for q, a in self.calls.get((target.name, caller), ())
-                  if self.surely_calls(target, caller, q)}
-        if None in passed or len({len(a or ()) for a in passed}) > 1:
-            return None
-        return tuple(a if all(b[i] == a for b in passed if b) else VARIES  # `true`, `false`
-                     for i, a in enumerate(found[1]))
-
-    def surely_calls(self, target: _Def, caller: int, qualifier: str) -> bool:
-        """Whether a call of `target`'s name written with `qualifier` in `caller` is to it."""
-        c = self.defs[caller]
-        if not qualifier and c.path == target.path and c.line < target.line <= c.end_line:
-            return True  # a function nested in its caller, called by its own name
-        if target.owner is None:
-            return qualifier in ("", last_part(target))
-        return qualifier == target.owner or (
-            qualifier in ("self", "Self", c.receiver) and c.owner == target.owner)
-
     def start(self, site: Site) -> int | None:
         """The definition that holds the site (the innermost one); else the nearest: two
         `f`s of two impls are apart by lines, and the nearer start may be the next one."""
@@ -527,13 +502,13 @@ class CallGraph:
         indirect: set[tuple[str, int]] = set()  # entries reached through a virtual edge
         through: dict[int, tuple[str, ...]] = {}  # what each direct caller passes
         for depth in range(1, MAX_PRIVATE_DEPTH + 1):
-            if depth > MAX_DEPTH and not (found and all(map(self._private, found))):
+            if depth > MAX_DEPTH and found and not all(map(self._private, found)):
                 break
             nxt = []
             for index in frontier:
                 for caller in self.callers_of(index):
-                    if caller in seen:
-                        continue
+                    if caller in seen or (depth > MAX_DEPTH and by_value(self, index, caller)):
+                        continue  # that far up, only calls surely to it are followed
                     seen.add(caller)
                     d = self.defs[caller]
                     set_from: tuple[tuple[str, str], ...] = ()
@@ -573,7 +548,7 @@ class CallGraph:
         storages and layouts on as they came: a function called by name may rebind a
         parameter before it passes it on, and the outline cannot say."""
         if depth == 1:
-            given = self._arguments(self.defs[index], caller)
+            given = arguments_passed(self, self.defs[index], caller)
             given = self.applications.arguments(self, index, caller) if given is None \
                 else given
             if given is not None:

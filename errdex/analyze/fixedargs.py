@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from errdex.analyze.callargs import surely_calls
 from errdex.analyze.calldefs import RECEIVERS, Def, passed_to
 from errdex.analyze.callgraph import CallGraph
 from errdex.languages import spec_for
@@ -71,7 +72,7 @@ def _calls_of(graph: CallGraph, start: int, caller: int) -> list[tuple[str, ...]
     target = graph.defs[start]
     calls = graph.calls.get((target.name, caller), ())
     if target.owner is None or caller == start:
-        return [a for q, a in calls if graph.surely_calls(target, caller, q)]
+        return [a for q, a in calls if surely_calls(graph, target, caller, q)]
     return [a for _, a in calls]
 
 

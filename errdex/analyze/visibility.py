@@ -33,7 +33,7 @@ def public_api(
 ) -> dict[str, FileStructure]:
     """`structures` with the definitions of private modules that no package entry names
     made internal."""
-    out = dict(structures)
+    out = _crate_private(dict(structures))
     by_language: dict[Language, list[str]] = {}
     for path, language in files:
         if path in structures:
@@ -51,12 +51,35 @@ def public_api(
             if PurePosixPath(path).name == entry and not is_private_module(path, prefix):
                 named |= structures[path].identifiers
         for path in private:
-            structure = structures[path]
+            structure = out[path]
             defs = tuple(replace(d, public=False) if d.public and (d.owner or d.name) not in
                          named else d for d in structure.defs)  # fmt: skip
             if defs != structure.defs:
                 out[path] = replace(structure, defs=defs)
     return out
+
+
+def _crate_private(structures: dict[str, FileStructure]) -> dict[str, FileStructure]:
+    """`structures` with the public definitions of modules kept to their crate (a file
+    another declares as such, and every file under its folder) made internal, unless a
+    re-export of the repository names them or their type (`pub use tensor::Tensor` keeps
+    the `Tensor` methods a private `tensor_cat.rs` defines). Trait methods are left (a
+    value of the type reaches them), and so is what a mark exposes (`#[pymethods]`)."""
+    hidden = {f for s in structures.values() for f in s.hidden_modules}
+    if not hidden:
+        return structures
+    folders = tuple(f.removesuffix("mod.rs") if f.endswith("/mod.rs") else
+                    f.removesuffix(".rs") + "/" for f in hidden)  # fmt: skip
+    named = frozenset().union(*(s.reexported for s in structures.values()))
+    for path, structure in structures.items():
+        if path not in hidden and not path.startswith(folders):
+            continue
+        defs = tuple(replace(d, public=False) if d.public and not d.in_trait and not d.exposed
+                     and not ({d.owner, d.name} & named) else d
+                     for d in structure.defs)  # fmt: skip
+        if defs != structure.defs:
+            structures[path] = replace(structure, defs=defs)
+    return structures
 
 
 def package_entries(

@@ -186,14 +186,13 @@ def _outline(
                  for d, outer in zip(defs, enclosing, strict=True))  # fmt: skip
     if spec.outline.unmarked_local:  # `fn f` with no `pub` at all: its module's own
         defs = tuple(replace(d, local=True) if not d.in_trait and not _has_marker(spec, node)
-                     and not _exposed_def(spec, node, source) else d
+                     and not d.exposed else d
                      for d, (node, _) in zip(defs, ordered, strict=True))  # fmt: skip
     # A method of a type users cannot name (a private `struct` of this file, even in a
     # trait impl) is not theirs to call: they reach it through what builds the type.
     # Unless a mark exposes the method itself (pyo3's `#[pymethods]`: Python calls it).
     defs = tuple(replace(d, public=False) if d.public and d.owner in hidden
-                 and not _exposed_def(spec, node, source) else d
-                 for d, (node, _) in zip(defs, ordered, strict=True))  # fmt: skip
+                 and not d.exposed else d for d in defs)  # fmt: skip
     if exports is not None:  # a name the module does not export is not its public API
         defs = tuple(replace(d, public=False) if d.public and (d.owner or d.name) not in exports
                      else d for d in defs)  # fmt: skip
@@ -312,7 +311,8 @@ def _definition(spec: LanguageSpec, node: Node, name: Node, source: bytes) -> Ou
     params, receiver_name = _parameters(spec, node, source)
     return OutlineDef(own_name, owner, node.start_point.row + 1, public, in_trait,
                       node.end_point.row + 1, params, receiver_name, _results(spec, node),
-                      lazy=outline.lazy(node) if outline.lazy is not None else "")
+                      lazy=outline.lazy(node) if outline.lazy is not None else "",
+                      exposed=exposed)
 
 
 def _results(spec: LanguageSpec, node: Node) -> int | None:

@@ -100,6 +100,7 @@ class OutlineDef:
     # `wrapper`): what calls the returned value runs it, for that function's caller
     lazy: str = ""  # what a call of it gives instead of running its body (Outline.lazy):
     # AWAITED, ITERATED or both; "" when a call runs the body
+    exposed: bool = False  # a mark exposes it to another language (pyo3's `#[pymethods]`)
 
 
 @dataclass(frozen=True)
@@ -230,6 +231,10 @@ class FileStructure:
     # Files of the tree this file keeps out of every build, relative to the root (Rust's
     # `#[cfg(test)] mod tests;` names `src/tests.rs`): errdex.extract.unbuilt drops them
     test_only: tuple[str, ...] = ()
+    # The files of the modules it keeps to its own crate (`mod vision;`, no `pub`), and the
+    # names its re-exports make public (`pub use tensor::Tensor`): errdex.analyze.visibility
+    hidden_modules: tuple[str, ...] = ()
+    reexported: frozenset[str] = frozenset()
     gates: tuple[Gate, ...] = ()  # its items only some builds compile
     # Files and folders of the tree it declares under a build condition, relative to the
     # root, with the condition (`#[cfg(feature = "metal")] mod metal_backend;`: the module's

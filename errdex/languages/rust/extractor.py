@@ -28,7 +28,7 @@ from errdex.extract.queries import OUTLINE, Captures
 from errdex.extract.shared import find_call_rule, is_literal, rule_guard
 from errdex.extract.structure import Gate
 from errdex.extract.templates import build_template
-from errdex.languages.rust import SPEC, build, composed, conversions, options
+from errdex.languages.rust import SPEC, build, composed, conversions, modules, options
 from errdex.languages.rust.errortypes import _CAMEL, ErrorTypes
 from errdex.languages.rust.literals import literal_value, parse_format, unescape
 from errdex.languages.rust.messages import _FORMAT_MACROS
@@ -248,6 +248,7 @@ class RustExtractor:
                 (_HANDLERS.get(kind) or composed.HANDLERS[kind])(state, node, name)
             except (RecursionError, ValueError, IndexError, KeyError, AttributeError, TypeError):
                 continue  # one odd construct must not cost the whole file
+        hidden, reexported = modules.privacy(path, tree.root_node, source)
         return FileExtraction(
             sites=tuple(sorted(state.sites, key=_position)),
             definitions=tuple(state.definitions),
@@ -261,6 +262,8 @@ class RustExtractor:
                 test_only=tuple(state.test_only),
                 gates=tuple(state.gates),
                 gated_files=tuple(state.gated_files),
+                hidden_modules=hidden,
+                reexported=reexported,
                 options=declared,
                 reads=options.option_reads(source, declared),
                 option_values=options.option_values(tree.root_node, source),
