@@ -64,6 +64,13 @@ def swap(a, b):
     if low > high:
         raise ValueError("swap: the bounds are in the wrong order")
     return low
+
+
+def strip_junk(text):
+    rest, junk = re.subn(r"^[=\\s;]*", "", text)
+    if junk > 0:
+        raise ValueError("strip_junk: junk before the value")
+    return rest
 '''
 
 
@@ -106,6 +113,10 @@ def test_python_unpacking_is_said_as_the_argument_s(tmp_path: Path) -> None:
     # `low, high = b, a`: each name takes its own value, not an element of a tuple.
     swap = _explanation(records, "swap: the bounds")
     assert swap["summary"].startswith("`b` must be at most `a` when calling `imgcut.swap`")
+    # The strings of the value are quoted as written, not as the blanks that read them.
+    junk = records["strip_junk: junk before the value"]["facts"]["sites"][0]["origins"]
+    assert junk and all("\x01" not in o["expression"] for o in junk), junk
+    assert junk[0]["expression"].startswith('re.subn(r"^[=\\s;]*"'), junk
 
 
 def test_a_statement_over_several_lines_is_read_to_its_end(tmp_path: Path) -> None:

@@ -295,7 +295,7 @@ def _nearest_assignment(
         candidates = [("field", _after_word(code, f"self.{last}", _ASSIGN_REST, True))]
         m = None if only_field else local.match(code)
         candidates.append(("local", m if m and m.group("name") == name else None))
-        element = None if only_field else _destructured(site, code, name)
+        element = None if only_field else _destructured(site, line, name)
         if element is not None:
             return Origin(name, "local", element, _line_of(site, index + offset), line.strip())
         if copied:
@@ -399,11 +399,13 @@ def _loop_item(site: Site, line: str, name: str, body: Sequence[str]) -> str | N
     return value if len(names) == 1 else None
 
 
-def _destructured(site: Site, code: str, name: str) -> str | None:
+def _destructured(site: Site, line: str, name: str) -> str | None:
     """The element `name` is bound to by a destructuring assignment on this line, as code
     (`let (b, t, c) = x.dims3()?;` binds `t` to `x.dim(1)`; `h, w = img.size`, `w` to
-    `img.size[1]`); None when the line binds no such tuple or not `name`."""
+    `img.size[1]`); None when the line binds no such tuple or not `name`. The line is
+    read with its strings blanked, and the value quoted as written."""
     spec = spec_for(site.language)
+    code = _blank_strings(line)
     if spec.tuple_binding is None or "," not in code:
         return None
     m = _tuple_pattern(spec.tuple_binding).match(code)
@@ -415,10 +417,14 @@ def _destructured(site: Site, code: str, name: str) -> str | None:
     if name not in names or any(not re.fullmatch(r"[A-Za-z_]\w*", n) for n in names):
         return None  # a nested pattern, a rest (`*xs`, `..`) or a default: not one element
     index = names.index(name)
-    value = m.group("value").strip()
-    parts = split_top(value, ",", site.language)
+    blank, value = m.group("value"), line[m.start("value") : m.end("value")]
+    parts = split_top(blank, ",", site.language)
     if len(parts) == len(names):  # `a, b = x, y`: each name takes its own value
-        return parts[index].strip()
+        at = 0
+        for part in parts[: index + 1]:
+            at = blank.index(part, at) + len(part)
+        return value[at - len(parts[index]) : at].strip()
+    value = value.strip()
     if len(parts) > 1 or value.endswith(("{", "(", "[", "\\", "=>")):
         return None
     for pattern, written in spec.tuple_elements_named:
