@@ -96,6 +96,16 @@ FILES = {
         "    step = _checked(size)\n"
         "    yield from (data[i : i + step] for i in range(0, len(data), step))\n"
     ),
+    # A plain function that returns a private generator's call is lazy too (`tokenize`).
+    "crate_kit/tokens.py": (
+        "def _scan(text):\n"
+        "    for ch in text:\n"
+        "        if ch == '\\t':\n"
+        "            raise ValueError('scan: a tab is not allowed')\n"
+        "        yield ch\n\n\n"
+        "def scan(text):\n"
+        "    return _scan(text)\n"
+    ),
 }
 
 # Runs a snippet as a user's code: the call's arguments bound, the called name replaced by
@@ -210,6 +220,8 @@ def test_a_coroutines_call_is_awaited_inside_a_coroutine(tmp_path: Path) -> None
     ("lines", "[item async for item in lines(", {"path": "p", "limit": 0}, "crate_kit.aio.lines"),
     # the public generator that reaches a private helper's check
     ("blocks", "list(blocks(", {"data": "abc", "size": 0}, "crate_kit.blocks.blocks"),
+    # a function returning a generator's call
+    ("scan", "list(scan(", {"text": "a\tb"}, "crate_kit.tokens.scan"),
 ])  # fmt: skip
 def test_a_generators_try_runs_it_to_its_end(tmp_path: Path, page: str, written: str,
                                              bound: dict[str, Any], real: str) -> None:  # fmt: skip

@@ -184,6 +184,7 @@ def _outline(
                          returned=_returned(spec, d.name, ordered[outer][0], source))
                  if outer is not None else d
                  for d, outer in zip(defs, enclosing, strict=True))  # fmt: skip
+    defs = _lazy_by_return(spec, defs, ordered, source)
     if spec.outline.unmarked_local:  # `fn f` with no `pub` at all: its module's own
         defs = tuple(replace(d, local=True) if not d.in_trait and not _has_marker(spec, node)
                      and not d.exposed else d
@@ -234,6 +235,24 @@ def _marked(spec: LanguageSpec, node: Node, source: bytes) -> bool:
     return any(c.type == outline.public_marker and (
         outline.public_text is None or _text(c, source) == outline.public_text)
         for c in (*node.children, *children))  # fmt: skip
+
+
+def _lazy_by_return(
+    spec: LanguageSpec, defs: tuple[OutlineDef, ...], ordered: list[tuple[Node, Node]],
+    source: bytes,
+) -> tuple[OutlineDef, ...]:  # fmt: skip
+    """`defs`, where a function returns a call of a lazy free function of the file as its
+    own value (`tokenize` returns `_tokenize(..)`, a generator), lazy as that one is."""
+    pattern = spec.outline.returns_call
+    lazy = {d.name: d.lazy for d in defs if d.lazy and d.owner is None}
+    if pattern is None or not lazy:
+        return defs
+    returned = re.compile(pattern.replace("{name}", "(" + "|".join(map(re.escape, lazy)) + ")"))
+    out = []
+    for d, (node, _) in zip(defs, ordered, strict=True):
+        found = None if d.lazy else returned.search(_text(node, source))
+        out.append(replace(d, lazy=lazy[found.group(1)]) if found else d)
+    return tuple(out)
 
 
 def _returned(spec: LanguageSpec, name: str, outer: Node, source: bytes) -> bool:

@@ -159,6 +159,9 @@ class Outline:
     # regex of a statement returning the function named `{name}` as a value (not its
     # call's result): `return wrapper`; a nested function so returned escapes its function
     returns: str | None = None
+    # A statement returning a call of `{name}` as the function's own value (`return
+    # _tokenize(readline, encoding)`): a call of a lazy `{name}` makes the function lazy too
+    returns_call: str | None = None
     # What handles a call's result so that its error stops there, besides a try around it
     # (Rust's `match f(x) { Ok(v) => .., Err(_) => fallback }`, `f(x).ok()`): from the
     # call's node and the file's bytes, those handlers as (types, "" for any; line)

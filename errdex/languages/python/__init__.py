@@ -139,6 +139,7 @@ SPEC = LanguageSpec(
         import_paths=lambda text, path: _imports().import_paths(text, path),
         import_nodes=frozenset({"import_statement", "import_from_statement"}),
         returns=r"\breturn\b[^\n]*?(?<![\w.]){name}\b(?!\s*\()",
+        returns_call=r"\breturn\s+(?<![\w.]){name}\s*\(",
         try_node="try_statement",
         handler_node="except_clause",
         groupings=lambda root, source: _groups().groupings(root, source),
