@@ -275,3 +275,28 @@ def test_extractions_survive_the_cache_encoding_exactly(tmp_path: Path) -> None:
                  zlib.compress(json.dumps([FORMAT, -1, []]).encode()),
                  zlib.compress(json.dumps([FORMAT, 0, [[], [], [], True, None]]).encode())):
         assert decode_extraction(junk) is None
+
+
+def test_a_re_export_written_in_another_file_is_asked_again(tmp_path: Path) -> None:
+    """`pub use inner::Tower` in lib.rs makes `Tower::new` of the crate-kept inner.rs
+    the user's again: inner.rs is unchanged, yet its page must be a full index's."""
+    root = tmp_path / "tree"
+    init(root)
+    (root / "src").mkdir()
+    (root / "Cargo.toml").write_text('[package]\nname = "vl"\n')
+    (root / "src" / "lib.rs").write_text("mod inner;\n")
+    (root / "src" / "inner.rs").write_text(
+        "pub struct Tower;\n\nimpl Tower {\n    pub fn new(n: usize) -> Result<Self> {\n"
+        '        if n == 0 {\n            bail!("a tower needs floors")\n        }\n'
+        "        Ok(Self)\n    }\n}\n")
+    commit(root, "first", "2024-01-01T12:00:00+00:00")
+    with SQLiteStore(tmp_path / "incremental.sqlite") as store, \
+            SQLiteStore(tmp_path / "full.sqlite") as full:
+        _index(root, store)
+        (root / "src" / "lib.rs").write_text("mod inner;\npub use inner::Tower;\n")
+        git(root, "add", "-A")
+        _index(root, store)
+        _index(root, full, full=True)
+        assert _pages(store) == _pages(full)
+        (page,) = [json.loads(p) for p in _pages(store) if "a tower needs" in p]
+        assert page["facts"]["sites"][0]["public"] is True

@@ -388,6 +388,14 @@ def _built_by(
     return next((e.function for e in entries if builds(e, own.owner)), None)
 
 
+def site_public(own: OutlineDef | None) -> bool | None:
+    """Whether users can call the site's function, from its tree. A trait impl's method
+    is public by the trait, yet reached through what builds or holds the value: None, the
+    page decides that from the snippet, unless the type itself is one users cannot name
+    (a private `struct`)."""
+    return own.public if own is not None and not (own.in_trait and own.public) else None
+
+
 def record_facts(
     record: Record,
     siblings: Sequence[Record] = (),
@@ -427,11 +435,7 @@ def record_facts(
             fixed=fixed(site) if fixed else (),
             reached=reached,
             parameters=own.params if own is not None else None,
-            # A trait impl's method is public by the trait, yet reached through what
-            # builds or holds the value: the page decides that from the snippet, unless
-            # the type itself is one users cannot name (a private `struct`).
-            public=own.public if own is not None and not (own.in_trait and own.public)
-            else None,
+            public=site_public(own),
             results=own.results if own is not None else None,
             lazy=own.lazy if own is not None else "",
             state=receiver_state(site, file, own, entries, builds),

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from errdex.analyze.facts import Builds, FixedBy, receiver_state
+from errdex.analyze.facts import Builds, FixedBy, receiver_state, site_public
 from errdex.extract.structure import FileStructure
 from errdex.models import (
     EntryPoint,
@@ -113,6 +113,8 @@ class Earlier:
             own = file.def_at(site.line) if file is not None else None
             if receiver_state(site, file, own, points, builds) != known.state:
                 return None
+            if site_public(own) != known.public:
+                return None  # a re-export in another file (`pub use inner::Tower`)
             if (conditions(site.path, site.line) if conditions else ()) != known.built_when:
                 return None  # `#[cfg(..)] mod x;` is written in another file
         self.reused += 1
