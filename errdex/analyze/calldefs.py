@@ -75,7 +75,7 @@ RECEIVERS = ("self", "cls")
 VARIES = "…"  # an argument a caller's calls pass differently (`true` in one, `false` in one)
 # `name=value`, as a call passes an argument by name
 _NAMED_ARGUMENT = re.compile(r"([A-Za-z_]\w*)\s*=(?!=)\s*(.+)", re.S)
-_LITERAL = re.compile(r"-?\d[\w.]*|true|false|True|False|None|nil|null")
+LITERAL = re.compile(r"-?\d[\w.]*|true|false|True|False|None|nil|null")
 
 
 def passed_on(inner: tuple[str, ...], middle: Def,
@@ -90,7 +90,7 @@ def passed_on(inner: tuple[str, ...], middle: Def,
         plain = argument.strip().lstrip("&")
         if plain in values and not re.search(r"\b(?:self|Self)\b", values[plain]):
             out.append(values[plain])
-        elif _LITERAL.fullmatch(plain) or plain == VARIES:
+        elif LITERAL.fullmatch(plain) or plain == VARIES:
             out.append(argument)
         else:
             return None

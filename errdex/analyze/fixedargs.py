@@ -19,19 +19,20 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from errdex.analyze.callargs import surely_calls
-from errdex.analyze.calldefs import RECEIVERS, Def, passed_to
+from errdex.analyze.calldefs import LITERAL, RECEIVERS, Def, passed_to
 from errdex.analyze.callgraph import CallGraph
 from errdex.languages import spec_for
 from errdex.models import Site
 
 MAX_VALUES = 3  # the literals kept for a parameter (one more: "there are more")
-_TRUTHY = frozenset({"true", "True"})
-# A literal as calls write it: a string (not a formatted one), a number, a flag, a
-# constant (`GGUF_MAX`, `Self::MAX`), a string made owned (`"x".to_string()`, `.into()`).
+_FLAGS = {"true": True, "True": True, "false": False, "False": False}
+# A literal as calls write it: a number, a flag or a null (calldefs.LITERAL), a string (not
+# a formatted one), one made owned (`"x".to_string()`, `.into()`), or a constant
+# (`GGUF_MAX`, `Self::MAX`).
 _STRING = r"(?:[rbuRBU]{0,2})(?:\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')"
 _LITERAL = re.compile(
-    rf"&?(?:{_STRING}(?:\.(?:to_string|to_owned|into)\(\))?|-?\d[\w.]*|true|false|True|False"
-    r"|None|nil|null|(?:[A-Za-z_]\w*(?:::|\.))*[A-Z][A-Z0-9_]+)")
+    rf"&?(?:{_STRING}(?:\.(?:to_string|to_owned|into)\(\))?|{LITERAL.pattern}"
+    r"|(?:[A-Za-z_]\w*(?:::|\.))*[A-Z][A-Z0-9_]+)")
 
 
 def fixed_arguments(graph: CallGraph, site: Site) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -55,11 +56,11 @@ def fixed_arguments(graph: CallGraph, site: Site) -> tuple[tuple[str, tuple[str,
         for arguments in calls:
             passed = passed_to(own, params, arguments or ()) or {}
             for param in list(values):
-                value = passed.get(param)
-                if value is None or not _LITERAL.fullmatch(value.strip()):
+                value = (passed.get(param) or "").strip()
+                if not _LITERAL.fullmatch(value):
                     del values[param]
-                elif value.strip() not in values[param]:
-                    values[param].append(value.strip())
+                elif value not in values[param]:
+                    values[param].append(value)
         if not values:
             return ()
     return tuple((p, tuple(found[: MAX_VALUES + 1])) for p, found in values.items())
@@ -86,16 +87,10 @@ def _by_any_object(graph: CallGraph, target: Def, site: Site) -> bool:
     return not (target.name.startswith(prefix) and not target.name.endswith(prefix))
 
 
-def never_fails(guard: str | None, fixed: Mapping[str, Sequence[str]]) -> bool:
-    """Whether a guard that reads fixed parameters only is false for every literal the
-    calls pass: `cached` (every call passes `false`), `dim % 2 == 1` (every call passes
-    256): the check cannot fire."""
-    return outcome(guard, fixed) is False
-
-
 def outcome(guard: str | None, fixed: Mapping[str, Sequence[str]]) -> bool | None:
     """What a guard that reads fixed parameters only gives for every literal the calls
-    pass: False (it never fails), True (it fails whenever it is reached: `loud`, or
+    pass: False (it never fails: `cached` with every call passing `false`, `dim % 2 == 1`
+    with every call passing 256), True (it fails whenever it is reached: `loud`, or
     `check_home is not None`, with every call passing `True`), or None when that differs
     between them or the guard is not plain arithmetic, comparisons and logic over numbers
     and flags (and `is None` of them)."""
@@ -118,8 +113,8 @@ def outcome(guard: str | None, fixed: Mapping[str, Sequence[str]]) -> bool | Non
 
 def _value(literal: str) -> int | bool | None:
     """A number or flag as calls write it; None for anything else."""
-    if literal in _TRUTHY or literal in ("false", "False"):
-        return literal in _TRUTHY
+    if literal in _FLAGS:
+        return _FLAGS[literal]
     return int(literal) if re.fullmatch(r"-?\d+", literal) else None
 
 

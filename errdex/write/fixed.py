@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from errdex.analyze.fixedargs import MAX_VALUES, outcome
+from errdex.analyze.fixedargs import MAX_VALUES
 from errdex.write.pagefacts import PageFacts, fn_name
 
 
@@ -22,9 +22,8 @@ def fixed_sentence(f: PageFacts, names: Sequence[str]) -> str:
         listed = ", ".join(f"`{v}`" for v in values[:MAX_VALUES]) + more
         said.append(f"`{name}` ({listed})")
     one = len(names) == 1
-    worked = outcome(f.site.guard, f.fixed)
-    never = ", so the check cannot fail at this commit" if worked is False else \
-        ", so the check fails whenever this line is reached" if worked else ""
+    never = ", so the check cannot fail at this commit" if f.fixed_outcome is False else \
+        ", so the check fails whenever this line is reached" if f.fixed_outcome else ""
     return (f"{' and '.join(said)} {'is' if one else 'are'} not "
             f"{'a value' if one else 'values'} of yours: every call of `{fn_name(f)}` in the "
             f"code passes {'it a literal' if one else 'them literals'}{never}.")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from errdex.analyze import before as earlier
 from errdex.analyze import facts
 from errdex.analyze.facts import Need, Origin
-from errdex.analyze.fixedargs import never_fails, outcome
+from errdex.analyze.fixedargs import outcome
 from errdex.analyze.inputs import ReadInput, read_input
 from errdex.analyze.origins import Computed, computed_from_arguments
 from errdex.extract.structure import EXCEPT
@@ -109,6 +109,7 @@ class PageFacts:
     # The site function's parameters that every call of it in the code passes a literal
     # (SiteFacts.fixed), with the literals: none is a value of the user's
     fixed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    fixed_outcome: bool | None = None  # False: the check never fails for them; True: always
 
     @property
     def entry(self) -> str:
@@ -137,7 +138,7 @@ class PageFacts:
     @property
     def always_fails(self) -> bool:
         """The check reads only parameters the code's calls fix, and fails for all of them."""
-        return bool(self.fixed) and outcome(self.site.guard, self.fixed) is True
+        return bool(self.fixed) and self.fixed_outcome is True
 
     @property
     def own_params(self) -> set[str]:
@@ -321,9 +322,10 @@ def gather(
             site_facts, params):
         public = True  # only then: a None (not known) stays None
     never_seen = len(swallowed) + len(caught_above) == len(sites)
+    # What the check gives for every literal the code's calls pass (errdex.analyze.fixedargs)
+    worked = outcome(site.guard, dict(site_facts.fixed)) if site_facts is not None else None
     invariant = invariant or (debug_only and not public) or len(ruled_out) == len(sites) \
-        or never_seen or (len(sites) == 1 and site_facts is not None
-                          and never_fails(site.guard, dict(site_facts.fixed)))  # fmt: skip
+        or never_seen or (len(sites) == 1 and worked is False)
     own = ({o.name for o in origins if o.how == "parameter"} | set(params or ())) - {"self"}
     own |= {o.name for o in origins if o.how == "field" and users_value(o)}
     read_in = read_input(site, site_facts.reached if site_facts else (), site.guard)
@@ -393,7 +395,7 @@ def gather(
         read_input=read_in, items=items,
         computed=computed_from_arguments(site, guard, names, origins,
                                          [p for p in params or () if p not in fixed]),
-        fixed=fixed,
+        fixed=fixed, fixed_outcome=worked,
     )  # fmt: skip
 
 

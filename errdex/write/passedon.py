@@ -39,6 +39,11 @@ class Failure:
     # missing value (None); None: either
 
     @property
+    def held(self) -> bool:
+        """A value the code read that had none (`config.hidden_size`), not a call made."""
+        return self.carries is False and "(" not in self.call
+
+    @property
     def shown(self) -> str:
         """The call as a page writes it: a long one by its function (`template.render(…)`)."""
         return short(self.call)
@@ -160,9 +165,8 @@ def _roots(code: str) -> set[str]:
 
 
 def solution(f: PageFacts, fail: Failure) -> str:
-    held = fail.carries is False and "(" not in fail.call  # a value read, not a call made
     passes = f"{f.where} {_REPORTS.get(raised_word(f), 'reports it')} about it" \
-        if f.reported else f"{f.where} returns this error" if held \
+        if f.reported else f"{f.where} returns this error" if fail.held \
         else f"{f.where} passes that failure on as this error"
     carried = "the exception it caught (if the log records it)" if f.reported \
         else "the message (it drops the error it caught: `from None`)" if drops_cause(f) \
@@ -178,8 +182,8 @@ def solution(f: PageFacts, fail: Failure) -> str:
             f"the argument{plural} {listed} of `{fn_name(f)}` (reached from your call to {f.entry})"
         root, _, member = fail.call.lstrip("&").partition(".")
         fix = f"It works on {whose}: " + (
-            f"set its `{member}`" if held and member and root in about
-            else "give it a value, not None" if held and not plural
+            f"set its `{member}`" if fail.held and member and root in about
+            else "give it a value, not None" if fail.held and not plural
             else f"give {'them' if plural else 'it'} what `{fail.shown}` looks for"
             if fail.carries is False else f"{carried} says what is wrong; pass a value it accepts")
     elif fail.carries is False:

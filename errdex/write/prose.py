@@ -310,7 +310,7 @@ def _what_it_means(f: PageFacts) -> str:
                        "holds.")
     elif f.nature in ("expect", "context") and f.receiver:
         what = failed.how if (failed := passedon.failure(f)) else "fails"
-        read = failed is not None and failed.carries is False and "(" not in failed.call
+        read = failed is not None and failed.held
         done = "returns an error with this message" if read and f.nature == "context" \
             else action(f)  # nothing failed to wrap: the value was absent
         out.append(f"{f.where}{helper} {'reads' if read else 'calls'} `{f.receiver}`; when "

@@ -27,7 +27,6 @@ def privacy(path: str, root: Node, source: bytes) -> tuple[tuple[str, ...], froz
     named: set[str] = set()
     globbed: set[str] = set()
     for node in root.named_children:
-        text = source[node.start_byte : node.end_byte].decode("utf-8", "replace")
         if node.type == "mod_item" and node.child_by_field_name("body") is None:
             name = node.child_by_field_name("name")
             public = any(c.type == "visibility_modifier" and c.text == b"pub"
@@ -35,7 +34,8 @@ def privacy(path: str, root: Node, source: bytes) -> tuple[tuple[str, ...], froz
             if name is not None and not public:
                 module = source[name.start_byte : name.end_byte].decode()
                 hidden[module] = build.module_files(path, module)
-        elif node.type == "use_declaration" and (found := _PUBLIC_USE.match(text)):
+        elif node.type == "use_declaration" and (found := _PUBLIC_USE.match(
+                source[node.start_byte : node.end_byte].decode("utf-8", "replace"))):
             used = re.sub(r"^(?:(?:self|crate|super)::)+", "", found.group("path").strip())
             if used.endswith("::*"):
                 globbed.add(re.split(r"::", used)[0])
